@@ -1,0 +1,64 @@
+/**
+ * The event bus: one interface, two implementations (Kafka via kafkajs, embedded durable log).
+ * Both give at-least-once delivery; exactly-once *in effect* is the consumer's job
+ * (ClickHouse insert deduplication tokens + event_id dedup).
+ */
+export interface BusMessage {
+  /** Partitioning key (the user token): keeps one user's events in order. */
+  key: string;
+  /** The serialized event (JSON bytes). */
+  value: Buffer;
+}
+
+export interface ConsumedMessage {
+  partition: number;
+  /** Decimal string, as Kafka reports offsets (they can exceed 2^53). */
+  offset: string;
+  key: string | null;
+  value: Buffer;
+  /** Time the bus accepted the message, ms since epoch. */
+  timestamp: number;
+}
+
+export interface ConsumedBatch {
+  /** Which stream: the main events topic or the dead-letter topic. */
+  stream: 'events' | 'dead-letter';
+  partition: number;
+  messages: ConsumedMessage[];
+}
+
+/**
+ * Resolving commits the batch's offsets; rejecting leaves them uncommitted and the batch is
+ * delivered again (after a back-off). Batches of one partition are delivered in order and
+ * never concurrently with each other.
+ */
+export type BatchHandler = (batch: ConsumedBatch) => Promise<void>;
+
+export interface ConsumerHandle {
+  /** Stop fetching, wait for the in-flight handler calls to settle (commit or not), leave the group. */
+  stop(): Promise<void>;
+}
+
+export interface ReplayOptions {
+  stream: 'events' | 'dead-letter';
+  /** Messages accepted by the bus at or after this time (ms since epoch). */
+  fromTime: number;
+  handler: BatchHandler;
+}
+
+export interface EventBus {
+  readonly kind: 'kafka' | 'embedded';
+  /** Resolves only once every message is durable (Kafka acks=-1 / fsync'd log). Rejects with a retriable BusUnavailableError otherwise. */
+  publish(messages: BusMessage[]): Promise<void>;
+  /** Same guarantee, on the dead-letter stream. */
+  publishDeadLetter(messages: BusMessage[]): Promise<void>;
+  /** Join the consumer group and deliver batches to `handler` until stopped. */
+  consume(handler: BatchHandler): Promise<ConsumerHandle>;
+  /** Re-read a stream from a point in time up to its current end, without touching group offsets. Returns messages delivered. */
+  replay(opts: ReplayOptions): Promise<number>;
+  /** Messages published to the events stream but not yet committed by the consumer group. */
+  lag(): Promise<number>;
+  /** Throws when the bus is not reachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

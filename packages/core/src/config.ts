@@ -1,0 +1,156 @@
+import Type, { type Static } from 'typebox';
+import Value from 'typebox/value';
+import path from 'node:path';
+
+/**
+ * Every environment variable of CONTRACT §1, parsed and validated once at start-up.
+ * Values arrive as strings; the schema checks their textual form so that a bad value
+ * is reported with the variable's own name before anything is converted.
+ */
+const Port = Type.String({ pattern: '^[0-9]{1,5}$', description: 'a TCP port (0-65535)' });
+const Bool = Type.String({ pattern: '^(true|false|1|0|yes|no)$', description: 'true or false' });
+const PositiveNumber = Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'a positive number' });
+const PositiveInt = Type.String({ pattern: '^[1-9][0-9]*$', description: 'a positive integer' });
+const HttpUrl = Type.String({ pattern: '^https?://[^\\s]+$', description: 'an http(s) URL' });
+
+export const EnvSchema = Type.Object({
+  PORT: Type.Optional(Port),
+  HOST: Type.Optional(Type.String({ minLength: 1 })),
+  INGEST_PORT: Type.Optional(Port),
+  DASHBOARD_PORT: Type.Optional(Port),
+  CONSUMER_PORT: Type.Optional(Port),
+  DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// URL' })),
+  CLICKHOUSE_URL: Type.Optional(HttpUrl),
+  CLICKHOUSE_USER: Type.Optional(Type.String()),
+  CLICKHOUSE_PASSWORD: Type.Optional(Type.String()),
+  CLICKHOUSE_DATABASE: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'a database identifier' })),
+  KAFKA_BROKERS: Type.Optional(Type.String({ pattern: '^[^\\s,]+(,[^\\s,]+)*$', description: 'a comma list of host:port' })),
+  KAFKA_TOPIC: Type.Optional(Type.String({ minLength: 1, maxLength: 249 })),
+  KAFKA_DLQ_TOPIC: Type.Optional(Type.String({ minLength: 1, maxLength: 249 })),
+  KAFKA_GROUP_ID: Type.Optional(Type.String({ minLength: 1 })),
+  KAFKA_CREATE_TOPICS: Type.Optional(Bool),
+  KAFKA_IDEMPOTENT: Type.Optional(Bool),
+  APP_URL: Type.Optional(HttpUrl),
+  RESEND_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  RESEND_BASE_URL: Type.Optional(HttpUrl),
+  MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
+  RESEND_TEMPLATE_ID: Type.Optional(Type.String({ minLength: 1 })),
+  PASSWORD_RESET_EXPIRE_MINUTES: Type.Optional(PositiveNumber),
+  PASSWORD_RESET_THROTTLE_SECONDS: Type.Optional(PositiveNumber),
+  TRACK_RATE_LIMIT_PER_MINUTE: Type.Optional(PositiveInt),
+  ALLOWED_ORIGINS: Type.Optional(Type.String()),
+  TRUST_PROXY: Type.Optional(Type.String()),
+  SESSION_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'at least 32 characters' })),
+  SQL_API_KEY: Type.Optional(Type.String({ minLength: 16, description: 'at least 16 characters' })),
+  LOG_LEVEL: Type.Optional(Type.Union([
+    Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'),
+    Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent'),
+  ])),
+});
+export type Env = Static<typeof EnvSchema>;
+export const KNOWN_ENV = Object.keys(EnvSchema.properties) as (keyof Env)[];
+
+export interface Config {
+  port: number;
+  host: string;
+  ingestPort: number;
+  dashboardPort: number;
+  consumerPort: number;
+  dataDir: string;
+  databaseUrl?: string;
+  clickhouse: { url?: string; user: string; password: string; database: string };
+  kafka: {
+    brokers?: string[];
+    topic: string;
+    dlqTopic: string;
+    groupId: string;
+    /** Off only against brokers without a controller (librdkafka's mock cluster in CI). */
+    createTopics: boolean;
+    /** Off only against brokers that cannot issue producer ids (same mock). */
+    idempotent: boolean;
+  };
+  appUrl: string;
+  mail: { resendApiKey?: string; resendBaseUrl?: string; from: string; templateId?: string };
+  passwordReset: { expireMinutes: number; throttleSeconds: number };
+  track: { rateLimitPerMinute: number; allowedOrigins?: string[] };
+  trustProxy?: string[];
+  sessionSecret?: string;
+  sqlApiKey?: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const truthy = (v: string | undefined, dflt: boolean) =>
+  v === undefined ? dflt : ['true', '1', 'yes'].includes(v);
+const list = (v: string | undefined) =>
+  v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean);
+
+/** Parse the environment; throws ConfigError whose message is one line naming the variable. */
+export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = process.cwd()): Config {
+  const env: Record<string, string> = {};
+  for (const key of KNOWN_ENV) {
+    const v = rawEnv[key];
+    // An empty variable (FOO=) means "not set", as in most twelve-factor apps.
+    if (v !== undefined && v !== '') env[key] = v;
+  }
+  const first = [...Value.Errors(EnvSchema, env)][0];
+  if (first) {
+    const name = first.instancePath.replace(/^\//, '') || '(environment)';
+    const schema = (EnvSchema.properties as Record<string, { description?: string }>)[name];
+    const why = schema?.description ? `must be ${schema.description}` : first.message;
+    throw new ConfigError(`Invalid environment variable ${name}: ${why} (got ${JSON.stringify(env[name])})`);
+  }
+  const e = env as Env;
+  const port = (v: string | undefined, d: number, name: string) => {
+    if (v === undefined) return d;
+    const n = Number(v);
+    if (n > 65535) throw new ConfigError(`Invalid environment variable ${name}: must be a TCP port (0-65535) (got "${v}")`);
+    return n;
+  };
+  return {
+    port: port(e.PORT, 3000, 'PORT'),
+    host: e.HOST ?? '127.0.0.1',
+    ingestPort: port(e.INGEST_PORT, 3001, 'INGEST_PORT'),
+    dashboardPort: port(e.DASHBOARD_PORT, 3002, 'DASHBOARD_PORT'),
+    consumerPort: port(e.CONSUMER_PORT, 3003, 'CONSUMER_PORT'),
+    dataDir: path.resolve(cwd, e.DATA_DIR ?? './data'),
+    databaseUrl: e.DATABASE_URL,
+    clickhouse: {
+      url: e.CLICKHOUSE_URL,
+      user: e.CLICKHOUSE_USER ?? 'default',
+      password: e.CLICKHOUSE_PASSWORD ?? '',
+      database: e.CLICKHOUSE_DATABASE ?? 'analytics',
+    },
+    kafka: {
+      brokers: list(e.KAFKA_BROKERS),
+      topic: e.KAFKA_TOPIC ?? 'analytics-events',
+      dlqTopic: e.KAFKA_DLQ_TOPIC ?? 'analytics-events-dlq',
+      groupId: e.KAFKA_GROUP_ID ?? 'analytics-consumer',
+      createTopics: truthy(e.KAFKA_CREATE_TOPICS, true),
+      idempotent: truthy(e.KAFKA_IDEMPOTENT, true),
+    },
+    appUrl: (e.APP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
+    mail: {
+      resendApiKey: e.RESEND_API_KEY,
+      resendBaseUrl: e.RESEND_BASE_URL,
+      from: e.MAIL_FROM ?? 'Chatlytics <no-reply@chatlytics.local>',
+      templateId: e.RESEND_TEMPLATE_ID,
+    },
+    passwordReset: {
+      expireMinutes: Number(e.PASSWORD_RESET_EXPIRE_MINUTES ?? 60),
+      throttleSeconds: Number(e.PASSWORD_RESET_THROTTLE_SECONDS ?? 60),
+    },
+    track: {
+      rateLimitPerMinute: Number(e.TRACK_RATE_LIMIT_PER_MINUTE ?? 120),
+      allowedOrigins: list(e.ALLOWED_ORIGINS),
+    },
+    trustProxy: list(e.TRUST_PROXY),
+    sessionSecret: e.SESSION_SECRET,
+    sqlApiKey: e.SQL_API_KEY,
+    logLevel: e.LOG_LEVEL ?? 'info',
+  };
+}

@@ -1,0 +1,6 @@
+export * from './config.js';
+export * from './logger.js';
+export * from './errors.js';
+export * from './metrics.js';
+export * from './data-dir-lock.js';
+export * from './ops-plugin.js';

@@ -1,0 +1,97 @@
+import type {} from '@fastify/swagger';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import { Histogram, Counter, type Registry } from 'prom-client';
+
+export interface ReadinessCheck {
+  name: string;
+  /** Resolve with extra detail (e.g. consumer lag) when healthy; throw when not. */
+  check(): Promise<Record<string, unknown> | void>;
+}
+
+export interface OpsOptions {
+  registry: Registry;
+  checks: ReadinessCheck[];
+  /** How long one readiness probe may take before the store counts as down. */
+  checkTimeoutMs?: number;
+}
+
+const withTimeout = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms).unref())]);
+
+/** /health, /ready and /metrics (CONTRACT §11), plus request count and latency metrics. */
+const ops: FastifyPluginAsync<OpsOptions> = async (app: FastifyInstance, opts) => {
+  const { registry } = opts;
+  const timeout = opts.checkTimeoutMs ?? 2000;
+  const duration = new Histogram({
+    name: 'chatlytics_http_request_duration_seconds',
+    help: 'HTTP request latency by route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const requests = new Counter({
+    name: 'chatlytics_http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    // routeOptions.url is the route pattern: bounded label cardinality, unlike the raw URL.
+    const labels = { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.get('/health', {
+    schema: {
+      tags: ['operations'],
+      response: { 200: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } },
+    },
+  }, async () => ({ status: 'ok' }));
+
+  app.get('/ready', {
+    schema: {
+      tags: ['operations'],
+      response: {
+        200: { $ref: 'ReadyResponse#' },
+        503: { $ref: 'ReadyResponse#' },
+      },
+    },
+  }, async (_req, reply) => {
+    const stores: Record<string, Record<string, unknown>> = {};
+    let ok = true;
+    await Promise.all(opts.checks.map(async (c) => {
+      try {
+        const detail = await withTimeout(c.check(), timeout);
+        stores[c.name] = { status: 'ok', ...(detail ?? {}) };
+      } catch (err) {
+        ok = false;
+        // Only the message: a readiness body is public and must not leak stack traces.
+        stores[c.name] = { status: 'down', error: (err as Error).message };
+      }
+    }));
+    reply.code(ok ? 200 : 503);
+    return { status: ok ? 'ok' : 'unavailable', stores };
+  });
+
+  app.get('/metrics', { schema: { tags: ['operations'], hide: true } }, async (_req, reply) => {
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
+  });
+};
+
+export const readySchema = {
+  $id: 'ReadyResponse',
+  type: 'object',
+  properties: {
+    status: { type: 'string' },
+    stores: { type: 'object', additionalProperties: { type: 'object', additionalProperties: true } },
+  },
+  required: ['status', 'stores'],
+};
+
+export const opsPlugin = fp(async (app: FastifyInstance, opts: OpsOptions) => {
+  if (!app.getSchema('ReadyResponse')) app.addSchema(readySchema);
+  await app.register(ops, opts);
+}, { name: 'chatlytics-ops' });

@@ -1,0 +1,59 @@
+import t from 'tap';
+import { loadConfig, ConfigError, KNOWN_ENV } from '../src/config.js';
+
+t.test('defaults follow CONTRACT §1', async (t) => {
+  const c = loadConfig({}, '/srv');
+  t.equal(c.port, 3000);
+  t.equal(c.host, '127.0.0.1');
+  t.equal(c.dataDir, '/srv/data');
+  t.equal(c.clickhouse.database, 'analytics');
+  t.equal(c.kafka.topic, 'analytics-events');
+  t.equal(c.kafka.dlqTopic, 'analytics-events-dlq');
+  t.equal(c.kafka.groupId, 'analytics-consumer');
+  t.equal(c.kafka.createTopics, true);
+  t.equal(c.kafka.idempotent, true);
+  t.equal(c.appUrl, 'http://localhost:3000');
+  t.equal(c.passwordReset.expireMinutes, 60);
+  t.equal(c.passwordReset.throttleSeconds, 60);
+  t.equal(c.track.rateLimitPerMinute, 120);
+  t.equal(c.track.allowedOrigins, undefined);
+  t.equal(c.logLevel, 'info');
+  t.equal(c.ingestPort, 3001);
+  t.equal(c.dashboardPort, 3002);
+  t.equal(c.consumerPort, 3003);
+});
+
+t.test('parses lists, booleans and fractions', async (t) => {
+  const c = loadConfig({
+    KAFKA_BROKERS: 'a:9092,b:9092', KAFKA_IDEMPOTENT: 'false', ALLOWED_ORIGINS: 'https://a.test, *.b.test',
+    PASSWORD_RESET_EXPIRE_MINUTES: '0.5', APP_URL: 'https://app.test/',
+  });
+  t.same(c.kafka.brokers, ['a:9092', 'b:9092']);
+  t.equal(c.kafka.idempotent, false);
+  t.same(c.track.allowedOrigins, ['https://a.test', '*.b.test']);
+  t.equal(c.passwordReset.expireMinutes, 0.5);
+  t.equal(c.appUrl, 'https://app.test');
+});
+
+const bad: [string, string][] = [
+  ['PORT', 'abc'], ['PORT', '70000'], ['DATABASE_URL', 'mysql://x'], ['CLICKHOUSE_URL', 'ftp://x'],
+  ['TRACK_RATE_LIMIT_PER_MINUTE', '0'], ['LOG_LEVEL', 'loud'], ['SESSION_SECRET', 'short'],
+  ['PASSWORD_RESET_EXPIRE_MINUTES', '-1'], ['KAFKA_CREATE_TOPICS', 'maybe'], ['CLICKHOUSE_DATABASE', 'a-b'],
+];
+for (const [name, value] of bad) {
+  t.test(`a bad ${name} stops start-up with one line naming it`, async (t) => {
+    try {
+      loadConfig({ [name]: value });
+      t.fail('should throw');
+    } catch (err) {
+      t.type(err, ConfigError);
+      t.match((err as Error).message, new RegExp(`^Invalid environment variable ${name}: `));
+      t.notMatch((err as Error).message, /\n/);
+    }
+  });
+}
+
+t.test('every known variable is documented in CONTRACT order', async (t) => {
+  t.ok(KNOWN_ENV.includes('SQL_API_KEY'));
+  t.ok(KNOWN_ENV.includes('TRUST_PROXY'));
+});

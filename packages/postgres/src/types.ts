@@ -1,0 +1,18 @@
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+
+/**
+ * One drizzle database type for both drivers: node-postgres against a server, PGlite embedded.
+ * Repositories take a `Database` and never know which one they run on.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Database = PgDatabase<PgQueryResultHKT, any>;
+
+export interface Postgres {
+  readonly kind: 'server' | 'embedded';
+  readonly db: Database;
+  /** Apply the checked-in drizzle-kit migrations (idempotent). */
+  migrate(): Promise<void>;
+  /** Throws when the database does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
