@@ -1,0 +1,45 @@
+import Type, { type Static } from 'typebox';
+
+/**
+ * The normalised event as it travels on the bus (JSON) and lands in ClickHouse `events`
+ * (JSONEachRow, one property per column). Ingest produces it; the consumer re-validates it
+ * against this same schema before inserting. Column meanings: clickhouse/README.md.
+ */
+export const StoredItem = Type.Object({
+  item_id: Type.String({ maxLength: 128 }),
+  value: Type.Number(),
+  quantity: Type.Integer({ minimum: 1 }),
+  /** The item's own currency as sent (upper-cased), or the event's, or EUR. */
+  currency: Type.String({ maxLength: 3 }),
+});
+
+export const StoredEvent = Type.Object({
+  event_id: Type.String({ format: 'uuid' }),
+  event: Type.String({ minLength: 1, maxLength: 50 }),
+  token: Type.String({ minLength: 8, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }),
+  /** '' when the payload has no chatbot_id: stored, counted by no statistic. */
+  chatbot_id: Type.String({ maxLength: 512 }),
+  /** Server time at ingest, UTC, 'YYYY-MM-DD HH:MM:SS.mmm' (DateTime64(3, 'UTC') text form). */
+  received_at: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{3}$' }),
+  ab_test: Type.Boolean(),
+  ab_group: Type.Union([Type.Literal('control'), Type.Literal('test'), Type.Null()]),
+  popup_version: Type.String(),
+  /** 'popup' | 'chat_button' | '' */
+  open_way: Type.String(),
+  order_num: Type.String({ maxLength: 512 }),
+  /** data.currency as sent (upper-cased), '' when absent. */
+  currency: Type.String({ maxLength: 3 }),
+  /** Sum of value × quantity over items, in the items' own currencies. 0 without items. */
+  total_value: Type.Number(),
+  /** The same sum in EUR at the static rates; null when any item's currency is unknown. */
+  total_value_base: Type.Union([Type.Number(), Type.Null()]),
+  items: Type.Array(StoredItem, { maxItems: 50 }),
+  url: Type.String({ maxLength: 2048 }),
+  user_agent: Type.String({ maxLength: 1024 }),
+  /** Keyed hash of the client IP (never the raw address); '' when unknown. */
+  client_hash: Type.String(),
+  /** The raw `data` payload as JSON text ('{}' when absent). */
+  data: Type.String(),
+});
+export type StoredEvent = Static<typeof StoredEvent>;
+export type StoredItem = Static<typeof StoredItem>;
