@@ -1,0 +1,106 @@
+import { mkdirSync } from 'node:fs';
+import { Session } from 'chdb';
+import type { Logger } from '@chatlytics/core';
+import type { ClickHouseEngine, InsertOptions, QueryParams } from './types.js';
+import { closed, queryFailed, unavailable } from './errors.js';
+import { assertDatabase, assertTable } from './identifiers.js';
+import { parseJsonEachRow, toJsonEachRow } from './json-each-row.js';
+
+export interface ChdbEngineOptions {
+  /** Data directory of the embedded engine (DATA_DIR/clickhouse). One per process: a chdb limit. */
+  path: string;
+  database: string;
+  log: Logger;
+  /** Extra `clickhouse local` arguments, e.g. ['--readonly=1']. */
+  connectionArgs?: readonly string[];
+}
+
+/**
+ * Settings a ClickHouse server has by default but `clickhouse local` (chdb) does not.
+ * Without the first, count() would be a JS number here and a string from a server,
+ * and code written against one engine would break on the other.
+ */
+export const SERVER_LIKE_ARGS = ['--output_format_json_quote_64bit_integers=1'] as const;
+
+/** Maps anything chdb throws to our coded error, keeping ClickHouse's code and text. */
+export function fromChdbError(err: unknown): Error {
+  const e = err as { clickhouseCode?: number; message?: string; code?: string };
+  if (typeof e?.clickhouseCode === 'number' && e.clickhouseCode > 0) return queryFailed(e.clickhouseCode, e.message ?? 'ClickHouse error', err);
+  if (e?.code === 'CHDB_CLOSED') return closed();
+  return unavailable(`chdb failed: ${e?.message ?? String(err)}`, err);
+}
+
+/** The embedded engine: one chdb Session on the data directory, with `USE database`. */
+export async function createChdbEngine(opts: ChdbEngineOptions): Promise<ClickHouseEngine> {
+  const database = assertDatabase(opts.database);
+  mkdirSync(opts.path, { recursive: true });
+  const session = new Session(opts.path, { connectionArgs: [...SERVER_LIKE_ARGS, ...(opts.connectionArgs ?? [])] });
+  const log = opts.log.child({ component: 'clickhouse', engine: 'chdb' });
+  // close() waits for these so the native connection is never destroyed under a running query.
+  const inFlight = new Set<Promise<unknown>>();
+  let isClosed = false;
+
+  const run = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (isClosed) throw closed();
+    const p = fn();
+    inFlight.add(p);
+    try {
+      return await p;
+    } catch (err) {
+      throw fromChdbError(err);
+    } finally {
+      inFlight.delete(p);
+    }
+  };
+  // chdb runs parameterised queries one at a time per process, plain ones concurrently:
+  // only take the bound path when there is something to bind.
+  const exec = (sql: string, params: QueryParams | undefined, format: string) =>
+    run(() => (params && Object.keys(params).length > 0
+      ? session.queryBindAsync(sql, params, { format })
+      : session.queryAsync(sql, { format })));
+
+  try {
+    await exec(`CREATE DATABASE IF NOT EXISTS ${database}`, undefined, 'TabSeparated');
+    // USE is per Session: from here on unqualified table names mean this database.
+    await exec(`USE ${database}`, undefined, 'TabSeparated');
+  } catch (err) {
+    session.close();
+    throw err;
+  }
+  log.info({ path: opts.path, database }, 'embedded ClickHouse ready');
+
+  return {
+    kind: 'embedded',
+    database,
+    async command(sql, params) {
+      await exec(sql, params, 'TabSeparated');
+    },
+    async query<T>(sql: string, params?: QueryParams) {
+      const result = await exec(sql, params, 'JSONEachRow');
+      return parseJsonEachRow<T>(result.text());
+    },
+    async insert(table: string, rows: readonly object[] | Buffer, o: InsertOptions = {}) {
+      assertTable(table);
+      const values = Buffer.isBuffer(rows) ? rows : toJsonEachRow(rows);
+      if (values.length === 0 || (!Buffer.isBuffer(rows) && rows.length === 0)) return;
+      const settings: Record<string, string | number | boolean> = { ...(o.settings ?? {}) };
+      if (o.dedupToken) settings.insert_deduplication_token = o.dedupToken;
+      await run(() => session.insert({ table, values, format: 'JSONEachRow', settings }));
+    },
+    async ping() {
+      try {
+        await exec('SELECT 1', undefined, 'TabSeparated');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (isClosed) return;
+      isClosed = true;
+      await Promise.allSettled([...inFlight]);
+      session.close();
+      log.info({ path: opts.path }, 'embedded ClickHouse closed');
+    },
+  };
+}

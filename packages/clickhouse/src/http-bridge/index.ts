@@ -1,0 +1,2 @@
+export { clickhouseHttp, type ClickHouseHttpOptions } from './plugin.js';
+export { sqlApiKeyAuth } from './auth.js';

@@ -1,0 +1,91 @@
+import { engineStyleError } from '../errors.js';
+import { firstKeyword, splitStatements, stripComments } from '../sql-split.js';
+import { bindValues } from './params.js';
+
+/**
+ * What one HTTP request asks for, decided before any engine work, following ClickHouse's
+ * HTTP interface: the query is the `query` URL parameter, the POST body, or the URL query
+ * followed by the body; an `INSERT ... FORMAT x` in the URL with a body is an insert of
+ * the body's rows.
+ */
+export type RawFormat = 'JSONEachRow' | 'JSONCompactEachRow' | 'CSV' | 'CSVWithNames' | 'TSV' | 'TabSeparated' | 'TSVWithNames' | 'TabSeparatedWithNames';
+const RAW_FORMATS = new Map<string, RawFormat>(
+  (['JSONEachRow', 'JSONCompactEachRow', 'CSV', 'CSVWithNames', 'TSV', 'TabSeparated', 'TSVWithNames', 'TabSeparatedWithNames'] as const)
+    .map((f) => [f.toLowerCase(), f]),
+);
+
+export type Plan =
+  | { kind: 'insert'; table: string; columns?: string[]; format: RawFormat; data: Buffer; settings: Record<string, string> }
+  | { kind: 'query'; sql: string; format: string; params: Record<string, unknown> };
+
+export interface PlanInput {
+  urlQuery?: string;
+  body: Buffer;
+  /** Query-string entries other than the ones the plugin consumed itself. */
+  search: Record<string, string>;
+  defaultFormat: string;
+  readonly: boolean;
+}
+
+/**
+ * URL parameters that belong to the HTTP protocol, not to the query. They are accepted and
+ * either used by the plugin (database, default_format, query_id, compression, readonly) or
+ * have no meaning here: every response is buffered (wait_end_of_query), there is no
+ * progress, and there are no server-side sessions (session_*: each request stands alone).
+ * user/password are ignored: the key is accepted only in headers.
+ */
+export const PROTOCOL_PARAMS = new Set([
+  'query', 'database', 'default_format', 'query_id', 'enable_http_compression', 'http_zlib_compression_level',
+  'wait_end_of_query', 'send_progress_in_http_headers', 'http_headers_progress_interval_ms', 'buffer_size',
+  'http_response_buffer_size', 'cancel_http_readonly_queries_on_client_close', 'session_id', 'session_timeout',
+  'session_check', 'readonly', 'user', 'password', 'quota_key', 'role', 'client_protocol_version',
+]);
+
+const INSERT_FORMAT = /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)\s*(?:\(([^)]*)\))?\s*FORMAT\s+([A-Za-z]+)\s*;?\s*$/i;
+
+export function planRequest(input: PlanInput): Plan {
+  const params: Record<string, string> = {};
+  const settings: Record<string, string> = {};
+  for (const [k, v] of Object.entries(input.search)) {
+    if (k.startsWith('param_')) params[k.slice(6)] = v;
+    else if (!PROTOCOL_PARAMS.has(k)) settings[k] = v;
+  }
+  const url = input.urlQuery ?? '';
+  const hasBody = input.body.length > 0;
+  const insert = url && hasBody ? INSERT_FORMAT.exec(url) : null;
+  const rawFormat = insert ? RAW_FORMATS.get(insert[3].toLowerCase()) : undefined;
+  if (insert && rawFormat) {
+    if (input.readonly) throw readonlyError();
+    for (const name of Object.keys(settings)) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw engineStyleError(115, 'UNKNOWN_SETTING', `Unknown setting '${name}'`);
+    }
+    const columns = insert[2]?.split(',').map((c) => c.trim().replace(/^`(.*)`$/, '$1')).filter(Boolean);
+    return { kind: 'insert', table: insert[1], columns, format: rawFormat, data: input.body, settings };
+  }
+
+  const sql = [url, hasBody ? input.body.toString('utf8') : ''].filter((s) => s !== '').join('\n');
+  const statements = splitStatements(sql);
+  if (statements.length === 0) throw engineStyleError(62, 'SYNTAX_ERROR', 'Empty query');
+  if (statements.length > 1) throw engineStyleError(62, 'SYNTAX_ERROR', 'Multi-statements are not allowed');
+  const keyword = firstKeyword(statements[0]);
+  // One engine session serves every request for a database, so statements that change
+  // session state would leak into other people's queries.
+  if (keyword === 'USE' || keyword === 'SET') {
+    throw engineStyleError(48, 'NOT_IMPLEMENTED', `${keyword} is not supported by this HTTP interface (requests share an engine session); use the database URL parameter or a SETTINGS clause`);
+  }
+  const names = Object.keys(settings);
+  if (names.length > 0) {
+    // Like ClickHouse with readonly=1: settings cannot be changed at all.
+    if (input.readonly) throw engineStyleError(164, 'READONLY', `Cannot modify '${names[0]}' setting in readonly mode`);
+    throw engineStyleError(48, 'NOT_IMPLEMENTED', `Setting '${names[0]}' as a URL parameter applies only to INSERT ... FORMAT with a body here; use a SETTINGS clause in the query`);
+  }
+  return { kind: 'query', sql: statements[0], format: input.defaultFormat, params: bindValues(statements[0], params) };
+}
+
+/** The format the response will be in: the query's own FORMAT clause wins over default_format. */
+export function responseFormat(sql: string, fallback: string): string {
+  const m = /\bFORMAT\s+([A-Za-z][A-Za-z0-9_]*)(?:\s+SETTINGS\b[\s\S]*)?\s*$/i.exec(stripComments(sql).trim());
+  return m ? m[1] : fallback;
+}
+
+export const readonlyError = () => engineStyleError(164, 'READONLY', 'Cannot execute query in readonly mode');

@@ -1,0 +1,76 @@
+import { Session } from 'chdb';
+import { SERVER_LIKE_ARGS, fromChdbError } from '../chdb-engine.js';
+import { engineStyleError } from '../errors.js';
+import { isIdentifier } from '../identifiers.js';
+
+/**
+ * chdb Sessions for the bridge, one per (database, read-only?) pair. `USE` is per
+ * Session, so a session per database is how `?database=` works without touching other
+ * requests; all of them open the same data directory, which chdb allows in one process.
+ */
+export interface SessionPoolOptions {
+  path: string;
+  /** Seconds a read-only query may run (--max_execution_time). */
+  maxExecutionTime: number;
+  /** Bound on open sessions: each holds a native connection, and database names come from callers. */
+  maxSessions?: number;
+}
+
+export class SessionPool {
+  private readonly sessions = new Map<string, Promise<Session>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closed = false;
+
+  constructor(private readonly opts: SessionPoolOptions) {}
+
+  /** Runs `fn` on the session for this database; engine errors come back as coded errors. */
+  async run<T>(database: string, readonly: boolean, fn: (s: Session) => Promise<T>): Promise<T> {
+    const session = await this.get(database, readonly);
+    const p = fn(session);
+    this.inFlight.add(p);
+    try {
+      return await p;
+    } catch (err) {
+      throw fromChdbError(err);
+    } finally {
+      this.inFlight.delete(p);
+    }
+  }
+
+  private get(database: string, readonly: boolean): Promise<Session> {
+    if (this.closed) throw engineStyleError(210, 'NETWORK_ERROR', 'The HTTP interface is shutting down');
+    if (!isIdentifier(database)) throw engineStyleError(81, 'UNKNOWN_DATABASE', `Database ${JSON.stringify(database)} does not exist`);
+    const key = `${database}\0${readonly ? 'ro' : 'rw'}`;
+    const hit = this.sessions.get(key);
+    if (hit) return hit;
+    if (this.sessions.size >= (this.opts.maxSessions ?? 16)) {
+      throw engineStyleError(202, 'TOO_MANY_SIMULTANEOUS_QUERIES', 'Too many databases in use through this HTTP interface');
+    }
+    const opening = this.open(database, readonly);
+    this.sessions.set(key, opening);
+    // A database that does not exist must not occupy a slot (nor poison later requests).
+    opening.catch(() => this.sessions.delete(key));
+    return opening;
+  }
+
+  private async open(database: string, readonly: boolean): Promise<Session> {
+    const args: string[] = [...SERVER_LIKE_ARGS];
+    if (readonly) args.push('--readonly=1', `--max_execution_time=${this.opts.maxExecutionTime}`);
+    const session = new Session(this.opts.path, { connectionArgs: args });
+    try {
+      await session.queryAsync(`USE ${database}`);
+      return session;
+    } catch (err) {
+      session.close();
+      throw fromChdbError(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.inFlight]);
+    const all = await Promise.allSettled([...this.sessions.values()]);
+    for (const r of all) if (r.status === 'fulfilled') r.value.close();
+    this.sessions.clear();
+  }
+}

@@ -1,0 +1,10 @@
+export type { ClickHouseEngine, InsertOptions, QueryParams } from './types.js';
+export { createChdbEngine, type ChdbEngineOptions } from './chdb-engine.js';
+export { createServerEngine, type ServerEngineOptions } from './server-engine.js';
+export { createClickHouse } from './create.js';
+export { runMigrations, readMigrations, type MigrationFile, type MigrationResult } from './migrations.js';
+export { sqlFile } from './sql-files.js';
+export { splitStatements } from './sql-split.js';
+export { ClickHouseError, ClickHouseErrorCode } from './errors.js';
+export { CLICKHOUSE_DIR, MIGRATIONS_DIR, QUERIES_DIR } from './paths.js';
+export { clickhouseHttp, sqlApiKeyAuth, type ClickHouseHttpOptions } from './http-bridge/index.js';

@@ -1,0 +1,90 @@
+/**
+ * Splits SQL text into statements at top-level semicolons. A naive split(';') would cut
+ * inside string literals ('a;b'), quoted identifiers and comments, so this walks the text
+ * once, skipping over those. Used by the migration runner (several statements per file)
+ * and by the HTTP bridge (which refuses multi-statements, as ClickHouse's HTTP does).
+ *
+ * Not handled: heredoc strings ($tag$...$tag$); do not put semicolons inside those.
+ */
+export function splitStatements(sql: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let i = 0;
+  const n = sql.length;
+  while (i < n) {
+    const c = sql[i];
+    if (c === "'" || c === '"' || c === '`') {
+      i = skipQuoted(sql, i, c);
+    } else if (c === '-' && sql[i + 1] === '-') {
+      i = skipLine(sql, i);
+    } else if (c === '#' && (sql[i + 1] === ' ' || sql[i + 1] === '!')) {
+      // ClickHouse also accepts '# ' and '#!' line comments.
+      i = skipLine(sql, i);
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? n : end + 2;
+    } else if (c === ';') {
+      push(out, sql.slice(start, i));
+      start = ++i;
+    } else {
+      i++;
+    }
+  }
+  push(out, sql.slice(start));
+  return out;
+}
+
+/** Index just past the closing quote; a backslash escapes the next character, and a doubled quote is a literal quote. */
+function skipQuoted(sql: string, i: number, q: string): number {
+  let j = i + 1;
+  while (j < sql.length) {
+    if (sql[j] === '\\') { j += 2; continue; }
+    if (sql[j] === q) {
+      if (sql[j + 1] === q) { j += 2; continue; }
+      return j + 1;
+    }
+    j++;
+  }
+  return sql.length;
+}
+
+function skipLine(sql: string, i: number): number {
+  const end = sql.indexOf('\n', i);
+  return end < 0 ? sql.length : end + 1;
+}
+
+function push(out: string[], stmt: string) {
+  const trimmed = stmt.trim();
+  if (stripComments(trimmed).trim() !== '') out.push(trimmed);
+}
+
+/** The statement without comments (strings kept), e.g. to look at its first keyword. */
+export function stripComments(sql: string): string {
+  let out = '';
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (c === "'" || c === '"' || c === '`') {
+      const end = skipQuoted(sql, i, c);
+      out += sql.slice(i, end);
+      i = end;
+    } else if ((c === '-' && sql[i + 1] === '-') || (c === '#' && (sql[i + 1] === ' ' || sql[i + 1] === '!'))) {
+      i = skipLine(sql, i);
+      out += '\n';
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 2;
+      out += ' ';
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** First keyword of a statement, upper-cased ('' when none), ignoring comments and parentheses. */
+export function firstKeyword(sql: string): string {
+  const m = /^[\s(]*([A-Za-z]+)/.exec(stripComments(sql));
+  return m ? m[1].toUpperCase() : '';
+}

@@ -1,0 +1,103 @@
+import type { Test } from 'tap';
+import type { ClickHouseEngine } from '../src/types.js';
+import { runMigrations } from '../src/migrations.js';
+import { ClickHouseError } from '../src/errors.js';
+import { toJsonEachRow } from '../src/json-each-row.js';
+
+/**
+ * One behaviour, two engines: every implementation of ClickHouseEngine must pass this
+ * suite unchanged (the embedded one directly, the server one through our HTTP bridge or a
+ * real server). `open` returns a fresh engine on an empty database.
+ */
+const ID1 = '0190a3c4-0000-7000-8000-000000000001';
+const ID2 = '0190a3c4-0000-7000-8000-000000000002';
+const ID3 = '0190a3c4-0000-7000-8000-000000000003';
+// Characters that break naive escaping: quote, backslash, tab, newline, non-ASCII.
+const TRICKY = "O'Brien \\ tab\there\nnext ü";
+
+export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): void {
+  let engine: ClickHouseEngine;
+  t.before(async () => {
+    engine = await open();
+  });
+  t.teardown(async () => {
+    await engine?.close();
+  });
+
+  t.test('migrations apply once and are idempotent', async (t) => {
+    const first = await runMigrations(engine);
+    t.ok(first.applied.includes('0001_events'), 'events migration applied');
+    const second = await runMigrations(engine);
+    t.same(second.applied, [], 'nothing applied the second time');
+    t.equal(second.alreadyApplied, first.applied.length + first.alreadyApplied);
+    const tables = await engine.query<{ name: string }>(
+      'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name',
+    );
+    t.same(tables.map((r) => r.name), ['events', 'events_rejected', 'schema_migrations']);
+    const ledger = await engine.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations');
+    t.same(ledger, [{ version: 1, name: 'events' }], 'recorded exactly once');
+  });
+
+  t.test('insert rows and read them back with bound parameters', async (t) => {
+    await engine.command(`CREATE TABLE contract_rows (
+      id UUID, name String, at DateTime64(3, 'UTC'), tags Array(String), n UInt64
+    ) ENGINE = MergeTree ORDER BY id`);
+    await engine.insert('contract_rows', [
+      { id: ID1, name: TRICKY, at: '2026-01-02 03:04:05.678', tags: ["it's", 'a\\b'], n: 1 },
+      { id: ID2, name: TRICKY, at: '2026-01-01 00:00:00.000', tags: ['x'], n: 2 },
+      { id: ID3, name: 'other', at: '2026-01-03 00:00:00.000', tags: ["it's"], n: 3 },
+    ]);
+    const rows = await engine.query<{ id: string; name: string; at: string; tags: string[]; n: string }>(
+      `SELECT id, name, at, tags, n FROM contract_rows
+       WHERE name = {name:String} AND at >= {from:DateTime64(3, 'UTC')}
+         AND hasAny(tags, {tags:Array(String)}) AND id IN {ids:Array(UUID)}
+       ORDER BY at`,
+      { name: TRICKY, from: '2026-01-02 00:00:00.000', tags: ["it's"], ids: [ID1, ID3] },
+    );
+    t.same(rows, [{ id: ID1, name: TRICKY, at: '2026-01-02 03:04:05.678', tags: ["it's", 'a\\b'], n: '1' }],
+      'one row matches every bound condition; UInt64 arrives as a string');
+    const [one] = await engine.query<{ c: string }>('SELECT count() AS c FROM contract_rows WHERE id = {id:UUID}', { id: ID2 });
+    t.equal(one.c, '1', 'count() is a string, as from a server');
+    const nullable = await engine.query<{ v: string | null }>('SELECT {v:Nullable(String)} AS v', { v: null });
+    t.same(nullable, [{ v: null }], 'null binds as NULL');
+  });
+
+  t.test('a prepared JSONEachRow buffer inserts as is', async (t) => {
+    await engine.command('CREATE TABLE contract_buf (k String, v Float64) ENGINE = MergeTree ORDER BY k');
+    await engine.insert('contract_buf', toJsonEachRow([{ k: 'a', v: 1.5 }, { k: 'b', v: -2 }]));
+    t.same(await engine.query('SELECT k, v FROM contract_buf ORDER BY k'), [{ k: 'a', v: 1.5 }, { k: 'b', v: -2 }]);
+  });
+
+  t.test('the same batch with the same dedup token lands once', async (t) => {
+    await engine.command(`CREATE TABLE contract_dedup (k String) ENGINE = MergeTree ORDER BY k
+      SETTINGS non_replicated_deduplication_window = 100`);
+    const batch = [{ k: 'a' }, { k: 'b' }];
+    await engine.insert('contract_dedup', batch, { dedupToken: 'batch-1' });
+    await engine.insert('contract_dedup', batch, { dedupToken: 'batch-1' });
+    await engine.insert('contract_dedup', toJsonEachRow(batch), { dedupToken: 'batch-1' });
+    t.same(await engine.query('SELECT count() AS c FROM contract_dedup'), [{ c: '2' }], 'replays ignored');
+    await engine.insert('contract_dedup', batch, { dedupToken: 'batch-2' });
+    t.same(await engine.query('SELECT count() AS c FROM contract_dedup'), [{ c: '4' }], 'a new token inserts');
+  });
+
+  t.test('engine errors keep the ClickHouse code', async (t) => {
+    const unknown = await engine.query('SELECT * FROM no_such_table').catch((e: unknown) => e);
+    t.ok(unknown instanceof ClickHouseError, 'a coded error');
+    t.equal((unknown as ClickHouseError).clickhouseCode, 60);
+    t.equal((unknown as ClickHouseError).code, 'CLICKHOUSE_QUERY');
+    t.match((unknown as Error).message, /UNKNOWN_TABLE/);
+    const syntax = await engine.command('SELEKT 1').catch((e: unknown) => e);
+    t.equal((syntax as ClickHouseError).clickhouseCode, 62);
+    const badInsert = await engine.insert('contract_buf', [{ k: 'x', v: 'not a number' }]).catch((e: unknown) => e);
+    t.ok(badInsert instanceof ClickHouseError && badInsert.clickhouseCode > 0, 'bad row refused with a code');
+    await t.rejects(engine.insert('bad name; DROP', []), { code: 'CLICKHOUSE_BAD_IDENTIFIER' });
+  });
+
+  t.test('ping, then close', async (t) => {
+    t.equal(await engine.ping(), true);
+    await engine.close();
+    await t.rejects(engine.query('SELECT 1'), { code: 'CLICKHOUSE_CLOSED' });
+    t.equal(await engine.ping(), false);
+    await engine.close(); // idempotent
+  });
+}

@@ -1,0 +1,91 @@
+import t from 'tap';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Value from 'typebox/value';
+import { createLogger } from '@chatlytics/core';
+import { StoredEvent } from '@chatlytics/events';
+import { createChdbEngine } from '../src/chdb-engine.js';
+import { runMigrations } from '../src/migrations.js';
+import { tempDataDir } from './helpers.js';
+
+/** The events schema against the StoredEvent shape, and the migration runner's rules. */
+const engine = await createChdbEngine({ path: tempDataDir(t), database: 'analytics', log: createLogger('silent') });
+t.teardown(() => engine.close());
+await runMigrations(engine);
+
+const purchase: StoredEvent = {
+  event_id: '0190a3c4-0000-7000-8000-0000000000aa',
+  event: 'purchase',
+  token: 'visitor_token_1',
+  chatbot_id: '5b0c1f0e-3c1d-4a59-9a55-6b1c1c1c1c1c',
+  received_at: '2026-03-04 05:06:07.089',
+  ab_test: true,
+  ab_group: null,
+  popup_version: 'v2',
+  open_way: 'popup',
+  order_num: 'ORD-1',
+  currency: 'USD',
+  total_value: 25.5,
+  total_value_base: null,
+  items: [
+    { item_id: 'sku-1', value: 10, quantity: 2, currency: 'USD' },
+    { item_id: "sku-'2'", value: 5.5, quantity: 1, currency: 'XXX' },
+  ],
+  url: 'https://shop.example/checkout?x=1',
+  user_agent: 'Mozilla/5.0',
+  client_hash: 'abc123',
+  data: '{"orderNum":"ORD-1","items":[]}',
+};
+
+t.test('a StoredEvent round-trips through events unchanged', async (t) => {
+  t.ok(Value.Check(StoredEvent, purchase), 'the sample is a valid StoredEvent');
+  const control = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000bb', ab_group: 'control' as const, total_value_base: 23.4, items: [] };
+  await engine.insert('events', [purchase, control], { dedupToken: 'round-trip' });
+  const rows = await engine.query<Record<string, unknown>>('SELECT * EXCEPT inserted_at FROM events ORDER BY event_id');
+  t.same(rows, [purchase, control], 'every column comes back as inserted (items as objects, nulls kept)');
+  const [meta] = await engine.query<{ inserted_at: string }>('SELECT inserted_at FROM events LIMIT 1');
+  t.match(meta.inserted_at, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/, 'inserted_at filled by default');
+  const items = await engine.query('SELECT it.item_id AS id, it.value * it.quantity AS line FROM events ARRAY JOIN items AS it ORDER BY id');
+  t.same(items, [{ id: "sku-'2'", line: 5.5 }, { id: 'sku-1', line: 20 }], 'item tuples are addressable by name');
+});
+
+t.test('a retried beacon with a later received_at is kept; SQL dedups by event_id', async (t) => {
+  const retry = { ...purchase, received_at: '2026-03-04 05:06:09.000' };
+  await engine.insert('events', [retry], { dedupToken: 'retry' });
+  const [raw] = await engine.query<{ c: string }>('SELECT count() AS c FROM events FINAL WHERE event_id = {id:UUID}', { id: purchase.event_id });
+  t.equal(raw.c, '2', 'different sorting key: the engine does not collapse them');
+  const dedup = await engine.query<{ received_at: string }>(
+    `SELECT received_at FROM events WHERE chatbot_id = {bot:String}
+     ORDER BY received_at LIMIT 1 BY event_id`, { bot: purchase.chatbot_id });
+  t.same(dedup.map((r) => r.received_at), ['2026-03-04 05:06:07.089', '2026-03-04 05:06:07.089'],
+    'README query keeps the earliest copy of each event');
+});
+
+t.test('events_rejected stores a reason code and the raw payload', async (t) => {
+  // A recent time: rows older than the 90-day TTL are dropped as soon as they are written.
+  const recent = new Date(Date.now() - 86_400_000).toISOString().replace('T', ' ').slice(0, 23);
+  const row = { received_at: recent, reason: 'invalid_schema', error: '/token: too short', payload: '{"token":"x"}', source: 'consumer' };
+  await engine.insert('events_rejected', [row]);
+  t.same(await engine.query('SELECT * FROM events_rejected'), [row]);
+});
+
+t.test('migration runner rules', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'chatlytics-migrations-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(path.join(dir, '0001_a.sql'), "CREATE TABLE IF NOT EXISTS m_a (s String DEFAULT 'x;y') ENGINE = Memory; -- a; comment\nCREATE TABLE IF NOT EXISTS m_b (n UInt8) ENGINE = Memory;");
+  writeFileSync(path.join(dir, 'README.md'), 'not a migration');
+  await engine.command('DROP TABLE IF EXISTS schema_migrations');
+  t.same((await runMigrations(engine, dir)).applied, ['0001_a'], 'two statements, one with a ; in a string');
+  writeFileSync(path.join(dir, '0002_b.sql'), 'INSERT INTO m_b VALUES (1)');
+  t.same((await runMigrations(engine, dir)).applied, ['0002_b'], 'only the new one');
+  t.same((await runMigrations(engine, dir)).applied, [], 'then nothing');
+  t.same(await engine.query('SELECT n FROM m_b'), [{ n: 1 }], 'a data migration ran exactly once');
+  writeFileSync(path.join(dir, '0001_a.sql'), 'CREATE TABLE IF NOT EXISTS m_a (s String) ENGINE = Memory');
+  await t.rejects(runMigrations(engine, dir), { code: 'CLICKHOUSE_MIGRATION', message: /0001_a\.sql was changed/ });
+  writeFileSync(path.join(dir, '3_bad.sql'), 'SELECT 1');
+  await t.rejects(runMigrations(engine, dir), { code: 'CLICKHOUSE_MIGRATION', message: /NNNN_name/ });
+  rmSync(path.join(dir, '3_bad.sql'));
+  writeFileSync(path.join(dir, '0002_dup.sql'), 'SELECT 1');
+  await t.rejects(runMigrations(engine, dir), { message: /share version 0002/ });
+});

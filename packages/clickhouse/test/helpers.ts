@@ -1,0 +1,22 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { clickhouseHttp, type ClickHouseHttpOptions } from '../src/http-bridge/index.js';
+
+/** A temp data directory removed at the end of the test file (one per process: a chdb limit). */
+export function tempDataDir(t: { teardown(fn: () => void): void }): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'chatlytics-chdb-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A Fastify app serving the bridge on 127.0.0.1 at a random port; returns its base URL. */
+export async function startBridge(
+  mounts: { prefix: string; opts: ClickHouseHttpOptions }[],
+): Promise<{ app: FastifyInstance; url: string }> {
+  const app = Fastify({ logger: false });
+  for (const m of mounts) await app.register(clickhouseHttp, { prefix: m.prefix, ...m.opts });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, url };
+}
