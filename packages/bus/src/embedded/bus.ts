@@ -1,0 +1,160 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { acquireDataDirLock, type Logger, type Registry } from '@chatlytics/core';
+import type { BatchHandler, BusMessage, ConsumerHandle, EventBus, ReplayOptions } from '../types.js';
+import { BusInUseError, BusUnavailableError, BusUsageError } from '../errors.js';
+import { createBusMetrics } from '../metrics.js';
+import { DEFAULT_BACKOFF, type BackoffOptions } from '../delivery.js';
+import { SegmentedLog, type Retention } from './log.js';
+import { GroupCommitter } from './group-commit.js';
+import { OffsetStore } from './offsets.js';
+import { startEmbeddedConsumer } from './consumer.js';
+import { replayLog } from './replay.js';
+
+export interface EmbeddedBusOptions {
+  /** DATA_DIR/bus: holds `events/`, `dead-letter/`, `consumer-offsets.json` and a `.lock`. */
+  dir: string;
+  log: Logger;
+  registry?: Registry;
+  /** Default 16 MiB: big enough that rolling is rare, small enough that clean-up frees space in useful steps. */
+  segmentBytes?: number;
+  /** Group-commit window of an idle log (default 1 ms; 0 = end of the current I/O phase). */
+  fsyncDelayMs?: number;
+  /** Flush at once when this much is queued; caps one write + fsync (default 1 MiB). */
+  groupCommitBytes?: number;
+  /** Defaults: keep fully consumed segments 24 h, or less once the stream exceeds 1 GiB. */
+  retention?: Partial<Retention>;
+  maxBatchMessages?: number;
+  maxBatchBytes?: number;
+  retryBackoff?: BackoffOptions;
+  /** A replay gives up after its handler rejected the same batch this many times (default 5). */
+  replayMaxAttempts?: number;
+}
+
+export interface EmbeddedEventBus extends EventBus {
+  readonly kind: 'embedded';
+  /** Data fsyncs so far, per stream (group commit keeps them far below the publish count). */
+  stats(): { eventsFsyncs: number; deadLetterFsyncs: number; eventSegments: number };
+}
+
+/** One open log per directory per process; the lock file guards against other processes. */
+const openDirs = new Set<string>();
+
+/**
+ * The embedded durable event log, for one-process deployments (`npm start`). A single
+ * partition (0) is enough: one process is the only producer and the only consumer, so
+ * partitions would add no parallelism, and one total order keeps every key's order trivially.
+ * Offsets are plain numbers inside (2^53 records is centuries at any realistic rate).
+ */
+export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<EmbeddedEventBus> {
+  const dir = path.resolve(opts.dir);
+  if (openDirs.has(dir)) throw new BusInUseError(`embedded bus ${dir} is already open in this process`);
+  await fs.mkdir(dir, { recursive: true });
+  let lock: { release(): void };
+  try {
+    lock = acquireDataDirLock(dir, 'event-bus');
+  } catch (err) {
+    throw new BusInUseError((err as Error).message, { cause: err });
+  }
+  openDirs.add(dir);
+  try {
+    return await openBus(dir, opts, () => { lock.release(); openDirs.delete(dir); });
+  } catch (err) {
+    lock.release();
+    openDirs.delete(dir);
+    throw err;
+  }
+}
+
+async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => void): Promise<EmbeddedEventBus> {
+  const log = opts.log;
+  const metrics = createBusMetrics(opts.registry);
+  const segmentBytes = opts.segmentBytes ?? 16 * 1024 * 1024;
+  const retention: Retention = { maxAgeMs: 24 * 3600_000, maxBytes: 1024 ** 3, ...opts.retention };
+  const limits = { maxBatchMessages: opts.maxBatchMessages ?? 1000, maxBatchBytes: opts.maxBatchBytes ?? 1024 * 1024 };
+  const backoff = opts.retryBackoff ?? DEFAULT_BACKOFF;
+  const events = await SegmentedLog.open({ dir: path.join(dir, 'events'), segmentBytes, log });
+  const deadLetters = await SegmentedLog.open({ dir: path.join(dir, 'dead-letter'), segmentBytes, log });
+  const offsets = await OffsetStore.open(dir);
+  if (offsets.committed > events.endOffset) {
+    // Only possible if the disk lost acknowledged data (a device lying about fsync).
+    log.error({ committed: offsets.committed, endOffset: events.endOffset }, 'embedded bus: committed offset beyond the log end; resuming at the end');
+    await offsets.commit(events.endOffset);
+  }
+  const groupCommit = { lingerMs: opts.fsyncDelayMs ?? 1, maxBatchBytes: opts.groupCommitBytes ?? 1024 * 1024 };
+  const committers = {
+    events: new GroupCommitter(events, groupCommit, (n) => metrics.fsyncBatchSize.observe({ stream: 'events' }, n)),
+    'dead-letter': new GroupCommitter(deadLetters, groupCommit, (n) => metrics.fsyncBatchSize.observe({ stream: 'dead-letter' }, n)),
+  };
+  const closing = new AbortController();
+  let consumer: ConsumerHandle | undefined;
+  let closed = false;
+  const replays = new Set<Promise<unknown>>();
+
+  const publishTo = async (stream: 'events' | 'dead-letter', messages: BusMessage[]) => {
+    const started = process.hrtime.bigint();
+    await committers[stream].append(messages);
+    metrics.published.inc({ bus: 'embedded', stream }, messages.length);
+    metrics.publishSeconds.observe({ bus: 'embedded', stream }, Number(process.hrtime.bigint() - started) / 1e9);
+    // Dead letters have no consumer group: the whole stream counts as consumed for retention.
+    if (stream === 'dead-letter') await deadLetters.deleteConsumedSegments(deadLetters.endOffset, retention);
+  };
+
+  return {
+    kind: 'embedded',
+    publish: (messages) => publishTo('events', messages),
+    publishDeadLetter: (messages) => publishTo('dead-letter', messages),
+
+    async consume(handler: BatchHandler) {
+      if (closed) throw new BusUnavailableError('embedded bus is closed');
+      if (consumer) throw new BusUsageError('the embedded bus has one consumer group member; stop the current consumer first');
+      const handle = startEmbeddedConsumer({
+        events, offsets, log, metrics, limits, backoff,
+        afterCommit: async (committed) => { await events.deleteConsumedSegments(committed, retention); },
+      }, handler);
+      consumer = handle;
+      return {
+        async stop() {
+          await handle.stop();
+          if (consumer === handle) consumer = undefined;
+        },
+      };
+    },
+
+    async replay(replayOpts: ReplayOptions) {
+      if (closed) throw new BusUnavailableError('embedded bus is closed');
+      const stream = replayOpts.stream === 'events' ? events : deadLetters;
+      const run = replayLog(stream, replayOpts, {
+        log, limits, backoff, maxAttempts: opts.replayMaxAttempts ?? 5, signal: closing.signal,
+      });
+      replays.add(run);
+      try { return await run; } finally { replays.delete(run); }
+    },
+
+    async lag() {
+      return events.endOffset - offsets.committed;
+    },
+
+    async ping() {
+      if (closed) throw new BusUnavailableError('embedded bus is closed');
+      const failed = events.failed ?? deadLetters.failed;
+      if (failed) throw failed;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      closing.abort();
+      await consumer?.stop();
+      consumer = undefined;
+      await Promise.allSettled(replays);
+      await Promise.all([committers.events.close(), committers['dead-letter'].close()]);
+      await Promise.all([events.close(), deadLetters.close()]);
+      release();
+    },
+
+    stats() {
+      return { eventsFsyncs: events.fsyncs, deadLetterFsyncs: deadLetters.fsyncs, eventSegments: events.segmentCount() };
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import type { Admin, Kafka } from 'kafkajs';
+import type { Config, Logger } from '@chatlytics/core';
+import { toUnavailable, withDeadline, type KafkaTimeouts } from './client.js';
+
+export interface TopicDefaults {
+  /** Default 6: the ceiling on consumer processes sharing the load; cheap to have a few spare. */
+  numPartitions: number;
+  /** Default -1 = the broker's default.replication.factor (3 on a production cluster). */
+  replicationFactor: number;
+}
+
+export const DEFAULT_TOPIC_DEFAULTS: TopicDefaults = { numPartitions: 6, replicationFactor: -1 };
+
+export interface PartitionOffsets { partition: number; low: bigint; high: bigint }
+
+/** One lazily connected admin client: topic creation, lag and offsets. */
+export class KafkaAdmin {
+  private connecting?: Promise<Admin>;
+  private topicsReady?: Promise<void>;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly cfg: Config['kafka'],
+    private readonly topicDefaults: TopicDefaults,
+    private readonly timeouts: KafkaTimeouts,
+    private readonly log: Logger,
+  ) {}
+
+  async client(): Promise<Admin> {
+    this.connecting ??= (async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    })();
+    try {
+      return await this.connecting;
+    } catch (err) {
+      this.connecting = undefined; // the next call tries again
+      throw toUnavailable(err, 'admin connect');
+    }
+  }
+
+  /** Creates both topics once when KAFKA_CREATE_TOPICS is on; existing topics are left as they are. */
+  ensureTopics(): Promise<void> {
+    if (!this.cfg.createTopics) return Promise.resolve();
+    this.topicsReady ??= (async () => {
+      const admin = await this.client();
+      const created = await admin.createTopics({
+        waitForLeaders: true,
+        timeout: this.timeouts.requestMs,
+        topics: [this.cfg.topic, this.cfg.dlqTopic].map((topic) => ({ topic, ...this.topicDefaults })),
+      });
+      this.log.info({ topics: [this.cfg.topic, this.cfg.dlqTopic], created }, 'kafka topics ensured');
+    })().catch((err) => {
+      this.topicsReady = undefined;
+      throw toUnavailable(err, 'createTopics (set KAFKA_CREATE_TOPICS=false when the topics are managed elsewhere)');
+    });
+    return this.topicsReady;
+  }
+
+  async topicOffsets(topic: string): Promise<PartitionOffsets[]> {
+    const admin = await this.client();
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.map((p) => ({ partition: p.partition, low: BigInt(p.low), high: BigInt(p.high) }));
+  }
+
+  /** First offset per partition with a timestamp >= `time`; the high watermark when there is none. */
+  async offsetsForTime(topic: string, time: number): Promise<Map<number, bigint>> {
+    const admin = await this.client();
+    const offsets = await admin.fetchTopicOffsetsByTimestamp(topic, time);
+    return new Map(offsets.map((p) => [p.partition, BigInt(p.offset)]));
+  }
+
+  /** Sum over partitions of high watermark − committed offset (log start when nothing is committed yet). */
+  async lag(): Promise<number> {
+    try {
+      return await withDeadline((async () => {
+        const admin = await this.client();
+        const [ends, committed] = await Promise.all([
+          this.topicOffsets(this.cfg.topic),
+          admin.fetchOffsets({ groupId: this.cfg.groupId, topics: [this.cfg.topic] }),
+        ]);
+        const byPartition = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+        let lag = 0n;
+        for (const p of ends) {
+          const c = byPartition.get(p.partition) ?? -1n;
+          const from = c >= 0n ? c : p.low; // -1 = the group never committed here
+          if (p.high > from) lag += p.high - from;
+        }
+        return Number(lag);
+      })(), this.timeouts.requestMs, 'lag');
+    } catch (err) {
+      throw toUnavailable(err, 'lag');
+    }
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await withDeadline((async () => { await (await this.client()).describeCluster(); })(), this.timeouts.requestMs, 'ping');
+    } catch (err) {
+      throw toUnavailable(err, 'ping');
+    }
+  }
+
+  /** Best effort: replay's throwaway groups would otherwise linger until offsets.retention expires them. */
+  async deleteGroup(groupId: string): Promise<void> {
+    try {
+      await (await this.client()).deleteGroups([groupId]);
+    } catch (err) {
+      this.log.debug({ err, groupId }, 'could not delete throwaway consumer group');
+    }
+  }
+
+  async close(): Promise<void> {
+    const connecting = this.connecting;
+    this.connecting = undefined;
+    const admin = await connecting?.catch(() => undefined);
+    await admin?.disconnect();
+  }
+}

@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { Registry } from 'prom-client';
+import { BusInUseError, BusLogCorruptError, BusReplayFailedError, BusUsageError, createEmbeddedBus, type EmbeddedBusOptions } from '../src/index.js';
+import { Collector, message, payload, testBackoff, testLog } from './helpers.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bus-embedded-'));
+t.teardown(() => fs.rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const freshDir = () => path.join(root, `case-${n++}`);
+const open = (dir: string, extra: Partial<EmbeddedBusOptions> = {}) =>
+  createEmbeddedBus({ dir, log: testLog, retryBackoff: testBackoff, ...extra });
+const segmentFiles = (dir: string) => fs.readdirSync(path.join(dir, 'events')).filter((f) => f.endsWith('.log')).sort();
+
+async function consumeAll(dir: string, extra: Partial<EmbeddedBusOptions> = {}) {
+  const bus = await open(dir, extra);
+  const c = new Collector();
+  const total = await bus.lag();
+  const consumer = await bus.consume(c.handler);
+  await c.until(total);
+  await consumer.stop();
+  return { bus, seqs: c.accepted.map((m) => payload(m).seq), offsets: c.accepted.map((m) => m.offset) };
+}
+
+/** Ten records in one segment, then the bus is closed so the test can damage the file. */
+async function tenRecords(dir: string) {
+  const bus = await open(dir);
+  for (let i = 0; i < 10; i++) await bus.publish([message('torn', 'tok_torntail', i)]);
+  await bus.close();
+  return path.join(dir, 'events', segmentFiles(dir)[0]);
+}
+
+t.test('torn tail: a record cut short by a crash is truncated on reopen, the rest survives', async (t) => {
+  const dir = freshDir();
+  const file = await tenRecords(dir);
+  fs.truncateSync(file, fs.statSync(file).size - 5);
+  const { bus, seqs, offsets } = await consumeAll(dir);
+  t.teardown(() => bus.close());
+  t.same(seqs, [0, 1, 2, 3, 4, 5, 6, 7, 8], 'the torn record is gone, earlier ones intact');
+  t.same(offsets, ['0', '1', '2', '3', '4', '5', '6', '7', '8']);
+  await bus.publish([message('torn', 'tok_torntail', 99)]);
+  const c = new Collector();
+  const consumer = await bus.consume(c.handler);
+  await c.until(1);
+  await consumer.stop();
+  t.equal(c.accepted[0].offset, '9', 'appends continue right after the last valid record');
+});
+
+t.test('torn tail: garbled last bytes fail the CRC and are truncated', async (t) => {
+  const dir = freshDir();
+  const file = await tenRecords(dir);
+  const buf = fs.readFileSync(file);
+  for (let i = buf.length - 3; i < buf.length; i++) buf[i] ^= 0xff;
+  fs.writeFileSync(file, buf);
+  const { bus, seqs } = await consumeAll(dir);
+  t.teardown(() => bus.close());
+  t.same(seqs, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  t.ok(fs.statSync(file).size < buf.length, 'file truncated to its valid prefix');
+});
+
+t.test('torn tail: zero-filled space after the last record (unwritten blocks) is dropped, nothing lost', async (t) => {
+  const dir = freshDir();
+  const file = await tenRecords(dir);
+  fs.appendFileSync(file, Buffer.alloc(4096));
+  const { bus, seqs } = await consumeAll(dir);
+  t.teardown(() => bus.close());
+  t.same(seqs, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});
+
+t.test('group commit: concurrent publishes share fsyncs, each resolving only after one', async (t) => {
+  const registry = new Registry();
+  const bus = await open(freshDir(), { registry });
+  t.teardown(() => bus.close());
+  const before = bus.stats().eventsFsyncs;
+  await Promise.all(Array.from({ length: 200 }, (_, i) => bus.publish([message('gc', `tok_user${i % 20}xx`, i, 300)])));
+  const fsyncs = bus.stats().eventsFsyncs - before;
+  t.ok(fsyncs >= 1 && fsyncs <= 10, `200 publishes made durable by ${fsyncs} fsync(s)`);
+  const text = await registry.metrics();
+  t.match(text, /chatlytics_bus_fsync_batch_messages_sum\{stream="events"\} 200\n/, 'fsync batch-size metric saw every message');
+  t.match(text, new RegExp(`chatlytics_bus_fsync_batch_messages_count\\{stream="events"\\} ${fsyncs}\\n`), 'one observation per fsync');
+  t.match(text, /chatlytics_bus_published_messages_total\{bus="embedded",stream="events"\} 200\n/);
+  t.equal(await bus.lag(), 200);
+});
+
+t.test('group commit: a size cap splits a burst into several fsyncs', async (t) => {
+  const bus = await open(freshDir(), { groupCommitBytes: 2000 });
+  t.teardown(() => bus.close());
+  // 50 publishes of ~560 bytes, at most three per 2000-byte group: at least 17 fsyncs.
+  await Promise.all(Array.from({ length: 50 }, (_, i) => bus.publish([message('cap', 'tok_capped1', i, 500)])));
+  t.ok(bus.stats().eventsFsyncs >= 17, `${bus.stats().eventsFsyncs} fsyncs`);
+  t.equal(await bus.lag(), 50);
+});
+
+t.test('segment clean-up: consumed segments go once out of retention; the active one stays', async (t) => {
+  const dir = freshDir();
+  const { bus, seqs } = await (async () => {
+    const bus = await open(dir, { segmentBytes: 1024 });
+    for (let i = 0; i < 40; i++) await bus.publish([message('seg', 'tok_segment', i, 250)]);
+    t.ok(bus.stats().eventSegments >= 10, `rolled into ${bus.stats().eventSegments} segments`);
+    await bus.close();
+    return consumeAll(dir, { segmentBytes: 1024, retention: { maxAgeMs: 0 } });
+  })();
+  t.teardown(() => bus.close());
+  t.same(seqs, Array.from({ length: 40 }, (_, i) => i));
+  t.same(segmentFiles(dir).length, 1, 'only the active segment is left');
+  t.equal(JSON.parse(fs.readFileSync(path.join(dir, 'consumer-offsets.json'), 'utf8')).events, '40', 'offset persisted as a decimal string');
+  const replayed = new Collector();
+  await bus.replay({ stream: 'events', fromTime: 0, handler: replayed.handler });
+  t.ok(replayed.accepted.every((m) => Number(m.offset) >= 36), 'replay reads what is retained');
+});
+
+t.test('segment clean-up keeps retained history for replay and never deletes unconsumed records', async (t) => {
+  const dir = freshDir();
+  // ~330-byte records, 4 per 1 KiB segment: 10 segments, ~13 KB. A 9000-byte budget must drop
+  // some of the 5 consumed segments (ages are within maxAgeMs) but can never touch the unconsumed 5.
+  const bus = await open(dir, { segmentBytes: 1024, maxBatchMessages: 4, retention: { maxAgeMs: 3600_000, maxBytes: 9000 } });
+  t.teardown(() => bus.close());
+  for (let i = 0; i < 40; i++) await bus.publish([message('keep', 'tok_keephist', i, 250)]);
+  const c = new Collector();
+  c.behaviour = (batch) => {
+    if (batch.messages.some((m) => payload(m).seq >= 20)) throw new Error('store down for the second half');
+  };
+  const consumer = await bus.consume(c.handler);
+  await c.until(20);
+  await consumer.stop();
+  t.equal(await bus.lag(), 20, 'half consumed');
+  const replayed = new Collector();
+  await bus.replay({ stream: 'events', fromTime: 0, handler: replayed.handler });
+  const seqs = replayed.accepted.map((m) => payload(m).seq);
+  t.same(seqs.filter((s) => s >= 20), Array.from({ length: 20 }, (_, i) => 20 + i), 'every unconsumed record is still there');
+  t.ok(seqs[0] > 0, 'consumed segments beyond the byte budget were deleted');
+  t.ok(seqs[0] < 20, 'some consumed history is still retained');
+});
+
+t.test('a record bigger than a read chunk and than maxBatchBytes is delivered whole', async (t) => {
+  const bus = await open(freshDir(), { maxBatchBytes: 1024 });
+  t.teardown(() => bus.close());
+  const big = { key: 'tok_bigvalue', value: Buffer.alloc(300 * 1024, 7) };
+  await bus.publish([message('big', 'tok_small01', 1), big, message('big', 'tok_small01', 2)]);
+  const c = new Collector();
+  const consumer = await bus.consume(c.handler);
+  await c.until(3);
+  await consumer.stop();
+  t.ok(c.accepted[1].value.equals(big.value));
+  t.same([payload(c.accepted[0]).seq, payload(c.accepted[2]).seq], [1, 2]);
+});
+
+t.test('one consumer at a time, one open bus per directory', async (t) => {
+  const dir = freshDir();
+  const bus = await open(dir);
+  t.teardown(() => bus.close());
+  const consumer = await bus.consume(async () => {});
+  await t.rejects(bus.consume(async () => {}), BusUsageError);
+  await consumer.stop();
+  await (await bus.consume(async () => {})).stop();
+  await t.rejects(open(dir), BusInUseError);
+});
+
+t.test('an unreadable offsets file stops start-up instead of guessing', async (t) => {
+  const dir = freshDir();
+  await (await open(dir)).close();
+  fs.writeFileSync(path.join(dir, 'consumer-offsets.json'), '{"events": 12');
+  await t.rejects(open(dir), BusLogCorruptError);
+});
+
+t.test('replay gives up after its handler rejected the same batch replayMaxAttempts times', async (t) => {
+  const bus = await open(freshDir(), { replayMaxAttempts: 3 });
+  t.teardown(() => bus.close());
+  await bus.publish([message('rp', 'tok_replay01', 1)]);
+  let calls = 0;
+  await t.rejects(bus.replay({ stream: 'events', fromTime: 0, handler: async () => { calls++; throw new Error('nope'); } }), BusReplayFailedError);
+  t.equal(calls, 3);
+});

@@ -1,0 +1,22 @@
+import t from 'tap';
+import { loadConfig } from '@chatlytics/core';
+import { serverUnderTest } from '../../core/src/testing.js';
+import { createKafkaBus } from '../src/index.js';
+import { runBusContract } from './contract.js';
+import { testBackoff, testLog } from './helpers.js';
+
+// Against a real or mock cluster (CI: librdkafka's mock, KAFKA_CREATE_TOPICS=false, KAFKA_IDEMPOTENT=false).
+const server = serverUnderTest('KAFKA_BROKERS');
+
+// Cases run concurrently: each mostly waits for the mock's group-join delay (~3 s), not for CPU.
+t.test('kafka bus contract', { skip: server.skip, jobs: 6 }, async (t) => {
+  // Tests are entry points: the flags come from the environment like in production.
+  const base = loadConfig(process.env).kafka;
+  const run = `bus-contract-${process.pid}-${Date.now().toString(36)}`;
+  let n = 0;
+  runBusContract(t, () => {
+    const scope = `${run}-${n++}`;
+    const kafka = { ...base, topic: scope, dlqTopic: `${scope}-dlq`, groupId: `${scope}-group` };
+    return { open: async () => createKafkaBus({ kafka, log: testLog, retryBackoff: testBackoff, sessionTimeoutMs: 6000 }) };
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * Bus throughput benchmark: `npm run bench:bus [-- --events N --concurrency C]`.
+ * Publishes realistic ~400-byte events durably from many concurrent publishers (one event
+ * per publish, as ingest does per request), then consumes them, for the embedded log and
+ * Kafka, in one run. The baseline is the embedded log with ONE publisher: every publish
+ * pays its own fsync, which is what group commit saves. With KAFKA_BROKERS unset and kcat
+ * installed, Kafka means librdkafka's mock cluster (in-memory; not a production figure).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createLogger, loadConfig } from '@chatlytics/core';
+import { createEmbeddedBus, createKafkaBus, type BusMessage, type EventBus } from '@chatlytics/bus';
+
+const { values: args } = parseArgs({
+  options: { events: { type: 'string', default: '20000' }, concurrency: { type: 'string', default: '64' } },
+});
+const EVENTS = Number(args.events);
+const CONCURRENCY = Number(args.concurrency);
+const log = createLogger('warn');
+
+function event(i: number): BusMessage {
+  const token = `tok_${(i % 5000).toString(36).padStart(8, '0')}`;
+  const body = {
+    event_id: `0190a5c2-7d3e-7f00-8000-${i.toString(16).padStart(12, '0')}`, event: 'bot_open', token,
+    chatbot_id: '6f1c2a8e-5b7d-4c3a-9e2f-1a2b3c4d5e6f', received_at: '2026-03-01 12:00:00.000', ab_test: false, ab_group: null,
+    popup_version: 'v2', open_way: 'popup', order_num: '', currency: '', total_value: 0, total_value_base: 0, items: [],
+    url: 'https://shop.example.com/p/shoe-42', user_agent: 'Mozilla/5.0 Chrome/126',
+    client_hash: 'f3a9c1e07b2d', data: '{"popup_version":"v2"}',
+  };
+  return { key: token, value: Buffer.from(JSON.stringify(body)) };
+}
+
+interface Result { name: string; events: number; publishPerSec: number; consumePerSec: number; p50: number; p99: number }
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+
+async function measure(name: string, bus: EventBus, events: number, concurrency: number): Promise<Result> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < events) {
+      const msg = event(next++);
+      const t0 = performance.now();
+      await bus.publish([msg]);
+      latencies.push(performance.now() - t0);
+    }
+  }));
+  const publishSeconds = (performance.now() - started) / 1000;
+
+  let consumed = 0;
+  let firstAt = 0;
+  let done!: () => void;
+  const all = new Promise<void>((resolve) => { done = resolve; });
+  const consumer = await bus.consume(async (batch) => {
+    // Throughput from the first delivery: Kafka's group join (seconds on the mock) is not the bus' speed.
+    if (consumed === 0) firstAt = performance.now();
+    consumed += batch.messages.length;
+    if (consumed >= events) done();
+  });
+  await all;
+  const consumeSeconds = (performance.now() - firstAt) / 1000;
+  await consumer.stop();
+  latencies.sort((a, b) => a - b);
+  return {
+    name, events, publishPerSec: events / publishSeconds, consumePerSec: events / Math.max(consumeSeconds, 1e-3),
+    p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99),
+  };
+}
+
+async function embedded(name: string, events: number, concurrency: number): Promise<Result> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-bus-'));
+  const bus = await createEmbeddedBus({ dir, log });
+  try {
+    return await measure(name, bus, events, concurrency);
+  } finally {
+    await bus.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** librdkafka's mock cluster inside kcat; it prints its bootstrap servers on stderr. */
+async function startMockKafka(): Promise<{ brokers: string; child: ChildProcess } | undefined> {
+  if (spawnSync('kcat', ['-V']).error) return undefined;
+  const child = spawn('kcat', ['-C', '-b', '127.0.0.1:1', '-X', 'test.mock.num.brokers=3', '-d', 'mock', '-t', 'bench-bootstrap'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const brokers = await new Promise<string | undefined>((resolve) => {
+    let err = '';
+    const timer = setTimeout(() => resolve(undefined), 10_000);
+    child.stderr!.on('data', (d) => {
+      err += d;
+      const m = /bootstrap\.servers=(\S+)/.exec(err);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    child.on('exit', () => { clearTimeout(timer); resolve(undefined); });
+  });
+  if (!brokers) { child.kill(); return undefined; }
+  child.stderr!.resume();
+  return { brokers, child };
+}
+
+async function kafka(events: number, concurrency: number): Promise<Result | string> {
+  let mock: Awaited<ReturnType<typeof startMockKafka>>;
+  let cfg = loadConfig(process.env).kafka;
+  if (!cfg.brokers) {
+    mock = await startMockKafka();
+    if (!mock) return 'skipped: KAFKA_BROKERS unset and kcat unavailable';
+    // The mock has no controller and cannot issue producer ids (see Config.kafka).
+    cfg = { ...cfg, brokers: mock.brokers.split(','), createTopics: false, idempotent: false };
+  }
+  const run = `bench-bus-${Date.now().toString(36)}`;
+  const bus = createKafkaBus({ kafka: { ...cfg, topic: run, dlqTopic: `${run}-dlq`, groupId: `${run}-group` }, log, sessionTimeoutMs: 6000 });
+  try {
+    return await measure(mock ? 'kafka (mock cluster)' : 'kafka', bus, events, concurrency);
+  } finally {
+    await bus.close();
+    mock?.child.kill();
+  }
+}
+
+const results: (Result | string)[] = [];
+results.push(await embedded('embedded, 1 publisher (baseline: fsync per publish)', Math.min(EVENTS, 2000), 1));
+results.push(await embedded(`embedded, ${CONCURRENCY} publishers (group commit)`, EVENTS, CONCURRENCY));
+results.push(await kafka(EVENTS, CONCURRENCY));
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+console.log(`\nbus benchmark: ${event(0).value.length}-byte events, one event per publish\n`);
+console.log('| bus | events | publish ev/s | consume ev/s | ack p50 ms | ack p99 ms |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+for (const r of results) {
+  if (typeof r === 'string') console.log(`| kafka | ${r} | | | | |`);
+  else console.log(`| ${r.name} | ${fmt(r.events)} | ${fmt(r.publishPerSec)} | ${fmt(r.consumePerSec)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} |`);
+}
