@@ -4,3 +4,4 @@ export * from './errors.js';
 export * from './metrics.js';
 export * from './data-dir-lock.js';
 export * from './ops-plugin.js';
+export * from './session-secret.js';

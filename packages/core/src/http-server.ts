@@ -1,0 +1,77 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Config } from './config.js';
+import { loggerOptions } from './logger.js';
+
+export interface HttpServerOptions {
+  title: string;
+  /** Fastify's logger is the service's pino logger (same redaction rules). */
+  config: Config;
+  name?: string;
+}
+
+/**
+ * The Fastify instance every entry point starts from: logging, proxy trust, OpenAPI docs.
+ * Swagger is registered before any route so the docs see every route's schema.
+ */
+export async function createHttpServer(opts: HttpServerOptions): Promise<FastifyInstance> {
+  const { config } = opts;
+  const app = Fastify({
+    logger: loggerOptions(config.logLevel, opts.name),
+    // Only the listed proxies' X-Forwarded-For is believed; otherwise request.ip is the socket peer,
+    // so a client cannot dodge the per-IP rate limit by inventing headers.
+    trustProxy: config.trustProxy && config.trustProxy.length > 0 ? config.trustProxy : false,
+    // Tracking beacons and dashboards both send small bodies; the ingest plugin narrows it further.
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+    disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+  });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: opts.title, version: '0.1.0', description: 'Chatlytics: event tracking and analytics for AI shop-assistant chatbots' },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'API key (ck_…) or auth token (ct_…)' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  return app;
+}
+
+/**
+ * Runs `close` once on SIGTERM/SIGINT. A second signal, or a close that hangs past the grace
+ * period, exits hard: an orchestrator's kill timeout is better met with a non-zero exit than a hang.
+ */
+export function closeOnSignals(close: () => Promise<void>, log: { info: (o: object, m: string) => void; error: (o: object, m: string) => void }, graceMs = 15000): void {
+  let closing = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (closing) {
+      log.error({ signal }, 'second signal during shutdown: exiting now');
+      process.exit(1);
+    }
+    closing = true;
+    log.info({ signal }, 'shutting down: draining and closing engines');
+    const timer = setTimeout(() => {
+      log.error({ graceMs }, 'shutdown took too long: exiting');
+      process.exit(1);
+    }, graceMs);
+    timer.unref();
+    close().then(
+      () => { clearTimeout(timer); process.exit(0); },
+      (err) => { log.error({ err }, 'error during shutdown'); process.exit(1); },
+    );
+  };
+  process.once('SIGTERM', handler);
+  process.once('SIGINT', handler);
+}
+
+/** Entry points parse the environment first; a bad value is one line on stderr and exit 1. */
+export function exitOnStartupError(err: unknown): never {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
