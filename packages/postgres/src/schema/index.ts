@@ -1,0 +1,4 @@
+export * from './accounts.js';
+export * from './chatbots.js';
+export * from './conversations.js';
+export * from './email-jobs.js';
