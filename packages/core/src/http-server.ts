@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
@@ -9,6 +9,8 @@ export interface HttpServerOptions {
   /** Fastify's logger is the service's pino logger (same redaction rules). */
   config: Config;
   name?: string;
+  /** OpenAPI security schemes, named as the routes' `security` requirements name them. */
+  securitySchemes?: Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -25,17 +27,13 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     // Tracking beacons and dashboards both send small bodies; the ingest plugin narrows it further.
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
-    disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    // One line per tracking beacon would cost more than the beacon; request logs only when debugging.
+    logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
   });
   await app.register(swagger, {
     openapi: {
       info: { title: opts.title, version: '0.1.0', description: 'Chatlytics: event tracking and analytics for AI shop-assistant chatbots' },
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'API key (ck_…) or auth token (ct_…)' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        },
-      },
+      components: { securitySchemes: (opts.securitySchemes ?? {}) as never },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -1,1 +1,11 @@
 export * from './stored-event.js';
+export * from './stored-event-check.js';
+export * from './event-types.js';
+export * from './currency.js';
+export * from './tracking-schema.js';
+export * from './validate-tracking.js';
+export * from './normalize.js';
+export * from './event-id.js';
+export * from './client-hash.js';
+export * from './safe-json.js';
+export type { FieldErrors } from './field-errors.js';

@@ -71,7 +71,11 @@ async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => voi
   const metrics = createBusMetrics(opts.registry);
   const segmentBytes = opts.segmentBytes ?? 16 * 1024 * 1024;
   const retention: Retention = { maxAgeMs: 24 * 3600_000, maxBytes: 1024 ** 3, ...opts.retention };
-  const limits = { maxBatchMessages: opts.maxBatchMessages ?? 1000, maxBatchBytes: opts.maxBatchBytes ?? 1024 * 1024 };
+  // One partition means one batch in flight, and each batch becomes one ClickHouse insert: a
+  // backlog drains in 20k-row inserts (ClickHouse's cost per row is about 3× lower than at 1k
+  // rows, bench:pipeline), while live traffic still arrives in small, fresh batches. 16 MiB
+  // bounds what a redelivery after a failed insert re-reads.
+  const limits = { maxBatchMessages: opts.maxBatchMessages ?? 20_000, maxBatchBytes: opts.maxBatchBytes ?? 16 * 1024 * 1024 };
   const backoff = opts.retryBackoff ?? DEFAULT_BACKOFF;
   const events = await SegmentedLog.open({ dir: path.join(dir, 'events'), segmentBytes, log });
   const deadLetters = await SegmentedLog.open({ dir: path.join(dir, 'dead-letter'), segmentBytes, log });

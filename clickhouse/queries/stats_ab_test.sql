@@ -1,0 +1,67 @@
+-- The ab_test block of purchases (CONTRACT §5), for chatbots with abTestEnabled.
+--   V_g = tokens of V (visitor tokens in W) with an event in W whose ab_group is g;
+--   visitors = |V_g|; orders = purchases of P (see stats_purchases.sql) by V_g;
+--   purchasers = distinct purchasing tokens of V_g; revenue = their purchases' revenue.
+-- The caller derives conversion_rate, aov, arpu and the significance figures (STATS.md).
+-- Deduplication and order-number rules are the same as in stats_purchases.sql.
+-- toUInt128(event_id) in the NOT IN: see stats_engagement.sql.
+WITH
+    grouped_visitors AS
+    (
+        SELECT
+            token,
+            max(ifNull(ab_group = 'control', false)) AS in_control,
+            max(ifNull(ab_group = 'test', false)) AS in_test
+        FROM events
+        WHERE chatbot_id = {chatbot_id:String}
+          AND received_at >= {from:DateTime64(3, 'UTC')}
+          AND received_at <= {to:DateTime64(3, 'UTC')}
+          AND (event = 'visitor' OR ab_group IN ('control', 'test'))
+          AND toUInt128(event_id) NOT IN
+          (
+              SELECT toUInt128(event_id)
+              FROM events
+              WHERE chatbot_id = {chatbot_id:String}
+                AND received_at < {from:DateTime64(3, 'UTC')}
+                AND (event = 'visitor' OR ab_group IN ('control', 'test'))
+          )
+        GROUP BY token
+        HAVING max(event = 'visitor') AND (in_control OR in_test)
+    ),
+    purchase_events AS
+    (
+        SELECT
+            event_id,
+            min(received_at) AS at,
+            argMin(token, received_at) AS token,
+            argMin(order_num, received_at) AS order_num,
+            argMin(ifNull(total_value_base, 0), received_at) AS revenue
+        FROM events
+        WHERE chatbot_id = {chatbot_id:String}
+          AND received_at <= {to:DateTime64(3, 'UTC')}
+          AND event = 'purchase'
+        GROUP BY event_id
+    ),
+    purchases_by_token AS
+    (
+        SELECT first.2 AS token, count() AS orders, sum(first.3) AS revenue
+        FROM
+        (
+            SELECT argMin((at, token, revenue), (at, event_id)) AS first
+            FROM purchase_events
+            GROUP BY order_num, if(order_num = '', event_id, toUUID('00000000-0000-0000-0000-000000000000'))
+        )
+        WHERE first.1 >= {from:DateTime64(3, 'UTC')}
+        GROUP BY token
+    )
+SELECT
+    countIf(v.in_control) AS control_visitors,
+    sumIf(p.orders, v.in_control) AS control_orders,
+    countIf(v.in_control AND p.orders > 0) AS control_purchasers,
+    sumIf(p.revenue, v.in_control) AS control_revenue,
+    countIf(v.in_test) AS test_visitors,
+    sumIf(p.orders, v.in_test) AS test_orders,
+    countIf(v.in_test AND p.orders > 0) AS test_purchasers,
+    sumIf(p.revenue, v.in_test) AS test_revenue
+FROM grouped_visitors AS v
+LEFT JOIN purchases_by_token AS p ON p.token = v.token

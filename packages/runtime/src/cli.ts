@@ -1,0 +1,66 @@
+import { pino } from 'pino';
+import { acquireDataDirLock, DataDirLockedError } from '../../core/src/data-dir-lock.js';
+import { UsageError } from './cli/args.js';
+import { isCommandName, parseCommand, usageText, type CommandInput } from './cli/spec.js';
+
+// Entry point of `npm run cli -- <command>` (CONTRACT §7): JSON on stdout, errors on stderr
+// with exit code 1. Work is ordered cheapest first — arguments, configuration, the DATA_DIR
+// lock, then the engine and service modules (seconds to load) — so mistakes fail fast.
+const [name, ...argv] = process.argv.slice(2);
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+if (name === '--help' || name === 'help') {
+  process.stdout.write(`${usageText()}\n`);
+  process.exit(0);
+}
+if (!name) fail(`a command is required\n${usageText()}`);
+if (!isCommandName(name)) fail(`unknown command ${JSON.stringify(name)}\n${usageText()}`);
+
+let input: CommandInput;
+try {
+  input = parseCommand(name, argv);
+} catch (err) {
+  fail(err instanceof UsageError ? err.message : String(err));
+}
+
+const { loadConfig, loggerOptions } = await import('@chatlytics/core');
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig(process.env);
+} catch (err) {
+  fail((err as Error).message);
+}
+// Quieter than the servers by default: a CLI user wants the result, not start-up chatter.
+// Logs go to stderr so that stdout stays one JSON document.
+const log = pino(loggerOptions(process.env.LOG_LEVEL ? config.logLevel : 'warn', 'cli'), pino.destination(2));
+
+// The embedded engines allow one process per DATA_DIR: refuse rather than corrupt a running server's data.
+const embedded = !config.databaseUrl || !config.clickhouse.url || !config.kafka.brokers;
+let lock: { release(): void } | undefined;
+try {
+  if (embedded) lock = acquireDataDirLock(config.dataDir, `cli ${name}`);
+} catch (err) {
+  fail(err instanceof DataDirLockedError ? err.message : `cannot lock DATA_DIR: ${(err as Error).message}`);
+}
+
+const { runCommand } = await import('./cli/commands.js');
+try {
+  const result = await runCommand(input, { config, log });
+  // Exit only once the result is flushed: stdout may be a pipe the reader drains slowly.
+  await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`, () => resolve()));
+  lock?.release();
+  process.exit(0);
+} catch (err) {
+  lock?.release();
+  if (err instanceof UsageError) fail(err.message);
+  // By name, not instanceof: the fixture module is only loaded by the commands that need it.
+  if ((err as Error).name === 'FixtureError') fail(['invalid fixture:', ...(err as { problems: string[] }).problems.map((p) => `  ${p}`)].join('\n'));
+  // The consumer's replay argument errors are usage errors too (ConsumerError BAD_REPLAY_ARGS, status 400).
+  if ((err as { statusCode?: number }).statusCode === 400) fail((err as Error).message);
+  log.error({ err }, `${name} failed`);
+  fail(`${name} failed: ${(err as Error).message}`);
+}

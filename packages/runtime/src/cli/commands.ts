@@ -1,0 +1,26 @@
+import type { CommandContext } from './context.js';
+import type { CommandInput } from './spec.js';
+
+export type { CommandContext } from './context.js';
+
+/**
+ * Runs a command whose arguments spec.ts has already checked; the result is printed as JSON.
+ * Each group is imported on demand: the account commands need neither ClickHouse nor the
+ * consumer, whose modules alone take seconds to load.
+ */
+export async function runCommand(input: CommandInput, ctx: CommandContext): Promise<unknown> {
+  switch (input.command) {
+    case 'users:create':
+      return (await import('./account-commands.js')).createUser(ctx, input);
+    case 'api-keys:create':
+      return (await import('./account-commands.js')).createApiKey(ctx, input);
+    case 'migrate':
+      return (await import('./data-commands.js')).migrate(ctx);
+    case 'import':
+      return (await import('./data-commands.js')).importFile(ctx, input.json);
+    case 'demo':
+      return (await import('./data-commands.js')).loadDemo(ctx);
+    case 'replay':
+      return (await import('./data-commands.js')).replay(ctx, input.argv);
+  }
+}

@@ -1,0 +1,49 @@
+import path from 'node:path';
+import { runMigrations } from '@chatlytics/clickhouse';
+import { parseFixture } from '@chatlytics/dashboard/fixtures/schema';
+import { importFixture } from '@chatlytics/dashboard/fixtures/import';
+import { createLocalRawContentStorage } from '@chatlytics/dashboard/storage/raw-content-storage';
+import { runReplayCommand } from '@chatlytics/consumer';
+import { openEngines, type Engines } from '../engines.js';
+import { backfillEvents, type BackfillInput } from './backfill.js';
+import { buildDemoFixture } from './demo-fixture.js';
+import type { CommandContext } from './context.js';
+
+async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean }, fn: (e: Engines) => Promise<T>): Promise<T> {
+  const engines = await openEngines(ctx.config, ctx.log, undefined, { migrate: true, bus: opts.bus ?? false });
+  try {
+    return await fn(engines);
+  } finally {
+    await engines.close();
+  }
+}
+
+/** `migrate`: both stores' migrations (openEngines applies them; ClickHouse's are run again to report). */
+export function migrate(ctx: CommandContext) {
+  return withEngines(ctx, {}, async ({ clickhouse }) => {
+    const ch = await runMigrations(clickhouse);
+    return { postgres: 'up to date', clickhouse: { applied: ch.applied, alreadyApplied: ch.alreadyApplied } };
+  });
+}
+
+/** `import`: the fixture (CONTRACT §8) upserted into PostgreSQL, its events backfilled into ClickHouse. */
+export async function importFile(ctx: CommandContext, fixtureJson: unknown) {
+  // Validated before the engines open: a broken file costs no start-up.
+  const fixture = parseFixture(fixtureJson);
+  return withEngines(ctx, {}, async ({ postgres, clickhouse }) => importFixture(postgres.db, fixture, {
+    // The dashboard reads raw contents from the same place (its app.ts default).
+    storage: createLocalRawContentStorage(path.join(ctx.config.dataDir, 'storage')),
+    onEvents: (events) => backfillEvents(clickhouse, events as BackfillInput[], ctx.log),
+  }));
+}
+
+/** `demo`: the demo account (demo-fixture.ts) through the same import. */
+export async function loadDemo(ctx: CommandContext) {
+  const summary = await importFile(ctx, buildDemoFixture({ now: new Date() }));
+  return { login: { email: 'demo@example.com', password: 'demo-password' }, ...summary };
+}
+
+/** `replay`: the consumer's replay over the configured bus (its own argument parsing). */
+export function replay(ctx: CommandContext, argv: string[]) {
+  return withEngines(ctx, { bus: true }, ({ bus, clickhouse }) => runReplayCommand(argv, { bus, clickhouse, log: ctx.log }));
+}

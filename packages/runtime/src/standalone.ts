@@ -1,0 +1,30 @@
+import { loadConfig, createLogger, acquireDataDirLock } from '@chatlytics/core';
+import { closeOnSignals, exitOnStartupError } from '@chatlytics/core/http';
+import { buildStandalone } from './standalone-app.js';
+
+// Entry point of `npm start`: the only place (with the other entry points) that reads process.env.
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (err) {
+  exitOnStartupError(err);
+}
+const log = createLogger(config.logLevel, 'chatlytics');
+let lock;
+try {
+  lock = acquireDataDirLock(config.dataDir, 'npm start');
+} catch (err) {
+  exitOnStartupError(err);
+}
+try {
+  const runtime = await buildStandalone(config, log);
+  closeOnSignals(async () => {
+    await runtime.close();
+    lock.release();
+  }, log);
+  await runtime.app.listen({ port: config.port, host: config.host });
+} catch (err) {
+  log.fatal({ err }, 'start-up failed');
+  lock.release();
+  process.exit(1);
+}

@@ -1,0 +1,38 @@
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { KNOWN_ENV } from '@chatlytics/core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true });
+
+t.test('docker-compose.yml parses and wires the whole topology', async (t) => {
+  for (const name of ['kafka', 'clickhouse', 'postgres', 'ingest', 'consumer', 'dashboard']) {
+    t.ok(compose.services[name], `service ${name}`);
+    t.ok(compose.services[name].healthcheck, `${name} has a healthcheck`);
+  }
+  t.match(compose.services.kafka.environment.KAFKA_PROCESS_ROLES, /controller/, 'Kafka runs in KRaft mode');
+  t.same(compose.services.ingest.command, ['npm', 'run', 'start:ingest']);
+  t.same(compose.services.consumer.command, ['npm', 'run', 'start:consumer']);
+  t.same(compose.services.dashboard.command, ['npm', 'run', 'start:dashboard']);
+});
+
+t.test('every environment name of the chatlytics services is one the config knows', async (t) => {
+  const known = new Set<string>(KNOWN_ENV);
+  for (const name of ['ingest', 'consumer', 'dashboard']) {
+    const env = Object.keys(compose.services[name].environment ?? {});
+    t.ok(env.length > 5, `${name} has an environment`);
+    for (const key of env) t.ok(known.has(key), `${name}: ${key} is a config variable`);
+  }
+});
+
+t.test('the data team user is read-only with limits', async (t) => {
+  const mount = compose.services.clickhouse.volumes.find((v: string) => v.includes('users.d'));
+  t.ok(mount, 'users.d mounted');
+  const xml = fs.readFileSync(path.join(root, mount.split(':')[0]), 'utf8');
+  t.match(xml, /<readonly>1<\/readonly>/);
+  t.match(xml, /<max_execution_time>\d+<\/max_execution_time>/);
+  t.match(xml, /<max_memory_usage>\d+<\/max_memory_usage>/);
+});

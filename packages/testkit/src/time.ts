@@ -1,0 +1,12 @@
+const DAY_MS = 86_400_000;
+export { DAY_MS };
+
+/** ClickHouse DateTime64(3, 'UTC') text form, as StoredEvent.received_at carries it. */
+export function chTime(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** Inverse of chTime (the text form has no zone: it is UTC by contract). */
+export function parseChTime(text: string): number {
+  return Date.parse(`${text.replace(' ', 'T')}Z`);
+}

@@ -1,0 +1,143 @@
+/**
+ * The baseline of bench-stats.ts: the same CONTRACT §5 definitions as clickhouse/queries/stats_*,
+ * written for PostgreSQL over a copy of the same events, with the indexes PostgreSQL needs to
+ * do its best (the same (chatbot_id, received_at) order as ClickHouse's key, plus event_id for
+ * the deduplication look-ups). Parameters: $1 chatbot_id, $2 from, $3 to.
+ */
+import fs from 'node:fs';
+import readline from 'node:readline';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+
+export const PG_TABLE_DDL = `
+create table bench_events (
+  event_id uuid not null, event text not null, token text not null, chatbot_id text not null,
+  received_at timestamptz not null, ab_group text, popup_version text not null, open_way text not null,
+  order_num text not null, total_value_base double precision
+)`;
+export const PG_INDEX_DDL = [
+  'create index bench_events_bot_time on bench_events (chatbot_id, received_at)',
+  'create index bench_events_event_id on bench_events (event_id)',
+  'analyze bench_events',
+];
+/** Column order of the CSV exported from ClickHouse. */
+export const PG_COLUMNS = ['event_id', 'event', 'token', 'chatbot_id', 'received_at', 'ab_group', 'popup_version', 'open_way', 'order_num', 'total_value_base'];
+
+// "Not a retry of an event that arrived before the window": the ClickHouse NOT IN.
+const fresh = (alias: string) =>
+  `not exists (select 1 from bench_events x where x.event_id = ${alias}.event_id and x.chatbot_id = $1 and x.received_at < $2)`;
+
+export const PG_QUERIES: Record<string, string[]> = {
+  engagement: [`
+    select count(*) filter (where v) as total_users, count(*) filter (where v and a) as approached,
+           count(*) filter (where v and o) as opened, count(*) filter (where v and c) as chatted
+    from (select token, bool_or(event = 'visitor') v, bool_or(event = 'popup_displayed') a,
+                 bool_or(event = 'bot_open') o, bool_or(event = 'convo_started') c
+          from bench_events e
+          where chatbot_id = $1 and received_at between $2 and $3
+            and event in ('visitor', 'popup_displayed', 'bot_open', 'convo_started') and ${fresh('e')}
+          group by token) t`],
+  'popup-metrics': [`
+    select case when popup_version = '' then 'unknown' else popup_version end as version,
+           count(distinct event_id) filter (where event = 'popup_displayed') as displayed,
+           count(distinct event_id) filter (where event = 'popup_opened') as opened
+    from bench_events e
+    where chatbot_id = $1 and received_at between $2 and $3 and event in ('popup_displayed', 'popup_opened') and ${fresh('e')}
+    group by 1 order by (case when popup_version = '' then 'unknown' else popup_version end) collate "C"`, `
+    select count(distinct event_id) as total,
+           count(distinct event_id) filter (where open_way = 'popup') as from_popup,
+           count(distinct event_id) filter (where open_way = 'chat_button') as from_chat_button
+    from bench_events e
+    where chatbot_id = $1 and received_at between $2 and $3 and event = 'convo_started' and ${fresh('e')}`],
+  purchases: [`
+    with v as (
+      select token, bool_or(event = 'convo_started') chatted, min(received_at) filter (where event = 'convo_started') first_chat
+      from bench_events e
+      where chatbot_id = $1 and received_at between $2 and $3 and event in ('visitor', 'convo_started') and ${fresh('e')}
+      group by token having bool_or(event = 'visitor')),
+    pe as (
+      select event_id, min(received_at) at, (array_agg(token order by received_at))[1] token,
+             (array_agg(order_num order by received_at))[1] order_num,
+             (array_agg(coalesce(total_value_base, 0) order by received_at))[1] revenue
+      from bench_events where chatbot_id = $1 and received_at <= $3 and event = 'purchase' group by event_id),
+    counted as (
+      select distinct on (case when order_num = '' then event_id::text else 'o:' || order_num end) at, token, revenue
+      from pe order by case when order_num = '' then event_id::text else 'o:' || order_num end, at, event_id),
+    p as (select c.token, c.revenue, (v.chatted and c.at > v.first_chat) as after_chat
+          from counted c join v on v.token = c.token where c.at >= $2)
+    select (select count(*) from v) total_users, (select count(*) from v where chatted) chatted,
+           count(distinct token) purchased, count(distinct token) filter (where after_chat) chatted_purchased,
+           coalesce(sum(revenue), 0) revenue, coalesce(sum(revenue) filter (where after_chat), 0) revenue_after,
+           coalesce(sum(revenue) filter (where not after_chat), 0) revenue_other,
+           count(*) orders, count(*) filter (where after_chat) orders_after
+    from p`],
+  'insights-events': [`
+    select count(distinct event_id) filter (where event = 'click_through') clicks,
+           count(distinct event_id) filter (where event = 'message_like') likes,
+           count(distinct event_id) filter (where event = 'message_dislike') dislikes
+    from bench_events e
+    where chatbot_id = $1 and received_at between $2 and $3
+      and event in ('click_through', 'message_like', 'message_dislike') and ${fresh('e')}`],
+};
+
+export interface BenchPostgres {
+  kind: string;
+  exec(sql: string): Promise<void>;
+  query(sql: string, params: unknown[]): Promise<Record<string, unknown>[]>;
+  /** Load the CSV file (no header) into bench_events. */
+  load(csvFile: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A throw-away database on the server of `url` (dropped on close). */
+export async function serverPostgres(url: string): Promise<BenchPostgres> {
+  const name = `chatlytics_bench_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: u.toString() });
+  await client.connect();
+  // The CSV's times carry no zone: they are UTC, as in ClickHouse.
+  await client.query(`set timezone to 'UTC'`);
+  return {
+    kind: `PostgreSQL server (${u.host})`,
+    exec: async (sql) => { await client.query(sql); },
+    query: async (sql, params) => (await client.query(sql, params)).rows,
+    // Server-side COPY reads the file itself: the benchmark runs on the database's machine.
+    load: async (file) => { await client.query(`copy bench_events (${PG_COLUMNS.join(', ')}) from '${file}' with (format csv, null '\\N')`); },
+    async close() {
+      await client.end();
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+/** PGlite (when DATABASE_URL is unset), in a temporary directory. */
+export async function embeddedPostgres(dir: string): Promise<BenchPostgres> {
+  const db = await PGlite.create(dir);
+  await db.exec(`set timezone to 'UTC'`);
+  return {
+    kind: 'PGlite (embedded)',
+    exec: async (sql) => { await db.exec(sql); },
+    query: async (sql, params) => (await db.query<Record<string, unknown>>(sql, params)).rows,
+    async load(file) {
+      // PGlite copies from an in-memory blob: feed it in bounded chunks of lines.
+      const lines = readline.createInterface({ input: fs.createReadStream(file) });
+      let chunk: string[] = [];
+      const flush = async () => {
+        if (chunk.length === 0) return;
+        await db.query(`copy bench_events (${PG_COLUMNS.join(', ')}) from '/dev/blob' with (format csv, null '\\N')`, [], { blob: new Blob([chunk.join('\n') + '\n']) });
+        chunk = [];
+      };
+      for await (const line of lines) {
+        chunk.push(line);
+        if (chunk.length >= 200_000) await flush();
+      }
+      await flush();
+    },
+    close: async () => { await db.close(); },
+  };
+}

@@ -1,0 +1,136 @@
+import { segmentKey, type Segment } from './segment.js';
+
+export type FlushTrigger = 'size' | 'age' | 'all-waiting' | 'stop';
+
+export interface InsertBufferOptions {
+  /**
+   * Flush once this many rows wait. ClickHouse wants few, large inserts (every INSERT is a
+   * new part to merge; ≥ 1,000 rows and about one insert per second per table is its own
+   * advice); 20,000 rows of ~600 bytes is ~12 MB of JSON: big enough that parts stay few at
+   * 100k events/s (5 inserts/s), small enough to parse in tens of milliseconds.
+   */
+  maxRows: number;
+  /** Flush the oldest waiting batch after this long at most (freshness target ≤ 2 s end to end). */
+  maxAgeMs: number;
+  /**
+   * Flush early when every recently active partition already waits here: each partition
+   * delivers its next batch only after this flush commits, so the buffer cannot grow any
+   * more and waiting would only add latency. Early only with at least this many rows, or
+   * when the messages are already older than maxAgeMs (a backlog: the bus has more waiting).
+   * Otherwise a trickle of tiny fresh batches (low traffic) coalesces until maxAgeMs rather
+   * than becoming many tiny parts: the longer we wait, the bigger each next bus batch gets.
+   */
+  minRowsWhenAllWaiting: number;
+  /** A partition silent for this long no longer counts as active (a revoked or idle one). */
+  activeWindowMs: number;
+  /** Inserts the segments; rejecting rejects every waiting handler (nothing is committed). */
+  write(segments: Segment[], trigger: FlushTrigger): Promise<void>;
+  now?: () => number;
+}
+
+interface Waiter {
+  segment: Segment;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * The buffer shared by every partition's handler. A handler adds its segment and awaits the
+ * flush that contains it; only once ClickHouse acknowledged that INSERT do all its handlers
+ * resolve, so every offset commits after its rows are durable. One write at a time: while it
+ * runs, new segments keep accumulating (a flush due meanwhile starts when it ends), which
+ * also keeps one partition's commits in offset order.
+ */
+export class InsertBuffer {
+  private pending: Waiter[] = [];
+  private pendingRows = 0;
+  private oldestBusTimestamp = Infinity;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly lastSeen = new Map<string, number>();
+  private writing: Promise<void> | undefined;
+  /** A flush was triggered while a write ran: it starts as soon as that write ends. */
+  private due: FlushTrigger | undefined;
+  private immediate = false;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: InsertBufferOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Resolves once the segment's rows (and rejects) are durable; rejects when its flush failed. */
+  add(segment: Segment): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ segment, resolve, reject });
+      // Rejects count too: they are written (events_rejected) in the same flush.
+      this.pendingRows += segment.rows.length + segment.rejects.length;
+      this.oldestBusTimestamp = Math.min(this.oldestBusTimestamp, segment.oldestBusTimestamp);
+      this.lastSeen.set(segmentKey(segment), this.now());
+      this.timer ??= setTimeout(() => { this.timer = undefined; this.flush('age'); }, this.opts.maxAgeMs);
+      const trigger = this.trigger();
+      if (trigger) this.flush(trigger);
+    });
+  }
+
+  /** Stop waiting for size or age from now on (shutdown): flush what is here and every later add. */
+  flushNow(): void {
+    this.immediate = true;
+    this.flush('stop');
+  }
+
+  /** Settles once the running write (and any flush due after it) has finished. */
+  async drained(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  get size(): number {
+    return this.pendingRows;
+  }
+
+  private trigger(): FlushTrigger | undefined {
+    if (this.immediate) return 'stop';
+    if (this.pendingRows >= this.opts.maxRows) return 'size';
+    const backlog = this.now() - this.oldestBusTimestamp >= this.opts.maxAgeMs;
+    if ((backlog || this.pendingRows >= this.opts.minRowsWhenAllWaiting) && this.allActiveWaiting()) return 'all-waiting';
+    return undefined;
+  }
+
+  private allActiveWaiting(): boolean {
+    const waiting = new Set(this.pending.map((w) => segmentKey(w.segment)));
+    const now = this.now();
+    for (const [key, seen] of this.lastSeen) {
+      if (now - seen > this.opts.activeWindowMs) {
+        this.lastSeen.delete(key);
+        continue;
+      }
+      if (!waiting.has(key)) return false;
+    }
+    return true;
+  }
+
+  private flush(trigger: FlushTrigger): void {
+    if (this.writing) {
+      this.due ??= trigger;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.due = undefined;
+    const waiters = this.pending;
+    if (waiters.length === 0) return;
+    this.pending = [];
+    this.pendingRows = 0;
+    this.oldestBusTimestamp = Infinity;
+    this.writing = (async () => {
+      try {
+        await this.opts.write(waiters.map((w) => w.segment), trigger);
+        for (const w of waiters) w.resolve();
+      } catch (err) {
+        for (const w of waiters) w.reject(err);
+      }
+    })().finally(() => {
+      this.writing = undefined;
+      const next = this.due ?? this.trigger();
+      if (next) this.flush(next);
+    });
+  }
+}

@@ -1,0 +1,146 @@
+import type { BatchHandler, BusMessage, ConsumedBatch, ConsumedMessage, ConsumerHandle, EventBus, ReplayOptions } from '@chatlytics/bus';
+import type { ClickHouseEngine, InsertOptions, QueryParams } from '@chatlytics/clickhouse';
+import { AppError } from '@chatlytics/core';
+
+/**
+ * In-memory stand-ins with the contracts of packages/bus/src/types.ts and
+ * packages/clickhouse/src/types.ts, for the fast unit tier. The integration tier runs the
+ * same scenarios against the real engines.
+ */
+export class FakeBus implements EventBus {
+  readonly kind = 'embedded' as const;
+  readonly partitions: ConsumedMessage[][];
+  readonly deadLetters: BusMessage[] = [];
+  private committed: number[];
+  private handle: { stopped: boolean; loops: Promise<void>[] } | undefined;
+
+  constructor(partitionCount = 4, private readonly maxBatch = 100) {
+    this.partitions = Array.from({ length: partitionCount }, () => []);
+    this.committed = Array(partitionCount).fill(0);
+  }
+
+  private partitionOf(key: string): number {
+    let h = 0;
+    for (const c of key) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+    return h % this.partitions.length;
+  }
+
+  async publish(messages: BusMessage[]): Promise<void> {
+    for (const m of messages) {
+      const partition = this.partitionOf(m.key);
+      const log = this.partitions[partition];
+      log.push({ partition, offset: String(log.length), key: m.key, value: m.value, timestamp: Date.now() });
+    }
+  }
+
+  async publishDeadLetter(messages: BusMessage[]): Promise<void> {
+    this.deadLetters.push(...messages);
+  }
+
+  /** Per partition: batches in order, one at a time; a rejected batch comes back after a pause. */
+  async consume(handler: BatchHandler): Promise<ConsumerHandle> {
+    const state = { stopped: false, loops: [] as Promise<void>[] };
+    this.handle = state;
+    const loop = async (partition: number) => {
+      while (!state.stopped) {
+        const from = this.committed[partition];
+        const messages = this.partitions[partition].slice(from, from + this.maxBatch);
+        if (messages.length === 0) {
+          await new Promise((r) => setTimeout(r, 5));
+          continue;
+        }
+        try {
+          await handler({ stream: 'events', partition, messages });
+          this.committed[partition] = from + messages.length;
+        } catch {
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      }
+    };
+    state.loops = this.partitions.map((_, p) => loop(p));
+    return {
+      stop: async () => {
+        state.stopped = true;
+        await Promise.all(state.loops);
+      },
+    };
+  }
+
+  async replay(opts: ReplayOptions): Promise<number> {
+    let delivered = 0;
+    const logs: ConsumedMessage[][] = opts.stream === 'events'
+      ? this.partitions
+      : [this.deadLetters.map((m, i) => ({ partition: 0, offset: String(i), key: m.key, value: m.value, timestamp: Date.now() }))];
+    for (const [partition, log] of logs.entries()) {
+      const messages = log.filter((m) => m.timestamp >= opts.fromTime);
+      for (let i = 0; i < messages.length; i += this.maxBatch) {
+        const batch: ConsumedBatch = { stream: opts.stream, partition, messages: messages.slice(i, i + this.maxBatch) };
+        await opts.handler(batch);
+        delivered += batch.messages.length;
+      }
+    }
+    return delivered;
+  }
+
+  async lag(): Promise<number> {
+    return this.partitions.reduce((sum, log, p) => sum + log.length - this.committed[p], 0);
+  }
+
+  async ping(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.handle?.loops;
+  }
+  /** Forget the commits, as a consumer whose commit never happened would find them after a crash. */
+  resetCommits(to: number[] = Array(this.partitions.length).fill(0)): void {
+    this.committed = [...to];
+  }
+}
+
+export type InsertHook = (table: string, rows: object[], opts?: InsertOptions) => void;
+
+/** A ClickHouse with tables as arrays, insert-token deduplication, and the one lookup query the consumer runs. */
+export class FakeClickHouse implements ClickHouseEngine {
+  readonly kind = 'embedded' as const;
+  readonly database = 'analytics';
+  readonly tables = new Map<string, Record<string, unknown>[]>([['events', []], ['events_rejected', []]]);
+  readonly tokens = new Set<string>();
+  readonly inserts: { table: string; rows: number; token?: string }[] = [];
+  readonly queries: string[] = [];
+  /** Runs before the insert is applied: throw from it to simulate a failure. */
+  beforeInsert: InsertHook | undefined;
+  /** Runs after the insert is applied: throw from it to simulate a timeout after the write. */
+  afterInsert: InsertHook | undefined;
+  up = true;
+
+  get events() { return this.tables.get('events')!; }
+  get rejected() { return this.tables.get('events_rejected')!; }
+
+  async command(): Promise<void> {}
+
+  async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
+    if (!this.up) throw new AppError('CH_DOWN', 'ClickHouse unavailable', { retriable: true, statusCode: 503 });
+    this.queries.push(sql);
+    if (/FROM events\b/.test(sql) && Array.isArray(params.ids)) {
+      const ids = new Set((params.ids as string[]).map((s) => s.toLowerCase()));
+      return this.events.filter((r) => ids.has(String(r.event_id).toLowerCase())).map((r) => ({ event_id: r.event_id })) as T[];
+    }
+    throw new Error(`FakeClickHouse: unexpected query ${sql}`);
+  }
+
+  async insert(table: string, input: readonly object[] | Buffer, opts?: InsertOptions): Promise<void> {
+    if (!this.up) throw new AppError('CH_DOWN', 'ClickHouse unavailable', { retriable: true, statusCode: 503 });
+    const rows: Record<string, unknown>[] = Buffer.isBuffer(input)
+      ? input.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+      : (input as Record<string, unknown>[]).map((r) => ({ ...r }));
+    this.beforeInsert?.(table, rows, opts);
+    const key = opts?.dedupToken ? `${table}:${opts.dedupToken}` : undefined;
+    if (key && this.tokens.has(key)) return;
+    if (key) this.tokens.add(key);
+    this.tables.set(table, [...(this.tables.get(table) ?? []), ...rows]);
+    this.inserts.push({ table, rows: rows.length, token: opts?.dedupToken });
+    this.afterInsert?.(table, rows, opts);
+  }
+
+  async ping(): Promise<boolean> { return this.up; }
+  async close(): Promise<void> {}
+}

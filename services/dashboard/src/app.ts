@@ -1,0 +1,129 @@
+import path from 'node:path';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { Config, Logger } from '@chatlytics/core';
+import type { Postgres } from '@chatlytics/postgres';
+import { dashboardAuth } from './auth/auth-plugin.js';
+import { DEFAULT_SCRYPT_COST, type ScryptCost } from './auth/passwords.js';
+import { cookiePolicy } from './auth/session-cookie.js';
+import type { DashboardDeps } from './deps.js';
+import { dashboardErrorHandler } from './error-handler.js';
+import { Errors } from './errors.js';
+import {
+  createAccountRepository, createChatbotRepository, createCredentialRepository, createDataSourceRepository,
+  createSearchRepository, createSessionRepository, createUserRepository,
+} from './repositories/index.js';
+import { authRoutes } from './routes/auth-routes.js';
+import { chatbotRoutes } from './routes/chatbots.js';
+import { dataSourceRoutes } from './routes/data-sources.js';
+import { searchTestRoutes } from './routes/search-test.js';
+import { createLocalRawContentStorage, type RawContentStorage } from './storage/raw-content-storage.js';
+import { dashboardValidatorCompiler } from './validation.js';
+import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import { statsRoutes } from './stats/index.js';
+import { passwordResetApp, type PasswordResetTuning } from './password-reset/index.js';
+
+export interface DashboardOptions {
+  config: Config;
+  postgres: Postgres;
+  /** The statistics endpoints (src/stats) are registered only when given. */
+  clickhouse?: ClickHouseEngine;
+  log?: Logger;
+  /** Raw content of data sources; default: a directory DATA_DIR/storage. */
+  storage?: RawContentStorage;
+  /** Signs session cookies; default config.sessionSecret (the entry point fills it from DATA_DIR when unset). */
+  sessionSecret?: string;
+  /** scrypt cost of new password hashes; tests lower it. */
+  passwordCost?: ScryptCost;
+  /** "Now" for relative times and session expiry; tests pin it. */
+  clock?: () => Date;
+  /** Mail queue and rate-limit knobs of the password reset flow (src/password-reset); tests shorten them. */
+  passwordReset?: PasswordResetTuning;
+}
+
+/** Paths whose unknown sub-paths answer the dashboard's JSON 404 (CONTRACT §3). */
+export const DASHBOARD_API_PREFIX = '/api/dashboard';
+export const DASHBOARD_WEB_PREFIX = '/app';
+
+export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions): DashboardDeps {
+  const { db } = opts.postgres;
+  return {
+    config: opts.config,
+    log: opts.log ?? app.log,
+    clock: opts.clock ?? (() => new Date()),
+    storage: opts.storage ?? createLocalRawContentStorage(path.join(opts.config.dataDir, 'storage')),
+    passwordCost: opts.passwordCost ?? DEFAULT_SCRYPT_COST,
+    cookies: cookiePolicy(opts.config.appUrl),
+    appOrigin: new URL(opts.config.appUrl).origin,
+    repos: {
+      accounts: createAccountRepository({ db }),
+      chatbots: createChatbotRepository({ db }),
+      dataSources: createDataSourceRepository({ db }),
+      search: createSearchRepository({ db }),
+      users: createUserRepository({ db }),
+      credentials: createCredentialRepository({ db }),
+      sessions: createSessionRepository({ db }),
+    },
+  };
+}
+
+/**
+ * The dashboard service (spec §4.1, §4.2, CONTRACT §2-3, §9) as one encapsulated Fastify plugin:
+ * its error handler, validator and 404s apply to its own routes only, so it can share a process
+ * with ingest. Health, metrics and OpenAPI docs are the entry point's.
+ */
+export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, opts) => {
+  const secret = opts.sessionSecret ?? opts.config.sessionSecret;
+  if (!secret) throw new Error('dashboardApp needs a session secret (options.sessionSecret or config.sessionSecret)');
+  const deps = buildDashboardDeps(app, opts);
+
+  // The entry point may already provide them to every service; registering twice would throw.
+  if (!app.hasDecorator('parseCookie')) await app.register(cookie, { secret, hook: 'onRequest' });
+  if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody);
+
+  app.setValidatorCompiler(dashboardValidatorCompiler);
+  app.setErrorHandler(dashboardErrorHandler);
+  await app.register(dashboardAuth, {
+    credentials: deps.repos.credentials, sessions: deps.repos.sessions, appOrigin: deps.appOrigin, clock: deps.clock,
+  });
+
+  await app.register(authRoutes, { deps });
+  await app.register(passwordResetApp, { ...opts.passwordReset, deps, db: opts.postgres.db, secret });
+  await app.register(async (api) => {
+    api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
+    await api.register(chatbotRoutes, { deps });
+    await api.register(dataSourceRoutes, { deps });
+    if (opts.clickhouse) {
+      await api.register(statsRoutes, { config: opts.config, clickhouse: opts.clickhouse, db: opts.postgres.db, clock: deps.clock });
+    }
+  }, { prefix: DASHBOARD_API_PREFIX });
+  await app.register(async (web) => {
+    web.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
+    await web.register(searchTestRoutes, { deps });
+  }, { prefix: DASHBOARD_WEB_PREFIX });
+};
+
+export default dashboardApp;
+
+// Public API for the entry points, the CLI and the password-reset plugin.
+export type { DashboardDeps } from './deps.js';
+export * from './repositories/index.js';
+export * from './errors.js';
+export { dashboardErrorHandler, toDashboardError, errorBody } from './error-handler.js';
+export { dashboardValidatorCompiler, fieldErrors } from './validation.js';
+export { dashboardAuth, headerCredential, principalOf } from './auth/auth-plugin.js';
+export type { Principal, AuthMode } from './auth/principal.js';
+export { hashPassword, verifyPassword, DEFAULT_SCRYPT_COST, TEST_SCRYPT_COST, type ScryptCost } from './auth/passwords.js';
+export { generateCredential, sha256Hex, randomId, digestsEqual } from './auth/credentials.js';
+export { SESSION_COOKIE, SESSION_TTL_MS, cookiePolicy, readSessionCookie, setSessionCookie, clearSessionCookie } from './auth/session-cookie.js';
+export { setFlash, takeFlash, FLASH_COOKIE, type Flash } from './auth/flash.js';
+export { isCrossOrigin, sameOriginPath, localPath, wantsJson } from './auth/origin.js';
+export { loadOrCreateSessionSecret } from './auth/session-secret.js';
+export { checkCredentials, startSession, endSession, HOME_AFTER_LOGIN, LOGIN_PAGE } from './routes/auth-routes.js';
+export { createLocalRawContentStorage, type RawContentStorage } from './storage/raw-content-storage.js';
+export { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from './format/time.js';
+export { truncateRawContent, RAW_CONTENT_PREVIEW_CHARS } from './format/raw-content.js';
+export { dashboardSecuritySchemes, ErrorResponse, errorResponses, Success } from './schemas/common.js';
+export { importFixture, type ImportOptions, type ImportSummary } from './fixtures/import.js';
+export { FixtureSchema, parseFixture, type Fixture } from './fixtures/schema.js';

@@ -1,0 +1,25 @@
+/** Who is calling, and how they proved it. Every query is scoped to `accountId`. */
+export interface Principal {
+  accountId: string;
+  /** Null for API keys, which belong to an account rather than a person. */
+  userId: string | null;
+  via: 'api_key' | 'token' | 'session';
+}
+
+/**
+ * Per-route authentication, set as `config: { auth }`:
+ * - `credential`: API key, auth token, or web session (the /api/dashboard routes);
+ * - `session`: web session only; a key or token is refused (CONTRACT §2, search test);
+ * - `none`: public, but a POST still gets the cross-origin check (login, logout).
+ */
+export type AuthMode = 'credential' | 'session' | 'none';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the auth hook on routes whose `config.auth` is `credential` or `session`. */
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+  }
+}

@@ -1,0 +1,32 @@
+import type { Config } from '@chatlytics/core';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ScryptCost } from './auth/passwords.js';
+import type { CookiePolicy } from './auth/session-cookie.js';
+import type { AccountRepository } from './repositories/account-repository.js';
+import type { ChatbotRepository } from './repositories/chatbot-repository.js';
+import type { CredentialRepository } from './repositories/credential-repository.js';
+import type { DataSourceRepository } from './repositories/data-source-repository.js';
+import type { SearchRepository } from './repositories/search-repository.js';
+import type { SessionRepository } from './repositories/session-repository.js';
+import type { UserRepository } from './repositories/user-repository.js';
+import type { RawContentStorage } from './storage/raw-content-storage.js';
+
+/** What the dashboard's route plugins are given; built once in app.ts. */
+export interface DashboardDeps {
+  config: Config;
+  log: FastifyBaseLogger;
+  clock: () => Date;
+  storage: RawContentStorage;
+  passwordCost: ScryptCost;
+  cookies: CookiePolicy;
+  appOrigin: string;
+  repos: {
+    accounts: AccountRepository;
+    chatbots: ChatbotRepository;
+    dataSources: DataSourceRepository;
+    search: SearchRepository;
+    users: UserRepository;
+    credentials: CredentialRepository;
+    sessions: SessionRepository;
+  };
+}

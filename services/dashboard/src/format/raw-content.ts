@@ -1,0 +1,25 @@
+/** Preview limit of raw content (CONTRACT §9): "50 KB", counted in characters. */
+export const RAW_CONTENT_PREVIEW_CHARS = 51_200;
+
+/**
+ * Cut raw content to the preview limit. Characters are Unicode code points, so the cut never
+ * splits a surrogate pair and the counts in the note match what a user would call characters.
+ */
+export function truncateRawContent(content: string, limit = RAW_CONTENT_PREVIEW_CHARS): string {
+  // Fast path: fewer UTF-16 units than the limit means fewer code points too.
+  if (content.length <= limit) return content;
+  let codePoints = 0;
+  let cutAt = -1;
+  for (let i = 0; i < content.length; i++) {
+    if (codePoints === limit && cutAt === -1) cutAt = i;
+    const unit = content.charCodeAt(i);
+    // A high surrogate followed by a low one is a single character.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < content.length) {
+      const next = content.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    codePoints++;
+  }
+  if (codePoints <= limit) return content;
+  return `${content.slice(0, cutAt)}\n[truncated: showing ${limit} of ${codePoints} characters]`;
+}

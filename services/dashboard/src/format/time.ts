@@ -1,0 +1,51 @@
+/**
+ * Dashboard date formats (spec §2.1-2.5). Always UTC: the server's zone must not change
+ * what a user sees, and the spec's Y-m-d / H:i patterns carry no offset.
+ */
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `Y-m-d`, e.g. `2026-01-31`. */
+export function formatDate(d: Date): string {
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+}
+
+/** `Y-m-d H:i`, e.g. `2026-01-31 09:05` (list views). */
+export function formatDateTimeMinutes(d: Date): string {
+  return `${formatDate(d)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+}
+
+/** `Y-m-d H:i:s`, e.g. `2026-01-31 09:05:07` (detail views). */
+export function formatDateTimeSeconds(d: Date): string {
+  return `${formatDateTimeMinutes(d)}:${pad(d.getUTCSeconds())}`;
+}
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * Largest unit first. Weeks stop at 4 and months are 30 days, so "4 weeks ago" is followed by
+ * "1 month ago" and "12 months ago" by "1 year ago", as in the usual "diff for humans" wording.
+ */
+const UNITS: [name: string, ms: number][] = [
+  ['year', 365 * DAY],
+  ['month', 30 * DAY],
+  ['week', 7 * DAY],
+  ['day', DAY],
+  ['hour', HOUR],
+  ['minute', MINUTE],
+];
+
+/**
+ * "N unit(s) ago" (CONTRACT §9): `just now` under a minute, then `5 minutes ago`, `1 hour ago`,
+ * `3 days ago`… A timestamp in the future (clock skew between writers) also reads `just now`.
+ */
+export function timeAgo(then: Date, now: Date): string {
+  const elapsed = now.getTime() - then.getTime();
+  for (const [name, ms] of UNITS) {
+    const n = Math.floor(elapsed / ms);
+    if (n >= 1) return `${n} ${name}${n === 1 ? '' : 's'} ago`;
+  }
+  return 'just now';
+}

@@ -1,0 +1,17 @@
+import type { Flash } from '../auth/flash.js';
+import { flashMessages, field } from './components.js';
+import { html, type PageOptions } from './html.js';
+
+export function loginPage(flash: Flash | null): PageOptions {
+  return {
+    title: 'Log in',
+    body: html`<h1>Log in</h1>
+${flashMessages(flash)}
+<form method="post" action="/login">
+${field({ name: 'email', label: 'E-mail address', type: 'email', autocomplete: 'username', value: flash?.old?.email, flash })}
+${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', flash })}
+<button type="submit">Log in</button>
+</form>
+<nav><a href="/forgot-password">Forgot your password?</a></nav>`,
+  };
+}

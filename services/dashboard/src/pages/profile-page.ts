@@ -1,0 +1,18 @@
+import type { Flash } from '../auth/flash.js';
+import { flashMessages } from './components.js';
+import { html, type PageOptions } from './html.js';
+
+export function profilePage(input: { email: string; flash: Flash | null }): PageOptions {
+  return {
+    title: 'Profile settings',
+    body: html`<h1>Profile settings</h1>
+${flashMessages(input.flash)}
+<dl><dt>E-mail address</dt><dd id="profile-email">${input.email}</dd></dl>
+<h2>Password</h2>
+<form method="post" action="/app/send-password-reset">
+<p>We will e-mail you a link to choose a new password.</p>
+<button type="submit">Send password reset link</button>
+</form>
+<form method="post" action="/logout"><button type="submit">Log out</button></form>`,
+  };
+}

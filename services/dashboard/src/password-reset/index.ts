@@ -1,0 +1,73 @@
+import type { FastifyPluginAsync } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import type { Database } from '@chatlytics/postgres';
+import type { DashboardDeps } from '../deps.js';
+import { createEmailJobRepository } from '../mail/job-repository.js';
+import { loadMailTemplates, TEMPLATES_DIR } from '../mail/templates.js';
+import { createMailTransport, type MailTransport } from '../mail/transport.js';
+import { createMailWorker, type MailWorkerOptions } from '../mail/worker.js';
+import { pageRoutes } from '../pages/routes.js';
+import { createRouteLimiter } from './rate-limit.js';
+import { passwordResetRoutes } from './routes.js';
+import { createPasswordResetService } from './service.js';
+import { createTokenSealer } from './tokens.js';
+
+/** Knobs of the flow; production uses the defaults, tests shorten the waits. */
+export interface PasswordResetTuning {
+  mail?: Pick<MailWorkerOptions, 'pollIntervalMs' | 'retryBackoffMs' | 'maxAttempts' | 'leaseMs'> & {
+    /** Default: Resend with config.mail.resendApiKey, else the outbox in DATA_DIR/mail-outbox. */
+    transport?: MailTransport;
+    templatesDir?: string;
+    /** False: no worker loop in this process (another process sends). */
+    worker?: boolean;
+  };
+  /** Spec §4.3: 5 a minute for both link requests, 10 for resets; per client IP and per e-mail. */
+  rateLimits?: { requestsPerMinute?: number; resetsPerMinute?: number };
+}
+
+export interface PasswordResetOptions extends PasswordResetTuning {
+  deps: DashboardDeps;
+  db: Database;
+  /** The session secret: it also seals reset tokens inside queued mail jobs. */
+  secret: string;
+}
+
+/**
+ * The password reset flow (spec §3.3-3.4, §4.3, CONTRACT §6) with its pages and mail queue, as
+ * one plugin registered by dashboardApp (whose auth hook, validator and error handler it uses).
+ * The mail worker starts with the server and stops, after its current job, when it closes.
+ */
+export const passwordResetApp: FastifyPluginAsync<PasswordResetOptions> = async (app, opts) => {
+  const { deps, db } = opts;
+  const log = deps.log.child({ component: 'password-reset' });
+  const transport = opts.mail?.transport ?? createMailTransport(deps.config, log);
+  const service = createPasswordResetService({
+    db, config: deps.config, clock: deps.clock, queueClock: () => new Date(), passwordCost: deps.passwordCost,
+    sealer: createTokenSealer(opts.secret), templates: await loadMailTemplates(opts.mail?.templatesDir ?? TEMPLATES_DIR),
+    transport, log,
+  });
+
+  // Local to this plugin: no global limit, only the counters the routes ask for.
+  await app.register(rateLimit, { global: false });
+  // One pair of counters per route: each route has its own budget (spec §4.3 lists them separately).
+  const requestsPerMinute = opts.rateLimits?.requestsPerMinute ?? 5;
+  const limiters = {
+    forgot: createRouteLimiter(app, requestsPerMinute),
+    send: createRouteLimiter(app, requestsPerMinute),
+    reset: createRouteLimiter(app, opts.rateLimits?.resetsPerMinute ?? 10),
+  };
+  await app.register(passwordResetRoutes, { deps, service, limiters });
+  await app.register(pageRoutes, { deps });
+
+  if (opts.mail?.worker !== false) {
+    const worker = createMailWorker({ ...opts.mail, jobs: createEmailJobRepository({ db }), handlers: service.handlers, log });
+    app.addHook('onReady', async () => worker.start());
+    app.addHook('onClose', async () => worker.stop());
+  }
+  log.info({ transport: transport.kind }, 'password reset flow ready');
+};
+
+export { createPasswordResetService, RESET_LINK_JOB, PASSWORD_CHANGED_JOB, type PasswordResetService } from './service.js';
+export { RESET_MESSAGES, ResetErrors } from './errors.js';
+export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, newPasswordErrors } from './password-rules.js';
+export { createTokenSealer, newResetToken, tokenMatches, type TokenSealer } from './tokens.js';

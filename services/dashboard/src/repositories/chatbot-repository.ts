@@ -1,0 +1,34 @@
+import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { chatbots, type Database } from '@chatlytics/postgres';
+
+export type ChatbotRow = typeof chatbots.$inferSelect & { conversations: number };
+
+// Spelled out: drizzle renders columns unqualified inside a single-table select, and an
+// unqualified `id` in this subquery would mean the conversation's own id.
+const conversationCount = sql<number>`(select count(*)::int from conversations cv where cv.chatbot_id = "chatbots"."id")`
+  .mapWith(Number);
+
+/** Chatbots, always scoped to one account: another account's chatbot does not exist here. */
+export function createChatbotRepository({ db }: { db: Database }) {
+  return {
+    /** Ordered by name (then id, for a stable order between equal names): the order of a picker. */
+    async listForAccount(accountId: string): Promise<ChatbotRow[]> {
+      return db.select({ ...getTableColumns(chatbots), conversations: conversationCount })
+        .from(chatbots).where(eq(chatbots.accountId, accountId))
+        .orderBy(asc(chatbots.name), asc(chatbots.id));
+    },
+
+    async findForAccount(accountId: string, id: string): Promise<ChatbotRow | null> {
+      const [row] = await db.select({ ...getTableColumns(chatbots), conversations: conversationCount })
+        .from(chatbots).where(and(eq(chatbots.accountId, accountId), eq(chatbots.id, id))).limit(1);
+      return row ?? null;
+    },
+
+    async existsForAccount(accountId: string, id: string): Promise<boolean> {
+      const [row] = await db.select({ id: chatbots.id }).from(chatbots)
+        .where(and(eq(chatbots.accountId, accountId), eq(chatbots.id, id))).limit(1);
+      return Boolean(row);
+    },
+  };
+}
+export type ChatbotRepository = ReturnType<typeof createChatbotRepository>;

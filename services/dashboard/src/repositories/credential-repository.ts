@@ -1,0 +1,68 @@
+import { eq } from 'drizzle-orm';
+import { apiKeys, authTokens, users, type Database } from '@chatlytics/postgres';
+import { credentialKind, digestsEqual, displayPrefix, generateCredential, sha256Hex } from '../auth/credentials.js';
+
+export interface CredentialPrincipal {
+  accountId: string;
+  /** The user behind an auth token; API keys belong to the account, not to a user. */
+  userId: string | null;
+  via: 'api_key' | 'token';
+}
+
+/**
+ * A successful use refreshes `last_used_at` at most this often: a write per request would put
+ * a hot row update on every dashboard call for the sake of a value shown to the minute.
+ */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function createCredentialRepository({ db }: { db: Database }) {
+  const stale = (lastUsedAt: Date | null, now: Date) => !lastUsedAt || now.getTime() - lastUsedAt.getTime() >= TOUCH_INTERVAL_MS;
+
+  return {
+    /** The principal of a plain API key or auth token, or null when it is unknown or expired. */
+    async resolve(plain: string, now = new Date()): Promise<CredentialPrincipal | null> {
+      const kind = credentialKind(plain);
+      if (!kind) return null;
+      const digest = sha256Hex(plain);
+      if (kind === 'api_key') {
+        const [row] = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, digest)).limit(1);
+        // The lookup is by digest; the constant-time comparison guards against any index-side leak.
+        if (!row || !digestsEqual(row.keyHash, digest)) return null;
+        if (stale(row.lastUsedAt, now)) await db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id));
+        return { accountId: row.accountId, userId: null, via: 'api_key' };
+      }
+      const [row] = await db
+        .select({ id: authTokens.id, tokenHash: authTokens.tokenHash, userId: authTokens.userId, accountId: users.accountId,
+          lastUsedAt: authTokens.lastUsedAt, expiresAt: authTokens.expiresAt })
+        .from(authTokens).innerJoin(users, eq(users.id, authTokens.userId))
+        .where(eq(authTokens.tokenHash, digest)).limit(1);
+      if (!row || !digestsEqual(row.tokenHash, digest)) return null;
+      if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return null;
+      if (stale(row.lastUsedAt, now)) await db.update(authTokens).set({ lastUsedAt: now }).where(eq(authTokens.id, row.id));
+      return { accountId: row.accountId, userId: row.userId, via: 'token' };
+    },
+
+    /** Issue an API key; `key` registers a given plain key (fixtures), else a new one is drawn. */
+    async createApiKey(input: { accountId: string; name?: string; key?: string }): Promise<{ id: string; key: string }> {
+      const key = input.key ?? generateCredential('api_key');
+      const [row] = await db.insert(apiKeys).values({
+        accountId: input.accountId, name: input.name ?? '', keyHash: sha256Hex(key), prefix: displayPrefix(key),
+      }).returning({ id: apiKeys.id });
+      return { id: row.id, key };
+    },
+
+    async createAuthToken(input: { userId: string; name?: string; expiresAt?: Date | null }): Promise<{ id: string; token: string }> {
+      const token = generateCredential('token');
+      const [row] = await db.insert(authTokens).values({
+        userId: input.userId, name: input.name ?? '', tokenHash: sha256Hex(token), expiresAt: input.expiresAt ?? null,
+      }).returning({ id: authTokens.id });
+      return { id: row.id, token };
+    },
+
+    /** Revoke every auth token of a user (e.g. after a password reset). */
+    async deleteAuthTokensOfUser(userId: string): Promise<void> {
+      await db.delete(authTokens).where(eq(authTokens.userId, userId));
+    },
+  };
+}
+export type CredentialRepository = ReturnType<typeof createCredentialRepository>;

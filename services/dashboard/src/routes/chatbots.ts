@@ -1,0 +1,41 @@
+import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../auth/auth-plugin.js';
+import type { DashboardDeps } from '../deps.js';
+import { Errors } from '../errors.js';
+import { ChatbotDetail, ChatbotListItem, presentChatbot, presentChatbotDetail } from '../presenters/chatbot-presenter.js';
+import { ANY_CREDENTIAL_SECURITY, IdParams, Success, errorResponses } from '../schemas/common.js';
+
+/** Spec §4.1, under /api/dashboard. */
+export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
+  const { chatbots } = deps.repos;
+
+  app.get('/chatbots', {
+    config: { auth: 'credential' },
+    schema: {
+      tags: ['dashboard'],
+      summary: "List the account's chatbots with conversation counts",
+      security: ANY_CREDENTIAL_SECURITY,
+      response: { 200: Success(Type.Object({ chatbots: Type.Array(ChatbotListItem) })), ...errorResponses(401, 500) },
+    },
+  }, async (req) => {
+    const rows = await chatbots.listForAccount(principalOf(req).accountId);
+    const now = deps.clock();
+    return { success: true as const, data: { chatbots: rows.map((r) => presentChatbot(r, now)) } };
+  });
+
+  app.get('/chatbots/:id', {
+    config: { auth: 'credential' },
+    schema: {
+      tags: ['dashboard'],
+      summary: 'One chatbot of the account',
+      security: ANY_CREDENTIAL_SECURITY,
+      params: IdParams,
+      response: { 200: Success(Type.Object({ chatbot: ChatbotDetail })), ...errorResponses(401, 404, 500) },
+    },
+  }, async (req) => {
+    const row = await chatbots.findForAccount(principalOf(req).accountId, req.params.id);
+    if (!row) throw Errors.notFound();
+    return { success: true as const, data: { chatbot: presentChatbotDetail(row, deps.clock()) } };
+  });
+};

@@ -1,0 +1,36 @@
+/**
+ * A short-lived, bounded result cache that also merges concurrent identical requests.
+ * A dashboard page asks for several statistics at once and is often reloaded; the same
+ * (account, chatbot, statistic, timeframe) within `ttlMs` gets the same answer instead of
+ * another scan. Freshness: a statistic may be up to `ttlMs` old (STATS.md). Expiry runs on a
+ * monotonic clock, so a pinned or adjusted wall clock never freezes or flushes it.
+ */
+export interface ResultCache {
+  get<T>(key: string, compute: () => Promise<T>): Promise<T>;
+}
+
+export function createResultCache(opts: { ttlMs: number; maxEntries?: number; monotonicNow?: () => number }): ResultCache {
+  const { ttlMs } = opts;
+  // Bounded: keys include the chatbot id, and a crawler walking ids must not grow memory.
+  const maxEntries = opts.maxEntries ?? 1000;
+  const now = opts.monotonicNow ?? (() => performance.now());
+  const entries = new Map<string, { expires: number; value: Promise<unknown> }>();
+
+  return {
+    get<T>(key: string, compute: () => Promise<T>): Promise<T> {
+      if (ttlMs <= 0) return compute();
+      const t = now();
+      const hit = entries.get(key);
+      if (hit && hit.expires > t) return hit.value as Promise<T>;
+      const value = compute();
+      entries.delete(key); // re-insert: Map order is then least recently computed first
+      entries.set(key, { expires: t + ttlMs, value });
+      // A failure is not an answer worth keeping: the next request tries again.
+      value.catch(() => {
+        if (entries.get(key)?.value === value) entries.delete(key);
+      });
+      while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+      return value;
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
+import { chatbots, conversationAnalyses, conversations, messages, type Database } from '@chatlytics/postgres';
+import type { AnalysedConversation } from './insights-report.js';
+import type { StatsWindow } from './timeframe.js';
+
+export interface StatsChatbot {
+  id: string;
+  abTestEnabled: boolean;
+}
+
+export interface OverviewTotals {
+  total_conversations: number;
+  total_ai_messages: number;
+  /** Sum over counted conversations of min(last − first message, 1.5 h), in milliseconds. */
+  capped_duration_ms: number;
+}
+
+export interface ConversationStatsRepository {
+  /** The chatbot when it belongs to the account, else null (the caller answers 404). */
+  chatbotOfAccount(accountId: string, chatbotId: string): Promise<StatsChatbot | null>;
+  overview(chatbotId: string, window: StatsWindow): Promise<OverviewTotals>;
+  /** The insights report's conversations: analysed, started in the window, most recent first. */
+  analysedConversations(chatbotId: string, window: StatsWindow, limit: number): Promise<AnalysedConversation[]>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** CONTRACT §5 / spec §8: each conversation counts at most 1.5 hours of saved time. */
+const SAVED_TIME_CAP_MS = 90 * 60_000;
+const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`;
+
+/**
+ * The statistics that live in PostgreSQL (conversations, messages, analyses), through drizzle.
+ * A conversation's duration is last − first of ALL its messages (not only those in the window):
+ * it is the conversation's length, and a window end must not shorten it.
+ */
+export function createConversationStatsRepository(db: Database): ConversationStatsRepository {
+  return {
+    async chatbotOfAccount(accountId, chatbotId) {
+      // chatbots.id is a uuid column: any other text names no chatbot (and would be a SQL error).
+      if (!UUID.test(chatbotId) || !UUID.test(accountId)) return null;
+      const [row] = await db
+        .select({ id: chatbots.id, settings: chatbots.settings })
+        .from(chatbots)
+        .where(and(eq(chatbots.id, chatbotId), eq(chatbots.accountId, accountId)))
+        .limit(1);
+      return row ? { id: row.id, abTestEnabled: row.settings?.abTestEnabled === true } : null;
+    },
+
+    async overview(chatbotId, w) {
+      const inWindow = and(gte(messages.createdAt, w.from), lte(messages.createdAt, w.to));
+      const spans = db
+        .select({
+          conversationId: messages.conversationId,
+          durationMs: sql<string>`extract(epoch from max(${messages.createdAt}) - min(${messages.createdAt})) * 1000`.as('duration_ms'),
+        })
+        .from(messages)
+        .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+        .where(eq(conversations.chatbotId, chatbotId))
+        .groupBy(messages.conversationId)
+        .having(sql`bool_or(${messages.createdAt} between ${ts(w.from)} and ${ts(w.to)})`)
+        .as('spans');
+      const [totals] = await db
+        .select({
+          conversations: sql<string>`count(*)`,
+          cappedMs: sql<string>`coalesce(sum(least(${spans.durationMs}, ${SAVED_TIME_CAP_MS})), 0)`,
+        })
+        .from(spans);
+      const [ai] = await db
+        .select({ count: sql<string>`count(*)` })
+        .from(messages)
+        .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+        .where(and(eq(conversations.chatbotId, chatbotId), eq(messages.role, 'assistant'), inWindow));
+      return {
+        total_conversations: Number(totals?.conversations ?? 0),
+        total_ai_messages: Number(ai?.count ?? 0),
+        capped_duration_ms: Number(totals?.cappedMs ?? 0),
+      };
+    },
+
+    async analysedConversations(chatbotId, w, limit) {
+      const durationMs = sql<string | null>`(
+        select extract(epoch from max(m.created_at) - min(m.created_at)) * 1000
+        from ${messages} m where m.conversation_id = ${conversations.id})`;
+      const rows = await db
+        .select({
+          id: conversations.id,
+          startedAt: conversations.startedAt,
+          durationMs,
+          clickedProducts: conversationAnalyses.clickedProducts,
+          talkedAboutProducts: conversationAnalyses.talkedAboutProducts,
+          intents: conversationAnalyses.intents,
+          complaints: conversationAnalyses.complaints,
+          missingInformation: conversationAnalyses.missingInformation,
+          mood: conversationAnalyses.mood,
+          outcome: conversationAnalyses.outcome,
+          humanInterventionNeeded: conversationAnalyses.humanInterventionNeeded,
+          converted: conversationAnalyses.converted,
+        })
+        .from(conversations)
+        .innerJoin(conversationAnalyses, eq(conversationAnalyses.conversationId, conversations.id))
+        .where(and(eq(conversations.chatbotId, chatbotId), gte(conversations.startedAt, w.from), lte(conversations.startedAt, w.to)))
+        // id breaks ties between equal start times, so the 100 are always the same 100.
+        .orderBy(desc(conversations.startedAt), desc(conversations.id))
+        .limit(limit);
+      return rows.map((r) => ({ ...r, durationMs: Number(r.durationMs ?? 0) }));
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { toInt } from './numbers.js';
+import type { StatsWindow } from './timeframe.js';
+
+/** Raw counts and sums from ClickHouse; rates and rounding are derived by the caller. */
+export interface EngagementCounts {
+  total_users: number;
+  total_users_approached: number;
+  total_users_opened: number;
+  total_users_chatted: number;
+}
+export interface PopupRow { popup_version: string; popup_displayed_count: number; popup_opened_count: number }
+export interface PopupConversations { total: number; from_popup: number; from_chat_button: number }
+export interface PurchaseTotals {
+  total_users: number;
+  total_users_chatted: number;
+  total_users_purchased: number;
+  total_users_chatted_purchased: number;
+  total_revenue_purchased: number;
+  total_revenue_chatted_purchased: number;
+  /** Revenue of the purchases not after chat. */
+  revenue_other: number;
+  orders: number;
+  orders_after_chat: number;
+}
+export interface AbGroupTotals { visitors: number; orders: number; purchasers: number; revenue: number }
+export interface InsightsEventCounts { total_click_throughs: number; likes: number; dislikes: number }
+
+export interface EventStatsRepository {
+  engagement(chatbotId: string, window: StatsWindow): Promise<EngagementCounts>;
+  popupMetrics(chatbotId: string, window: StatsWindow): Promise<{ rows: PopupRow[]; conversations: PopupConversations }>;
+  purchases(chatbotId: string, window: StatsWindow): Promise<PurchaseTotals>;
+  abTest(chatbotId: string, window: StatsWindow): Promise<{ control: AbGroupTotals; test: AbGroupTotals }>;
+  insightsEvents(chatbotId: string, window: StatsWindow): Promise<InsightsEventCounts>;
+}
+
+/** DateTime64(3, 'UTC') text: the queries bind {from}/{to} with an explicit UTC zone. */
+const chTime = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
+
+const numbersOf = <K extends string>(row: Record<string, unknown> | undefined, keys: readonly K[]) =>
+  Object.fromEntries(keys.map((k) => [k, toInt(row?.[k])])) as Record<K, number>;
+
+/**
+ * The statistics that read tracking events: one SQL file per statistic (clickhouse/queries),
+ * parameters bound by the engine. Works on both engines (embedded chdb, server client).
+ */
+export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventStatsRepository {
+  const params = (chatbotId: string, w: StatsWindow) => ({ chatbot_id: chatbotId, from: chTime(w.from), to: chTime(w.to) });
+  const one = async (file: string, chatbotId: string, w: StatsWindow) =>
+    (await clickhouse.query<Record<string, unknown>>(sqlFile(file), params(chatbotId, w)))[0];
+
+  return {
+    async engagement(chatbotId, w) {
+      return numbersOf(await one('stats_engagement', chatbotId, w),
+        ['total_users', 'total_users_approached', 'total_users_opened', 'total_users_chatted'] as const);
+    },
+
+    async popupMetrics(chatbotId, w) {
+      // Sequential on purpose: the embedded engine runs bound queries one at a time anyway.
+      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_popup_metrics'), params(chatbotId, w));
+      const conversations = numbersOf(await one('stats_popup_conversations', chatbotId, w), ['total', 'from_popup', 'from_chat_button'] as const);
+      return {
+        rows: rows.map((r) => ({
+          popup_version: String(r.version),
+          popup_displayed_count: toInt(r.popup_displayed_count),
+          popup_opened_count: toInt(r.popup_opened_count),
+        })),
+        conversations,
+      };
+    },
+
+    async purchases(chatbotId, w) {
+      return numbersOf(await one('stats_purchases', chatbotId, w), [
+        'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased',
+        'total_revenue_purchased', 'total_revenue_chatted_purchased', 'revenue_other', 'orders', 'orders_after_chat',
+      ] as const);
+    },
+
+    async abTest(chatbotId, w) {
+      const row = numbersOf(await one('stats_ab_test', chatbotId, w), [
+        'control_visitors', 'control_orders', 'control_purchasers', 'control_revenue',
+        'test_visitors', 'test_orders', 'test_purchasers', 'test_revenue',
+      ] as const);
+      const group = (g: 'control' | 'test'): AbGroupTotals => ({
+        visitors: row[`${g}_visitors`], orders: row[`${g}_orders`], purchasers: row[`${g}_purchasers`], revenue: row[`${g}_revenue`],
+      });
+      return { control: group('control'), test: group('test') };
+    },
+
+    async insightsEvents(chatbotId, w) {
+      return numbersOf(await one('stats_insights_events', chatbotId, w), ['total_click_throughs', 'likes', 'dislikes'] as const);
+    },
+  };
+}

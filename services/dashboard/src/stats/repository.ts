@@ -1,0 +1,135 @@
+import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import type { Database } from '@chatlytics/postgres';
+import { createEventStatsRepository, type AbGroupTotals } from './event-stats-repository.js';
+import { createConversationStatsRepository, type StatsChatbot } from './conversation-stats-repository.js';
+import { buildAnalysisReport, conversationLink } from './insights-report.js';
+import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from './ab-significance.js';
+import { percent, ratio, round2 } from './numbers.js';
+import type { StatsWindow } from './timeframe.js';
+
+export interface StatsRepositoryDeps {
+  clickhouse: ClickHouseEngine;
+  db: Database;
+  /** APP_URL: base of the conversation links of the insights report (never the Host header). */
+  appUrl: string;
+}
+
+/** CONTRACT §5: an insights report covers at most the 100 most recently started conversations. */
+export const INSIGHTS_CONVERSATION_LIMIT = 100;
+/** p-values keep 6 decimals: rounded to 2, anything below 0.005 would read as 0. */
+const P_VALUE_DECIMALS = 6;
+
+const roundTo = (x: number, decimals: number) => Number(x.toFixed(decimals));
+
+function abGroup(t: AbGroupTotals) {
+  const ci = wilsonInterval(t.purchasers, t.visitors);
+  return {
+    visitors: t.visitors,
+    orders: t.orders,
+    conversion_rate: percent(t.purchasers, t.visitors),
+    aov: ratio(t.revenue, t.orders),
+    arpu: ratio(t.revenue, t.visitors),
+    // Beyond the spec (STATS.md): the conversion rate's 95 % Wilson interval, in percent.
+    conversion_rate_ci95: { lower: round2(ci.lower * 100), upper: round2(ci.upper * 100) },
+  };
+}
+
+/**
+ * Every statistic's body after the common `timeframe_days, start_date, end_date` fields, in
+ * the spec's field order. ClickHouse answers the event statistics, PostgreSQL the
+ * conversation ones; rates, averages and rounding (CONTRACT §5) are applied here.
+ */
+export function createStatsRepository(deps: StatsRepositoryDeps) {
+  const events = createEventStatsRepository(deps.clickhouse);
+  const convos = createConversationStatsRepository(deps.db);
+
+  return {
+    chatbotOfAccount: (accountId: string, chatbotId: string): Promise<StatsChatbot | null> =>
+      convos.chatbotOfAccount(accountId, chatbotId),
+
+    async overview(chatbotId: string, w: StatsWindow) {
+      const t = await convos.overview(chatbotId, w);
+      return {
+        total_conversations: t.total_conversations,
+        total_ai_messages: t.total_ai_messages,
+        saved_hours: round2(t.capped_duration_ms / 3_600_000).toFixed(2),
+      };
+    },
+
+    async engagement(chatbotId: string, w: StatsWindow) {
+      const c = await events.engagement(chatbotId, w);
+      return {
+        ...c,
+        approached_ratio: percent(c.total_users_approached, c.total_users),
+        opened_ratio: percent(c.total_users_opened, c.total_users),
+        chatted_ratio: percent(c.total_users_chatted, c.total_users),
+      };
+    },
+
+    async popupMetrics(chatbotId: string, w: StatsWindow) {
+      const { rows, conversations } = await events.popupMetrics(chatbotId, w);
+      return {
+        metrics: rows.map((r) => ({ ...r, open_rate: percent(r.popup_opened_count, r.popup_displayed_count) })),
+        conversations: { ...conversations, popup_ratio: percent(conversations.from_popup, conversations.total) },
+      };
+    },
+
+    async purchases(chatbot: StatsChatbot, w: StatsWindow) {
+      const t = await events.purchases(chatbot.id, w);
+      const body = {
+        total_users: t.total_users,
+        total_users_chatted: t.total_users_chatted,
+        total_users_purchased: t.total_users_purchased,
+        total_users_chatted_purchased: t.total_users_chatted_purchased,
+        total_revenue_purchased: round2(t.total_revenue_purchased),
+        total_revenue_chatted_purchased: round2(t.total_revenue_chatted_purchased),
+        conversion_rate_with_chat: percent(t.total_users_chatted_purchased, t.total_users_chatted),
+        conversion_rate_without_chat: percent(t.total_users_purchased - t.total_users_chatted_purchased, t.total_users),
+        aov_with_chat: ratio(t.total_revenue_chatted_purchased, t.orders_after_chat),
+        aov_without_chat: ratio(t.revenue_other, t.orders - t.orders_after_chat),
+      };
+      if (!chatbot.abTestEnabled) return body;
+      const ab = await events.abTest(chatbot.id, w);
+      const srm = sampleRatioMismatch(ab.control.visitors, ab.test.visitors);
+      return {
+        ...body,
+        ab_test: {
+          control: abGroup(ab.control),
+          test: abGroup(ab.test),
+          // Beyond the spec (STATS.md): is the difference real, and can the split be trusted?
+          comparison: {
+            p_value: roundTo(twoProportionPValue(ab.control.purchasers, ab.control.visitors, ab.test.purchasers, ab.test.visitors), P_VALUE_DECIMALS),
+            sample_ratio_mismatch: srm.mismatch,
+            sample_ratio_p_value: roundTo(srm.pValue, P_VALUE_DECIMALS),
+          },
+        },
+      };
+    },
+
+    async conversationInsights(chatbotId: string, w: StatsWindow) {
+      const [analysed, counts] = await Promise.all([
+        convos.analysedConversations(chatbotId, w, INSIGHTS_CONVERSATION_LIMIT),
+        events.insightsEvents(chatbotId, w),
+      ]);
+      const r = buildAnalysisReport(analysed, (id) => conversationLink(deps.appUrl, chatbotId, id));
+      // Spec order: the event counts sit between the analysis fields.
+      return {
+        most_clicked_products: r.most_clicked_products,
+        most_talked_about_products: r.most_talked_about_products,
+        most_frequent_intents: r.most_frequent_intents,
+        most_common_complaints: r.most_common_complaints,
+        mood_percentages: r.mood_percentages,
+        outcome_percentages: r.outcome_percentages,
+        human_intervention_needed_percentage: r.human_intervention_needed_percentage,
+        missing_information_overview: r.missing_information_overview,
+        total_conversations_analyzed: r.total_conversations_analyzed,
+        total_click_throughs: counts.total_click_throughs,
+        chat_conversion: r.chat_conversion,
+        reactions: { likes: counts.likes, dislikes: counts.dislikes },
+        average_conversation_duration_minutes: r.average_conversation_duration_minutes,
+      };
+    },
+  };
+}
+
+export type StatsRepository = ReturnType<typeof createStatsRepository>;

@@ -1,0 +1,132 @@
+import Type from 'typebox';
+
+/**
+ * Request and response schemas of the statistics endpoints (spec §4.5). Response property
+ * order IS the wire order (Fastify serialises by schema), so every object lists its fields in
+ * the spec's order, and a field missing here would be dropped from the response.
+ */
+const ChatbotId = Type.String({ minLength: 1, maxLength: 255, description: 'Chatbot identifier' });
+
+export const StatsQuery = Type.Object({
+  chatbot_id: ChatbotId,
+  timeframe: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: 7, description: 'Days to look back' })),
+});
+
+/** `Ab` → `[aA][bB]`: JSON Schema patterns have no case-insensitive flag. */
+const anyCase = (word: string) => [...word].map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c)).join('');
+const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const POSITIVE = '[0-9]*[1-9][0-9]*';
+/**
+ * The syntax of the insights timeframe (CONTRACT §5), so that a bad one is reported together
+ * with every other bad field; parseInsightsTimeframe (timeframe.ts) gives it its meaning.
+ */
+export const INSIGHTS_TIMEFRAME_PATTERN = `^\\s*(${[
+  ...['day', 'week', 'month', ...MONTH_NAMES].map(anyCase),
+  POSITIVE,
+  `${POSITIVE}\\s+(${['minute', 'hour', 'day', 'week', 'month'].map(anyCase).join('|')})[sS]?`,
+].join('|')})\\s*$`;
+
+export const InsightsQuery = Type.Object({
+  chatbot_id: ChatbotId,
+  timeframe: Type.String({
+    minLength: 1, maxLength: 50, pattern: INSIGHTS_TIMEFRAME_PATTERN,
+    description: 'day | week | month | N minute(s)|hour(s)|day(s)|week(s)|month(s) | a month name | N (days)',
+  }),
+});
+
+const Count = Type.Integer({ minimum: 0 });
+const Rate = Type.Number({ description: 'Percent, 2 decimals' });
+const Money = Type.Number({ description: 'EUR, 2 decimals' });
+const Window = {
+  timeframe_days: Type.Integer(),
+  start_date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+  end_date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+};
+
+export const OverviewResponse = Type.Object({
+  ...Window,
+  total_conversations: Count,
+  total_ai_messages: Count,
+  saved_hours: Type.String({ description: 'Hours with 2 decimals, e.g. "3.75"' }),
+});
+
+export const EngagementResponse = Type.Object({
+  ...Window,
+  total_users: Count,
+  total_users_approached: Count,
+  total_users_opened: Count,
+  total_users_chatted: Count,
+  approached_ratio: Rate,
+  opened_ratio: Rate,
+  chatted_ratio: Rate,
+});
+
+export const PopupMetricsResponse = Type.Object({
+  ...Window,
+  metrics: Type.Array(Type.Object({
+    popup_version: Type.String(),
+    popup_displayed_count: Count,
+    popup_opened_count: Count,
+    open_rate: Rate,
+  })),
+  conversations: Type.Object({
+    total: Count,
+    from_popup: Count,
+    from_chat_button: Count,
+    popup_ratio: Rate,
+  }),
+});
+
+const AbGroup = Type.Object({
+  visitors: Count,
+  orders: Count,
+  conversion_rate: Rate,
+  aov: Money,
+  arpu: Money,
+  conversion_rate_ci95: Type.Object({ lower: Rate, upper: Rate }, { description: 'Wilson score interval (beyond the spec)' }),
+});
+
+export const PurchasesResponse = Type.Object({
+  ...Window,
+  total_users: Count,
+  total_users_chatted: Count,
+  total_users_purchased: Count,
+  total_users_chatted_purchased: Count,
+  total_revenue_purchased: Money,
+  total_revenue_chatted_purchased: Money,
+  conversion_rate_with_chat: Rate,
+  conversion_rate_without_chat: Rate,
+  aov_with_chat: Money,
+  aov_without_chat: Money,
+  ab_test: Type.Optional(Type.Object({
+    control: AbGroup,
+    test: AbGroup,
+    comparison: Type.Object({
+      p_value: Type.Number({ description: 'Two-proportion z-test (pooled), two-sided' }),
+      sample_ratio_mismatch: Type.Boolean({ description: 'Chi-square against 50/50, p < 0.001' }),
+      sample_ratio_p_value: Type.Number(),
+    }, { description: 'Beyond the spec' }),
+  }, { description: 'Only when the chatbot has abTestEnabled' })),
+});
+
+const Ranked = Type.Array(Type.Object({
+  item: Type.String(),
+  count: Count,
+  conversations: Type.Array(Type.String({ description: '{APP_URL}/app/{chatbot_id}/conversations/{id}' })),
+}), { maxItems: 10 });
+
+export const InsightsResponse = Type.Object({
+  most_clicked_products: Ranked,
+  most_talked_about_products: Ranked,
+  most_frequent_intents: Ranked,
+  most_common_complaints: Ranked,
+  mood_percentages: Type.Object({ happy: Rate, angry: Rate, neutral: Rate }),
+  outcome_percentages: Type.Object({ success: Rate, fail: Rate, neutral: Rate }),
+  human_intervention_needed_percentage: Rate,
+  missing_information_overview: Ranked,
+  total_conversations_analyzed: Count,
+  total_click_throughs: Count,
+  chat_conversion: Type.Object({ ratio: Rate, total_conversions: Count, total_conversations: Count }),
+  reactions: Type.Object({ likes: Count, dislikes: Count }),
+  average_conversation_duration_minutes: Type.Number(),
+});

@@ -1,0 +1,36 @@
+import t from 'tap';
+import Fastify from 'fastify';
+import swagger from '@fastify/swagger';
+import { loadConfig } from '@chatlytics/core';
+import type { Postgres } from '@chatlytics/postgres';
+import dashboardApp, { dashboardSecuritySchemes } from '../src/app.js';
+
+t.test('every dashboard route documents its responses, errors included, and the OpenAPI document generates', async (t) => {
+  const app = Fastify({ pluginTimeout: 120_000 }); // see helper.ts: start-up time is not under test
+  t.teardown(() => app.close());
+  await app.register(swagger, { openapi: { info: { title: 'Chatlytics', version: '0' }, components: { securitySchemes: dashboardSecuritySchemes } } });
+  // Route registration touches no database; the docs need only the schemas.
+  const postgres = { kind: 'embedded', db: {} } as unknown as Postgres;
+  await app.register(dashboardApp, { config: loadConfig({ SESSION_SECRET: 's'.repeat(32) }, '/tmp'), postgres });
+  await app.ready();
+  const doc = app.swagger() as unknown as { paths: Record<string, Record<string, { tags?: string[]; responses: Record<string, unknown>; security?: unknown }>> };
+
+  const expected: Record<string, { method: string; statuses: string[] }> = {
+    '/api/dashboard/chatbots': { method: 'get', statuses: ['200', '401'] },
+    '/api/dashboard/chatbots/{id}': { method: 'get', statuses: ['200', '401', '404'] },
+    '/api/dashboard/data-sources': { method: 'get', statuses: ['200', '401'] },
+    '/api/dashboard/data-sources/{id}': { method: 'get', statuses: ['200', '401', '404'] },
+    '/app/data-sources/search-test': { method: 'post', statuses: ['200', '401', '403', '404', '422', '500'] },
+    '/login': { method: 'post', statuses: ['200', '302', '403', '422'] },
+    '/logout': { method: 'post', statuses: ['200', '302', '403'] },
+    '/api/auth/tokens': { method: 'post', statuses: ['201', '403', '422'] },
+  };
+  for (const [path, { method, statuses }] of Object.entries(expected)) {
+    const op = doc.paths[path]?.[method];
+    t.ok(op, `${method} ${path} is documented`);
+    if (!op) continue;
+    t.ok(op.tags?.length, `${path} has tags`);
+    for (const s of statuses) t.ok(op.responses[s], `${method} ${path} documents ${s}`);
+  }
+  t.same(doc.paths['/app/data-sources/search-test'].post.security, [{ sessionCookie: [] }]);
+});

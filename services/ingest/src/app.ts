@@ -1,0 +1,124 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { Registry } from 'prom-client';
+import type { EventBus } from '@chatlytics/bus';
+import type { Config, Logger } from '@chatlytics/core';
+import { createClientHasher } from '@chatlytics/events';
+import { registerTrackBodyParsers, TRACK_BODY_LIMIT } from './body-parsers.js';
+import { answerPreflight, registerOriginCheck } from './cors.js';
+import { TrackError, errorBody, fromFastifyError } from './errors.js';
+import { createIngestMetrics } from './metrics.js';
+import { createOriginPolicy } from './origin-policy.js';
+import { createPublisher, type EventPublisher, type PublisherOptions } from './publisher.js';
+import { preflightResponseSchema, trackBodySchema, trackQuerySchema, trackResponseSchema } from './schemas.js';
+import { createTrackHandler } from './track-handler.js';
+
+export interface IngestAppOptions {
+  config: Config;
+  bus: EventBus;
+  log?: Logger;
+  registry?: Registry;
+  clock?: () => Date;
+  /**
+   * Key of the client-IP hash. The entry point passes the persistent session secret so hashes
+   * stay comparable across restarts; without one a random per-process key is used.
+   */
+  clientHashSecret?: string;
+  /** A publisher owned by the caller (the entry point drains it on shutdown); else one is created and drained on close. */
+  publisher?: EventPublisher;
+  /** Micro-batching tuning of the publisher created here. */
+  batching?: Pick<PublisherOptions, 'maxDelayMs' | 'maxBatchEvents' | 'maxBatchBytes'>;
+}
+
+export const TRACK_POST_PATHS = ['/api/analytics/track', '/api/events/track', '/api/save'] as const;
+export const TRACK_GET_PATHS = ['/api/analytics/track', '/api/events/track'] as const;
+
+/** The HMAC key is derived, not the secret itself: one secret must not serve two purposes. */
+const deriveKey = (secret: string) => createHmac('sha256', secret).update('chatlytics:client-ip-hash').digest();
+
+/**
+ * The public tracking endpoints (spec §4.4, CONTRACT §3) as one encapsulated plugin: its body
+ * parsers, error handler, rate limit and CORS apply to these routes only.
+ *
+ * Proxies: the per-IP rate limit and the client hash use `request.ip`, which is the socket
+ * peer unless the Fastify server was created with `trustProxy` (config.trustProxy, set by the
+ * entry point): only then is X-Forwarded-For believed.
+ */
+export const ingestApp: FastifyPluginAsync<IngestAppOptions> = async (app: FastifyInstance, opts) => {
+  const { config } = opts;
+  const log = opts.log ?? app.log;
+  const registry = opts.registry ?? new Registry();
+  const metrics = createIngestMetrics(registry);
+  const clock = opts.clock ?? (() => new Date());
+  if (!opts.clientHashSecret) log.info('no client hash secret given: client hashes are per-process');
+  const hashClient = createClientHasher(opts.clientHashSecret ? deriveKey(opts.clientHashSecret) : randomBytes(32));
+  const publisher = opts.publisher ?? createPublisher({ bus: opts.bus, metrics, ...opts.batching });
+  if (!opts.publisher) app.addHook('onClose', async () => publisher.drain());
+
+  registerTrackBodyParsers(app);
+  // Validation is @chatlytics/events' job (exact rules, 400-vs-422 classification); the route
+  // schemas only document. A pass-through validator keeps AJV from coercing or pre-empting.
+  app.setValidatorCompiler(() => () => true);
+
+  app.setErrorHandler((err: FastifyError | TrackError, request: FastifyRequest, reply: FastifyReply) => {
+    const trackErr = err instanceof TrackError ? err : fromFastifyError(err);
+    if (trackErr.statusCode >= 500 && trackErr.code !== 'ANALYTICS_004') request.log.error({ err }, 'tracking request failed');
+    metrics.rejected.inc({ reason: trackErr.code });
+    if (trackErr.retryAfter !== undefined) reply.header('retry-after', String(trackErr.retryAfter));
+    return reply.code(trackErr.statusCode).send(errorBody(trackErr));
+  });
+
+  registerOriginCheck(app, createOriginPolicy(config.track.allowedOrigins));
+
+  // One store keyed by client IP for every route of this scope: all aliases share one budget.
+  await app.register(rateLimit, {
+    global: true,
+    max: config.track.rateLimitPerMinute,
+    timeWindow: 60_000,
+    errorResponseBuilder: (_req, ctx) => new TrackError('RATE_LIMITED', { retryAfter: Math.ceil(ctx.ttl / 1000) }),
+  });
+
+  const handler = createTrackHandler({ publisher, metrics, clock, hashClient });
+  const common = {
+    bodyLimit: TRACK_BODY_LIMIT,
+    // A HEAD twin of the GET form would record an event on every link-checker probe.
+    exposeHeadRoute: false,
+  };
+  for (const url of TRACK_POST_PATHS) {
+    app.post(url, {
+      ...common,
+      schema: {
+        tags: ['tracking'],
+        summary: url === '/api/save' ? 'Track an event (legacy alias)' : 'Track an event',
+        body: trackBodySchema,
+        querystring: trackQuerySchema,
+        response: trackResponseSchema,
+      },
+    }, handler);
+    app.options(url, {
+      // A browser's preflight is not an event: it must not halve the visitor's budget.
+      config: { rateLimit: false },
+      schema: { tags: ['tracking'], summary: 'CORS preflight', response: preflightResponseSchema },
+    }, answerPreflight);
+  }
+  for (const url of TRACK_GET_PATHS) {
+    app.get(url, {
+      ...common,
+      schema: {
+        tags: ['tracking'],
+        summary: 'Track an event (legacy GET form)',
+        description: '`e` = event, `u` = token, `d` = data as URL-encoded JSON. Answers exactly like the POST form.',
+        querystring: trackQuerySchema,
+        response: trackResponseSchema,
+      },
+    }, handler);
+  }
+};
+
+export default ingestApp;
+export { createPublisher, EventPublisher, PUBLISHER_DEFAULTS } from './publisher.js';
+export { TRACK_ERRORS, TrackError, BUS_RETRY_AFTER_SECONDS } from './errors.js';
+export { createOriginPolicy } from './origin-policy.js';
+export { createIngestMetrics } from './metrics.js';
+export { TRACK_BODY_LIMIT } from './body-parsers.js';
