@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { loggerOptions } from './logger.js';
 
 export interface HttpServerOptions {
@@ -72,4 +72,13 @@ export function exitOnStartupError(err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`${message}\n`);
   process.exit(1);
+}
+
+/** The environment parsed once at start-up; a bad variable exits 1 with its one-line message. */
+export function loadConfigOrExit(env: Record<string, string | undefined>): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    exitOnStartupError(err);
+  }
 }

@@ -1,14 +1,9 @@
-import { loadConfig, createLogger, acquireDataDirLock } from '@chatlytics/core';
-import { closeOnSignals, exitOnStartupError } from '@chatlytics/core/http';
+import { createLogger, acquireDataDirLock } from '@chatlytics/core';
+import { closeOnSignals, exitOnStartupError, loadConfigOrExit } from '@chatlytics/core/http';
 import { buildStandalone } from './standalone-app.js';
 
 // Entry point of `npm start`: the only place (with the other entry points) that reads process.env.
-let config;
-try {
-  config = loadConfig(process.env);
-} catch (err) {
-  exitOnStartupError(err);
-}
+const config = loadConfigOrExit(process.env);
 const log = createLogger(config.logLevel, 'chatlytics');
 let lock;
 try {

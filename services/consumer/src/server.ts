@@ -1,16 +1,11 @@
-import { loadConfig, createLogger, createMetricsRegistry, acquireDataDirLock, type Config } from '@chatlytics/core';
-import { createHttpServer, closeOnSignals, exitOnStartupError } from '@chatlytics/core/http';
+import { createLogger, createMetricsRegistry, acquireDataDirLock } from '@chatlytics/core';
+import { createHttpServer, closeOnSignals, exitOnStartupError, loadConfigOrExit } from '@chatlytics/core/http';
 import { createEventBus } from '@chatlytics/bus';
 import { createClickHouse, runMigrations } from '@chatlytics/clickhouse';
 import { consumerApp, createConsumer } from './app.js';
 
 // Entry point of `npm run start:consumer`: the only place here that reads process.env.
-let config: Config;
-try {
-  config = loadConfig(process.env);
-} catch (err) {
-  exitOnStartupError(err);
-}
+const config = loadConfigOrExit(process.env);
 const log = createLogger(config.logLevel, 'consumer');
 // The embedded engines (chdb, the event log) allow one process per DATA_DIR; against servers
 // (Kafka and a ClickHouse URL) several consumers may run side by side in one group.

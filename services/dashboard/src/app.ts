@@ -119,7 +119,6 @@ export { generateCredential, sha256Hex, randomId, digestsEqual } from './auth/cr
 export { SESSION_COOKIE, SESSION_TTL_MS, cookiePolicy, readSessionCookie, setSessionCookie, clearSessionCookie } from './auth/session-cookie.js';
 export { setFlash, takeFlash, FLASH_COOKIE, type Flash } from './auth/flash.js';
 export { isCrossOrigin, sameOriginPath, localPath, wantsJson } from './auth/origin.js';
-export { loadOrCreateSessionSecret } from './auth/session-secret.js';
 export { checkCredentials, startSession, endSession, HOME_AFTER_LOGIN, LOGIN_PAGE } from './routes/auth-routes.js';
 export { createLocalRawContentStorage, type RawContentStorage } from './storage/raw-content-storage.js';
 export { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from './format/time.js';

@@ -5,17 +5,12 @@
  */
 import { createPostgres } from '@chatlytics/postgres';
 import { createClickHouse, runMigrations } from '@chatlytics/clickhouse';
-import { createLogger, createMetricsRegistry, loadConfig, opsPlugin, resolveSessionSecret, type Config } from '@chatlytics/core';
-import { closeOnSignals, createHttpServer, exitOnStartupError } from '@chatlytics/core/http';
+import { createLogger, createMetricsRegistry, opsPlugin, resolveSessionSecret } from '@chatlytics/core';
+import { closeOnSignals, createHttpServer, exitOnStartupError, loadConfigOrExit } from '@chatlytics/core/http';
 import { dashboardApp, dashboardSecuritySchemes } from './app.js';
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    exitOnStartupError(err);
-  }
+    const config = loadConfigOrExit(process.env);
   const log = createLogger(config.logLevel, 'dashboard');
   const registry = createMetricsRegistry();
   const postgres = await createPostgres({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });

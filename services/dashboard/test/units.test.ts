@@ -9,7 +9,6 @@ import { credentialKind, digestsEqual, generateCredential, sha256Hex } from '../
 import { hashPassword, verifyPassword, TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { isCrossOrigin, localPath, sameOriginPath } from '../src/auth/origin.js';
 import { cookiePolicy, setSessionCookie } from '../src/auth/session-cookie.js';
-import { loadOrCreateSessionSecret } from '../src/auth/session-secret.js';
 import { toDashboardError, errorBody } from '../src/error-handler.js';
 import { DashboardError, Errors } from '../src/errors.js';
 import { buildExtraTagConfig } from '../src/presenters/data-source-presenter.js';
@@ -73,15 +72,6 @@ t.test('session cookie: Secure exactly when APP_URL is https', async (t) => {
     t.equal(/;\s*Secure/.test(header), secure, appUrl);
     await app.close();
   }
-});
-
-t.test('session secret: generated once, kept in DATA_DIR, owner-only', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-secret-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const first = loadOrCreateSessionSecret(dir);
-  t.ok(first.length >= 32);
-  t.equal(loadOrCreateSessionSecret(dir), first);
-  t.equal(fs.statSync(path.join(dir, 'session-secret')).mode & 0o777, 0o600);
 });
 
 t.test('local raw content storage: round trip, missing is null, traversal refused', async (t) => {

@@ -3,19 +3,14 @@
  * reads the environment. It listens and shuts down; everything else is the ingestApp plugin.
  */
 import { createEventBus } from '@chatlytics/bus';
-import { createLogger, createMetricsRegistry, loadConfig, opsPlugin, resolveSessionSecret, type Config } from '@chatlytics/core';
-import { closeOnSignals, createHttpServer, exitOnStartupError } from '@chatlytics/core/http';
+import { createLogger, createMetricsRegistry, opsPlugin, resolveSessionSecret } from '@chatlytics/core';
+import { closeOnSignals, createHttpServer, exitOnStartupError, loadConfigOrExit } from '@chatlytics/core/http';
 import { ingestApp } from './app.js';
 import { createIngestMetrics } from './metrics.js';
 import { createPublisher } from './publisher.js';
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    exitOnStartupError(err);
-  }
+    const config = loadConfigOrExit(process.env);
   const log = createLogger(config.logLevel, 'ingest');
   const registry = createMetricsRegistry();
   const bus = await createEventBus(config, log, registry);
