@@ -23,9 +23,11 @@ export const PG_INDEX_DDL = [
 /** Column order of the CSV exported from ClickHouse. */
 export const PG_COLUMNS = ['event_id', 'event', 'token', 'chatbot_id', 'received_at', 'ab_group', 'popup_version', 'open_way', 'order_num', 'total_value_base'];
 
-// "Not a retry of an event that arrived before the window": the ClickHouse NOT IN.
+// "Not a retry of an event that arrived in the lookback before the window" (the retry rule,
+// services/dashboard/src/stats/retry-lookback.ts: one day): the ClickHouse NOT IN.
 const fresh = (alias: string) =>
-  `not exists (select 1 from bench_events x where x.event_id = ${alias}.event_id and x.chatbot_id = $1 and x.received_at < $2)`;
+  `not exists (select 1 from bench_events x where x.event_id = ${alias}.event_id and x.chatbot_id = $1
+     and x.received_at >= $2::timestamptz - interval '1 day' and x.received_at < $2)`;
 
 export const PG_QUERIES: Record<string, string[]> = {
   engagement: [`
@@ -59,12 +61,18 @@ export const PG_QUERIES: Record<string, string[]> = {
       select event_id, min(received_at) at, (array_agg(token order by received_at))[1] token,
              (array_agg(order_num order by received_at))[1] order_num,
              (array_agg(coalesce(total_value_base, 0) order by received_at))[1] revenue
-      from bench_events where chatbot_id = $1 and received_at <= $3 and event = 'purchase' group by event_id),
+      from bench_events
+      where chatbot_id = $1 and received_at between $2::timestamptz - interval '1 day' and $3 and event = 'purchase'
+      group by event_id having min(received_at) >= $2),
+    firsts as (
+      select distinct on (order_num) order_num, received_at, event_id
+      from bench_events where chatbot_id = $1 and received_at <= $3 and event = 'purchase' and order_num <> ''
+      order by order_num, received_at, event_id),
     counted as (
-      select distinct on (case when order_num = '' then event_id::text else 'o:' || order_num end) at, token, revenue
-      from pe order by case when order_num = '' then event_id::text else 'o:' || order_num end, at, event_id),
+      select pe.at, pe.token, pe.revenue from pe left join firsts f on f.order_num = pe.order_num
+      where pe.order_num = '' or (f.received_at = pe.at and f.event_id = pe.event_id)),
     p as (select c.token, c.revenue, (v.chatted and c.at > v.first_chat) as after_chat
-          from counted c join v on v.token = c.token where c.at >= $2)
+          from counted c join v on v.token = c.token)
     select (select count(*) from v) total_users, (select count(*) from v where chatted) chatted,
            count(distinct token) purchased, count(distinct token) filter (where after_chat) chatted_purchased,
            coalesce(sum(revenue), 0) revenue, coalesce(sum(revenue) filter (where after_chat), 0) revenue_after,

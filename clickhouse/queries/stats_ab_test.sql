@@ -3,7 +3,9 @@
 --   visitors = |V_g|; orders = purchases of P (see stats_purchases.sql) by V_g;
 --   purchasers = distinct purchasing tokens of V_g; revenue = their purchases' revenue.
 -- The caller derives conversion_rate, aov, arpu and the significance figures (STATS.md).
--- Deduplication and order-number rules are the same as in stats_purchases.sql.
+-- Deduplication, retry and order-number rules are the same as in stats_purchases.sql.
+-- Retry rule as in stats_engagement.sql: a copy in W of an event received in
+-- [{dedup_lookback_from}, {from}) is a retried beacon and does not count.
 -- toUInt128(event_id) in the NOT IN: see stats_engagement.sql.
 WITH
     grouped_visitors AS
@@ -22,14 +24,17 @@ WITH
               SELECT toUInt128(event_id)
               FROM events
               WHERE chatbot_id = {chatbot_id:String}
+                AND received_at >= {dedup_lookback_from:DateTime64(3, 'UTC')}
                 AND received_at < {from:DateTime64(3, 'UTC')}
                 AND (event = 'visitor' OR ab_group IN ('control', 'test'))
           )
         GROUP BY token
         HAVING max(event = 'visitor') AND (in_control OR in_test)
     ),
-    purchase_events AS
+    window_purchases AS
     (
+        -- Each purchase counting in W once, at its earliest copy (retry rule: the read starts
+        -- at {dedup_lookback_from}, and an event first received before {from} is dropped).
         SELECT
             event_id,
             min(received_at) AS at,
@@ -38,20 +43,37 @@ WITH
             argMin(ifNull(total_value_base, 0), received_at) AS revenue
         FROM events
         WHERE chatbot_id = {chatbot_id:String}
+          AND received_at >= {dedup_lookback_from:DateTime64(3, 'UTC')}
           AND received_at <= {to:DateTime64(3, 'UTC')}
           AND event = 'purchase'
         GROUP BY event_id
+        HAVING at >= {from:DateTime64(3, 'UTC')}
+    ),
+    order_firsts AS
+    (
+        -- Exact, over all history: each order number's first purchase row ever (ties:
+        -- smallest event_id). Only this chatbot's purchase rows with an order number are kept.
+        SELECT order_num, min((received_at, event_id)) AS first
+        FROM events
+        WHERE chatbot_id = {chatbot_id:String}
+          AND received_at <= {to:DateTime64(3, 'UTC')}
+          AND event = 'purchase'
+          AND order_num != ''
+        GROUP BY order_num
+    ),
+    counted_in_window AS
+    (
+        -- Purchases without order_num all count; one with an order number only when it is
+        -- that order's first purchase ever (a retried copy of it, or a repeat, is not).
+        SELECT p.at AS at, p.token AS token, p.revenue AS revenue
+        FROM window_purchases AS p
+        LEFT JOIN order_firsts AS o ON o.order_num = p.order_num
+        WHERE p.order_num = '' OR o.first = (p.at, p.event_id)
     ),
     purchases_by_token AS
     (
-        SELECT first.2 AS token, count() AS orders, sum(first.3) AS revenue
-        FROM
-        (
-            SELECT argMin((at, token, revenue), (at, event_id)) AS first
-            FROM purchase_events
-            GROUP BY order_num, if(order_num = '', event_id, toUUID('00000000-0000-0000-0000-000000000000'))
-        )
-        WHERE first.1 >= {from:DateTime64(3, 'UTC')}
+        SELECT token, count() AS orders, sum(revenue) AS revenue
+        FROM counted_in_window
         GROUP BY token
     )
 SELECT

@@ -1,17 +1,20 @@
 -- Purchase funnel of one chatbot over W = [{from}, {to}] (CONTRACT §5 "purchases").
 --   V (visitor tokens in W), chatted = tokens of V with a convo_started in W,
 --   first_chat(u) = u's earliest convo_started in W.
---   Counted purchases: every purchase event once, at its earliest received_at; then per
---   order_num only the chatbot's earliest purchase EVER (ties: smallest event_id) counts, so an
---   order first seen before W is not counted again inside it; purchases without order_num
---   ('') all count. P = counted purchases in W whose token is in V.
+--   Counted purchases: every purchase event once, at its earliest received_at, under the
+--   retry rule of stats_engagement.sql (a copy in W of an event received in
+--   [{dedup_lookback_from}, {from}) does not count); then per order_num only the chatbot's
+--   earliest purchase row EVER (ties: smallest event_id) counts, so an order first seen before
+--   W is not counted again inside it; purchases without order_num ('') all count.
+--   P = counted purchases in W whose token is in V.
 --   A purchase is after chat when first_chat exists and the purchase is strictly later.
 --   Revenue sums total_value_base with NULL (unknown currency) as 0.
 -- Returns the counts and sums; the caller derives rates and averages (2 decimals, 0 on a zero
 -- denominator): conversion_rate_with_chat, conversion_rate_without_chat, aov_with_chat,
 -- aov_without_chat.
--- Reading: the purchase scan covers the chatbot's whole history up to {to} (order numbers are
--- deduplicated over all time), but only purchase rows of this chatbot's primary-key range.
+-- Reading: the window's events from {dedup_lookback_from} to {to}; the order-number lookup
+-- covers the chatbot's whole history (orders are exact over all time) but only its purchase
+-- rows with an order number, in this chatbot's primary-key range.
 -- toUInt128(event_id) in the NOT IN: see stats_engagement.sql.
 WITH
     window_tokens AS
@@ -31,15 +34,17 @@ WITH
               SELECT toUInt128(event_id)
               FROM events
               WHERE chatbot_id = {chatbot_id:String}
+                AND received_at >= {dedup_lookback_from:DateTime64(3, 'UTC')}
                 AND received_at < {from:DateTime64(3, 'UTC')}
                 AND event IN ('visitor', 'convo_started')
           )
         GROUP BY token
         HAVING max(event = 'visitor')
     ),
-    purchase_events AS
+    window_purchases AS
     (
-        -- Each purchase event once, at its earliest copy.
+        -- Each purchase counting in W once, at its earliest copy (retry rule: the read starts
+        -- at {dedup_lookback_from}, and an event first received before {from} is dropped).
         SELECT
             event_id,
             min(received_at) AS at,
@@ -48,22 +53,32 @@ WITH
             argMin(ifNull(total_value_base, 0), received_at) AS revenue
         FROM events
         WHERE chatbot_id = {chatbot_id:String}
+          AND received_at >= {dedup_lookback_from:DateTime64(3, 'UTC')}
           AND received_at <= {to:DateTime64(3, 'UTC')}
           AND event = 'purchase'
         GROUP BY event_id
+        HAVING at >= {from:DateTime64(3, 'UTC')}
+    ),
+    order_firsts AS
+    (
+        -- Exact, over all history: each order number's first purchase row ever (ties:
+        -- smallest event_id). Only this chatbot's purchase rows with an order number are kept.
+        SELECT order_num, min((received_at, event_id)) AS first
+        FROM events
+        WHERE chatbot_id = {chatbot_id:String}
+          AND received_at <= {to:DateTime64(3, 'UTC')}
+          AND event = 'purchase'
+          AND order_num != ''
+        GROUP BY order_num
     ),
     counted_in_window AS
     (
-        -- One group per order_num, and one per event for purchases without order_num (the
-        -- constant nil UUID keeps all rows of one order_num in the same group).
-        SELECT first.1 AS at, first.2 AS token, first.3 AS revenue
-        FROM
-        (
-            SELECT argMin((at, token, revenue), (at, event_id)) AS first
-            FROM purchase_events
-            GROUP BY order_num, if(order_num = '', event_id, toUUID('00000000-0000-0000-0000-000000000000'))
-        )
-        WHERE at >= {from:DateTime64(3, 'UTC')}
+        -- Purchases without order_num all count; one with an order number only when it is
+        -- that order's first purchase ever (a retried copy of it, or a repeat, is not).
+        SELECT p.at AS at, p.token AS token, p.revenue AS revenue
+        FROM window_purchases AS p
+        LEFT JOIN order_firsts AS o ON o.order_num = p.order_num
+        WHERE p.order_num = '' OR o.first = (p.at, p.event_id)
     )
 SELECT
     count() AS total_users,

@@ -9,22 +9,33 @@ import { percent, ratio, round2 } from '../src/stats/numbers.js';
 
 interface Ev { id: string; event: string; token: string; at: number; row: StoredEvent }
 
-/** Each event_id once, as its earliest copy; only this chatbot's events. */
-function dedup(events: readonly StoredEvent[], chatbotId: string): Ev[] {
+const DAY_MS = 86_400_000;
+/**
+ * The retry rule (CONTRACT §5 as refined in STATS.md): a copy in W of an event_id that was
+ * also received in the RETRY_LOOKBACK before W is a retried beacon and does not count; an
+ * original older than that is not looked for. Written out here, not imported, so that the
+ * oracle cannot silently follow a change of the implementation's constant.
+ */
+const RETRY_LOOKBACK_MS = DAY_MS;
+
+const inWindow = (at: number, from: number, to: number) => at >= from && at <= to;
+
+/** Each event_id once, as its earliest copy received in [lo, hi]; only this chatbot's events. */
+function earliestCopies(events: readonly StoredEvent[], chatbotId: string, lo: number, hi: number): Ev[] {
   const first = new Map<string, Ev>();
   for (const row of events) {
     if (row.chatbot_id !== chatbotId) continue;
     const at = parseChTime(row.received_at);
+    if (!inWindow(at, lo, hi)) continue;
     const seen = first.get(row.event_id);
     if (!seen || at < seen.at) first.set(row.event_id, { id: row.event_id, event: row.event, token: row.token, at, row });
   }
   return [...first.values()];
 }
 
-const inWindow = (at: number, from: number, to: number) => at >= from && at <= to;
-
+/** The events that count in W: earliest copy within [from − lookback, to], and that copy in W. */
 function windowEvents(events: readonly StoredEvent[], chatbotId: string, from: number, to: number): Ev[] {
-  return dedup(events, chatbotId).filter((e) => inWindow(e.at, from, to));
+  return earliestCopies(events, chatbotId, from - RETRY_LOOKBACK_MS, to).filter((e) => e.at >= from);
 }
 
 const tokensOf = (evs: Ev[], event: string) => new Set(evs.filter((e) => e.event === event).map((e) => e.token));
@@ -79,27 +90,30 @@ export function oraclePopupMetrics(events: readonly StoredEvent[], chatbotId: st
 }
 
 export function oraclePurchases(events: readonly StoredEvent[], chatbotId: string, from: number, to: number, abTestEnabled: boolean) {
-  const all = dedup(events, chatbotId);
-  const w = all.filter((e) => inWindow(e.at, from, to));
+  const w = windowEvents(events, chatbotId, from, to);
   const v = tokensOf(w, 'visitor');
   const chatted = intersect(v, tokensOf(w, 'convo_started'));
   const firstChat = new Map<string, number>();
   for (const e of w) {
     if (e.event === 'convo_started' && (firstChat.get(e.token) ?? Infinity) > e.at) firstChat.set(e.token, e.at);
   }
-  // Orders: the earliest purchase ever per order number (ties: smallest event_id).
-  const purchases = all.filter((e) => e.event === 'purchase').sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1));
-  const seenOrders = new Set<string>();
-  const counted: Ev[] = [];
-  for (const p of purchases) {
-    const num = p.row.order_num;
-    if (num !== '') {
-      if (seenOrders.has(num)) continue;
-      seenOrders.add(num);
-    }
-    counted.push(p);
+  // Orders are exact over all history: per order number, the chatbot's earliest purchase row
+  // ever (ties: smallest event_id) is the order's first purchase; any later one, or a retried
+  // copy of the first, is not counted again.
+  const orderFirst = new Map<string, { at: number; id: string }>();
+  for (const row of events) {
+    if (row.chatbot_id !== chatbotId || row.event !== 'purchase' || row.order_num === '') continue;
+    const at = parseChTime(row.received_at);
+    const seen = orderFirst.get(row.order_num);
+    if (!seen || at < seen.at || (at === seen.at && row.event_id < seen.id)) orderFirst.set(row.order_num, { at, id: row.event_id });
   }
-  const P = counted.filter((p) => inWindow(p.at, from, to) && v.has(p.token));
+  const counted = w.filter((p) => {
+    if (p.event !== 'purchase') return false;
+    if (p.row.order_num === '') return true;
+    const first = orderFirst.get(p.row.order_num)!;
+    return first.at === p.at && first.id === p.id;
+  });
+  const P = counted.filter((p) => v.has(p.token));
   const afterChat = (p: Ev) => firstChat.has(p.token) && p.at > firstChat.get(p.token)!;
   const revenue = (ps: Ev[]) => ps.reduce((s, p) => s + (p.row.total_value_base ?? 0), 0);
   const after = P.filter(afterChat);

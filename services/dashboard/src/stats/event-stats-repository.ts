@@ -1,6 +1,7 @@
 import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
+import { dedupLookbackFrom } from './retry-lookback.js';
 
 /** Raw counts and sums from ClickHouse; rates and rounding are derived by the caller. */
 export interface EngagementCounts {
@@ -45,7 +46,9 @@ const numbersOf = <K extends string>(row: Record<string, unknown> | undefined, k
  * parameters bound by the engine. Works on both engines (embedded chdb, server client).
  */
 export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventStatsRepository {
-  const params = (chatbotId: string, w: StatsWindow) => ({ chatbot_id: chatbotId, from: chTime(w.from), to: chTime(w.to) });
+  const params = (chatbotId: string, w: StatsWindow) => ({
+    chatbot_id: chatbotId, from: chTime(w.from), to: chTime(w.to), dedup_lookback_from: chTime(dedupLookbackFrom(w.from)),
+  });
   const one = async (file: string, chatbotId: string, w: StatsWindow) =>
     (await clickhouse.query<Record<string, unknown>>(sqlFile(file), params(chatbotId, w)))[0];
 
@@ -56,12 +59,19 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
     },
 
     async popupMetrics(chatbotId, w) {
-      // Sequential on purpose: the embedded engine runs bound queries one at a time anyway.
-      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_popup_metrics'), params(chatbotId, w));
-      const conversations = numbersOf(await one('stats_popup_conversations', chatbotId, w), ['total', 'from_popup', 'from_chat_button'] as const);
+      // One query for both blocks (stats_popup_metrics.sql): popup rows, then conversation rows.
+      const all = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_popup_metrics'), params(chatbotId, w));
+      const isConversation = (r: Record<string, unknown>) => toInt(r.is_conversation) === 1;
+      const conversations = { total: 0, from_popup: 0, from_chat_button: 0 };
+      for (const r of all.filter(isConversation)) {
+        const n = toInt(r.conversations);
+        conversations.total += n;
+        if (r.key === 'popup') conversations.from_popup += n;
+        if (r.key === 'chat_button') conversations.from_chat_button += n;
+      }
       return {
-        rows: rows.map((r) => ({
-          popup_version: String(r.version),
+        rows: all.filter((r) => !isConversation(r)).map((r) => ({
+          popup_version: String(r.key),
           popup_displayed_count: toInt(r.popup_displayed_count),
           popup_opened_count: toInt(r.popup_opened_count),
         })),
