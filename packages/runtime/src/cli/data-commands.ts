@@ -9,8 +9,8 @@ import { backfillEvents, type BackfillInput } from './backfill.js';
 import { buildDemoFixture } from './demo-fixture.js';
 import type { CommandContext } from './context.js';
 
-async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean }, fn: (e: Engines) => Promise<T>): Promise<T> {
-  const engines = await openEngines(ctx.config, ctx.log, undefined, { migrate: true, bus: opts.bus ?? false });
+async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean; migrate?: boolean }, fn: (e: Engines) => Promise<T>): Promise<T> {
+  const engines = await openEngines(ctx.config, ctx.log, undefined, { migrate: opts.migrate ?? true, bus: opts.bus ?? false });
   try {
     return await fn(engines);
   } finally {
@@ -18,9 +18,11 @@ async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean }, fn: 
   }
 }
 
-/** `migrate`: both stores' migrations (openEngines applies them; ClickHouse's are run again to report). */
+/** `migrate`: both stores' migrations, run here rather than by openEngines so that what was applied can be reported. */
 export function migrate(ctx: CommandContext) {
-  return withEngines(ctx, {}, async ({ clickhouse }) => {
+  return withEngines(ctx, { migrate: false }, async ({ postgres, clickhouse }) => {
+    // drizzle's migrator reports nothing; PostgreSQL is simply up to date afterwards.
+    await postgres.migrate();
     const ch = await runMigrations(clickhouse);
     return { postgres: 'up to date', clickhouse: { applied: ch.applied, alreadyApplied: ch.alreadyApplied } };
   });

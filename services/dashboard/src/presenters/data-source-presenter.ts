@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { ExtraTag } from '@chatlytics/postgres';
-import type { ChildRow, ChunkRow, DataSourceRow } from '../repositories/data-source-repository.js';
+import type { ChildRow, ChunkRow, DataSourceListRow, DataSourceRow } from '../repositories/data-source-repository.js';
 import { formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from '../format/time.js';
 import { Nullable } from '../schemas/common.js';
 
@@ -59,7 +59,7 @@ export const ExtraTagConfig = Type.Record(Type.String({ format: 'uuid' }), Type.
   values: Type.Array(Type.String()),
 }));
 
-function presentCommon(row: DataSourceRow) {
+function presentCommon(row: DataSourceListRow) {
   return {
     id: row.id, name: row.name, type: row.type, subtype: row.subtype, status: row.status, source: row.source,
     documentCount: row.documentCount, productCount: row.productCount, childrenCount: row.childrenCount,
@@ -67,8 +67,14 @@ function presentCommon(row: DataSourceRow) {
   };
 }
 
-export function presentDataSourceListItem(row: DataSourceRow, now: Date) {
-  return { ...presentCommon(row), createdAt: formatDateTimeMinutes(row.createdAt), updatedAt: timeAgo(row.updatedAt, now) };
+/** Spelled out rather than spread from presentCommon: it runs for thousands of rows per request. */
+export function presentDataSourceListItem(row: DataSourceListRow, now: Date) {
+  return {
+    id: row.id, name: row.name, type: row.type, subtype: row.subtype, status: row.status, source: row.source,
+    documentCount: row.documentCount, productCount: row.productCount, childrenCount: row.childrenCount,
+    autoUpdate: row.autoUpdate, chatbotId: row.chatbotId, chatbotName: row.chatbotName,
+    createdAt: formatDateTimeMinutes(row.createdAt), updatedAt: timeAgo(row.updatedAt, now),
+  };
 }
 
 /** Only well-formed `{name, value}` string pairs: the column is free JSON written by importers. */

@@ -1,5 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { apiKeys, authTokens, users, type Database } from '@chatlytics/postgres';
+import { once } from './once.js';
 import { credentialKind, digestsEqual, displayPrefix, generateCredential, sha256Hex } from '../auth/credentials.js';
 
 export interface CredentialPrincipal {
@@ -17,6 +18,9 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 export function createCredentialRepository({ db }: { db: Database }) {
   const stale = (lastUsedAt: Date | null, now: Date) => !lastUsedAt || now.getTime() - lastUsedAt.getTime() >= TOUCH_INTERVAL_MS;
+  // Every API request starts with this lookup: built once (on first use) rather than rendered per call.
+  const apiKeyByDigest = once(() => db.select().from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder('digest'))).limit(1)
+    .prepare('dashboard_api_key_by_digest'));
 
   return {
     /** The principal of a plain API key or auth token, or null when it is unknown or expired. */
@@ -25,7 +29,7 @@ export function createCredentialRepository({ db }: { db: Database }) {
       if (!kind) return null;
       const digest = sha256Hex(plain);
       if (kind === 'api_key') {
-        const [row] = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, digest)).limit(1);
+        const [row] = await apiKeyByDigest().execute({ digest });
         // The lookup is by digest; the constant-time comparison guards against any index-side leak.
         if (!row || !digestsEqual(row.keyHash, digest)) return null;
         if (stale(row.lastUsedAt, now)) await db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id));
