@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseReplayArgs } from '@chatlytics/consumer/replay-args';
 import { parseArgs, required, UsageError } from './args.js';
 
 /**
@@ -66,11 +67,11 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
     case 'api-keys:create':
       return { command: name, email: email(required(args, 'email', USAGE[name])), name: args.options.name };
     case 'replay':
-      // The consumer's runReplayCommand owns the full check (and repeats these two): caught here,
-      // the common mistakes cost no engine start-up.
-      if (!args.options.from || args.options.from === 'true') throw new UsageError('replay: --from <ISO-8601> is required');
-      if (!/^\d{4}-\d{2}-\d{2}/.test(args.options.from) || Number.isNaN(Date.parse(args.options.from))) {
-        throw new UsageError(`replay: --from must be an ISO-8601 date or time (got ${JSON.stringify(args.options.from)})`);
+      // The consumer's own check, run before any engine starts so a typo costs no start-up.
+      try {
+        parseReplayArgs(argv);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
       }
       return { command: name, argv };
   }
