@@ -3,7 +3,7 @@ import { Session } from 'chdb';
 import type { Logger } from '@chatlytics/core';
 import type { ClickHouseEngine, InsertOptions, QueryParams } from './types.js';
 import { closed, queryFailed, unavailable } from './errors.js';
-import { assertDatabase, assertTable } from './identifiers.js';
+import { assertColumns, assertDatabase, assertTable } from './identifiers.js';
 import { parseJsonEachRow, toJsonEachRow } from './json-each-row.js';
 
 export interface ChdbEngineOptions {
@@ -85,7 +85,10 @@ export async function createChdbEngine(opts: ChdbEngineOptions): Promise<ClickHo
       if (values.length === 0 || (!Buffer.isBuffer(rows) && rows.length === 0)) return;
       const settings: Record<string, string | number | boolean> = { ...(o.settings ?? {}) };
       if (o.dedupToken) settings.insert_deduplication_token = o.dedupToken;
-      await run(() => session.insert({ table, values, format: 'JSONEachRow', settings }));
+      const format = Buffer.isBuffer(rows) ? o.format ?? 'JSONEachRow' : 'JSONEachRow';
+      if (format !== 'JSONEachRow' && !o.columns) throw new TypeError(`insert: ${format} needs a column list`);
+      if (o.columns) assertColumns(o.columns);
+      await run(() => session.insert({ table, values, format, columns: o.columns, settings }));
     },
     async ping() {
       try {

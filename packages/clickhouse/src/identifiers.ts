@@ -19,3 +19,9 @@ export function assertTable(name: string): string {
 }
 
 export const isIdentifier = (name: string) => IDENT.test(name);
+
+/** An INSERT's column list; plain identifiers only, like table names. */
+export function assertColumns(names: readonly string[]): string {
+  if (names.length === 0 || !names.every((n) => IDENT.test(n))) throw badIdentifier('column list', names.join(','));
+  return names.join(', ');
+}

@@ -4,7 +4,7 @@ import { createClient, ClickHouseError as ClientError, type ClickHouseClient } f
 import type { Logger } from '@chatlytics/core';
 import type { ClickHouseEngine, InsertOptions, QueryParams } from './types.js';
 import { closed, queryFailed, unavailable } from './errors.js';
-import { assertDatabase, assertTable } from './identifiers.js';
+import { assertColumns, assertDatabase, assertTable } from './identifiers.js';
 
 export interface ServerEngineOptions {
   url: string;
@@ -102,10 +102,13 @@ export async function createServerEngine(opts: ServerEngineOptions): Promise<Cli
         await guard(() => client.insert({ table, values: [...rows], format: 'JSONEachRow', clickhouse_settings }));
         return;
       }
+      const format = o.format ?? 'JSONEachRow';
+      if (format !== 'JSONEachRow' && !o.columns) throw new TypeError(`insert: ${format} needs a column list`);
+      const columns = o.columns ? ` (${assertColumns(o.columns)})` : '';
       // insert() wants objects for JSON formats; exec() sends a prepared buffer as the body untouched.
       await guard(async () => {
         const r = await client.exec({
-          query: `INSERT INTO ${table} FORMAT JSONEachRow`,
+          query: `INSERT INTO ${table}${columns} FORMAT ${format}`,
           values: Readable.from([rows], { objectMode: false }),
           clickhouse_settings,
         });

@@ -8,7 +8,8 @@ import Type, { type Static } from 'typebox';
 export const StoredItem = Type.Object({
   item_id: Type.String({ maxLength: 128 }),
   value: Type.Number(),
-  quantity: Type.Integer({ minimum: 1 }),
+  // ClickHouse's UInt32 column would silently wrap a larger quantity (5e9 → 705032704).
+  quantity: Type.Integer({ minimum: 1, maximum: 4_294_967_295 }),
   /** The item's own currency as sent (upper-cased), or the event's, or EUR. */
   currency: Type.String({ maxLength: 3 }),
 });

@@ -1,7 +1,7 @@
 import t from 'tap';
 import {
   EUR_RATES, abGroupOf, createClientHasher, decodeStoredEvent, encodeStoredEvent, eventIdFromSeed,
-  formatReceivedAt, isStoredEvent, newEventId, normalizeEvent, validateTrackingBody, type NormalizeContext, type StoredEvent,
+  formatReceivedAt, isStoredEvent, isValidReceivedAt, newEventId, normalizeEvent, validateTrackingBody, type NormalizeContext, type StoredEvent,
 } from '../src/index.js';
 
 const receivedAt = new Date('2026-03-04T05:06:07.089Z');
@@ -177,4 +177,20 @@ t.test('bus encoding round-trips through the consumer decoder', async (t) => {
   const wrong = decodeStoredEvent(JSON.stringify({ ...event, ab_group: 'other', received_at: '2026-01-01T00:00:00Z' } satisfies Record<keyof StoredEvent, unknown>));
   t.match(wrong, { ok: false, reason: 'invalid_event' });
   if (!wrong.ok) t.same(Object.keys(wrong.errors).sort(), ['ab_group', 'received_at']);
+  const impossible = decodeStoredEvent(JSON.stringify({ ...event, received_at: '2026-02-29 10:00:00.000' }));
+  t.match(impossible, { ok: false, reason: 'invalid_event', errors: { received_at: [/real UTC time/] } }, 'right shape, no such day');
+  t.notOk(isStoredEvent({ ...event, received_at: '2026-13-01 00:00:00.000' }));
+  const huge = decodeStoredEvent(JSON.stringify({ ...event, items: [{ ...event.items[0], quantity: 5_000_000_000 }] }));
+  t.match(huge, { ok: false, reason: 'invalid_event' }, 'a quantity UInt32 cannot hold is refused, not wrapped');
+});
+
+t.test('isValidReceivedAt: calendar days, leap years, time fields and DateTime64 range', async (t) => {
+  for (const ok of ['2024-02-29 23:59:59.999', '2000-02-29 00:00:00.000', '1900-01-01 00:00:00.000', '2299-12-31 23:59:59.999', '2026-04-30 12:00:00.000']) {
+    t.ok(isValidReceivedAt(ok), ok);
+  }
+  for (const bad of ['2026-02-29 00:00:00.000', '1900-02-29 00:00:00.000', '2026-04-31 00:00:00.000', '2026-00-10 00:00:00.000',
+    '2026-01-00 00:00:00.000', '2026-01-01 24:00:00.000', '2026-01-01 00:60:00.000', '2026-01-01 00:00:60.000',
+    '1899-12-31 23:59:59.999', '2300-01-01 00:00:00.000']) {
+    t.notOk(isValidReceivedAt(bad), bad);
+  }
 });

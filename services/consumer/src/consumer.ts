@@ -109,18 +109,24 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   let buffer = newBuffer();
 
   /**
-   * The offset each partition's next batch should start at, when this process committed the
-   * previous one. Any other start (the first batch after a start, a crash, a rebalance, or our
-   * own failed batch) may overlap rows inserted but never committed: such a batch is fenced.
+   * Per partition: the offset its next batch should start at, and whether batches must still
+   * be fenced. A batch is trusted (not fenced) only when it starts exactly where the previous
+   * batch this process was handed ends AND fencing is off. Fencing is on after a start (a
+   * crash or a rebalance may have left rows inserted but never committed), after any failed
+   * batch, and while fenced batches keep finding their last row already stored (the previous
+   * owner got further than the committed offset). It goes off when a fenced batch's last row
+   * was not stored yet: everything after it is new. The bus reads ahead (the next batch is
+   * handed over before this one is written), so `expected` moves at hand-over, not at the end.
    */
-  const expectedNext = new Map<string, bigint>();
+  const partitions = new Map<string, { expected: bigint; fencing: boolean }>();
 
   async function handleBatch(batch: ConsumedBatch): Promise<void> {
     if (batch.messages.length === 0) return;
     const key = segmentKey(batch);
-    const expected = expectedNext.get(key);
-    const fenced = expected === undefined || BigInt(batch.messages[0].offset) !== expected;
+    const state = partitions.get(key);
+    const fenced = state === undefined || state.fencing || BigInt(batch.messages[0].offset) !== state.expected;
     const segment = toSegment(batch, fenced);
+    partitions.set(key, { expected: BigInt(segment.lastOffset) + 1n, fencing: state?.fencing ?? true });
     counts.batches++;
     counts.messages += batch.messages.length;
     counts.dropped += segment.dropped;
@@ -129,14 +135,12 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
       if (segment.rows.length > 0 || segment.rejects.length > 0) await buffer.add(segment);
     } catch (err) {
       counts.failedBatches++;
-      expectedNext.delete(key);
+      partitions.delete(key);
       log.error({ err, partition: batch.partition, firstOffset: segment.firstOffset, lastOffset: segment.lastOffset }, 'batch not written: left uncommitted for redelivery');
       throw err;
     }
-    // A redelivered batch cut shorter than the first attempt ends inside the rows already
-    // stored; the next batch may still hold some of them, so it stays fenced.
-    if (segment.tailAlreadyStored) expectedNext.delete(key);
-    else expectedNext.set(key, BigInt(segment.lastOffset) + 1n);
+    const current = partitions.get(key);
+    if (fenced && current) current.fencing = segment.tailAlreadyStored === true;
   }
 
   return {

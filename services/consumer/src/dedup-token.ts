@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Segment } from './segment.js';
-import type { PipelineRow } from './steps.js';
+import type { Segment, SegmentRow } from './segment.js';
+
 
 /**
  * insert_deduplication_token of one INSERT into `events`.
@@ -26,7 +26,7 @@ import type { PipelineRow } from './steps.js';
  * - `prefix` tells the consumer from each replay run: a replay must never be taken for the
  *   consumer's original insert (if those rows were lost, the replay is what restores them).
  */
-export function insertToken(prefix: string, segments: readonly Segment[], rows: readonly PipelineRow[]): string {
+export function insertToken(prefix: string, segments: readonly Segment[], rows: readonly SegmentRow[]): string {
   const hash = createHash('sha256');
   hash.update(`${prefix}/events/v1\n`);
   for (const s of segments) hash.update(`${s.stream}:${s.partition}:${s.firstOffset}-${s.lastOffset}\n`);

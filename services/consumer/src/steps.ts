@@ -1,7 +1,8 @@
-import { storedEventValidator, type StoredEvent } from '@chatlytics/events';
+import { storedEventProblem, storedEventValidator, type StoredEvent } from '@chatlytics/events';
 import type { ConsumedMessage } from '@chatlytics/bus';
 import { isRetriable } from '@chatlytics/core';
 import { RejectReason } from './errors.js';
+import { compactRow } from './compact-row.js';
 
 /**
  * The per-message steps of the pipeline (PostHog ingestion-pipeline style). Each returns
@@ -43,19 +44,25 @@ export interface Validated {
 
 /** Against the very schema the ingest serialises with; the first error names the field. */
 export function validate(decoded: Decoded): StepResult<Validated> {
-  if (storedEventValidator.Check(decoded.value)) return ok({ message: decoded.message, event: decoded.value });
+  if (storedEventValidator.Check(decoded.value)) {
+    const problem = storedEventProblem(decoded.value);
+    if (!problem) return ok({ message: decoded.message, event: decoded.value });
+    return deadLetter(RejectReason.SchemaInvalid, `/${problem.field}: ${problem.message}`);
+  }
   const first = storedEventValidator.Errors(decoded.value)[0];
   const where = first?.instancePath || '/';
   return deadLetter(RejectReason.SchemaInvalid, `${where}: ${first?.message ?? 'does not match the StoredEvent schema'}`);
 }
 
-/** A row ready for the JSONEachRow body of the insert. */
+/** A row ready for the JSONCompactEachRow body of the insert. */
 export interface PipelineRow {
   eventId: string;
   /** DateTime64 text; bounds the already-inserted lookup to the rows' time range. */
   receivedAt: string;
-  /** The row's JSON, without the trailing newline. */
-  json: Buffer;
+  /** The row as a JSONCompactEachRow line (compact-row.ts), without the trailing newline. */
+  row: string;
+  /** The message as it came off the bus: what is dead-lettered should ClickHouse refuse the row. */
+  payload: Buffer;
   /** When the bus accepted the message (ms): the start of the freshness clock. */
   busTimestamp: number;
   /** Where it came from, should ClickHouse refuse the row and it has to be dead-lettered. */
@@ -64,22 +71,16 @@ export interface PipelineRow {
   key: string | null;
 }
 
-const NEWLINE = 0x0a;
-
 /**
  * The ingest already normalised everything (currency conversion, A/B group, event id,
  * received_at); recomputing any of it here would let two services disagree. Enrichment is
- * therefore only what the insert needs: the row's bytes. The bus value already IS the row's
- * JSON, so it is reused as is (no re-serialisation: the fast path). A raw newline would split
- * the row in JSONEachRow, so such a value (pretty-printed by some other producer) is
- * re-serialised; JSON.stringify never emits one.
+ * therefore only what the insert needs: the validated object as a compact row.
  */
 export function enrich(validated: Validated): StepResult<PipelineRow> {
   const { message, event } = validated;
-  const json = message.value.includes(NEWLINE) ? Buffer.from(JSON.stringify(event)) : message.value;
   return ok({
-    eventId: event.event_id, receivedAt: event.received_at, json, busTimestamp: message.timestamp,
-    partition: message.partition, offset: message.offset, key: message.key,
+    eventId: event.event_id, receivedAt: event.received_at, row: compactRow(event), payload: message.value,
+    busTimestamp: message.timestamp, partition: message.partition, offset: message.offset, key: message.key,
   });
 }
 

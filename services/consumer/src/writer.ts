@@ -2,9 +2,9 @@ import type { EventBus } from '@chatlytics/bus';
 import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { isRetriable, type Logger } from '@chatlytics/core';
 import { ConsumerErrorCode, RejectReason } from './errors.js';
-import { compareSegments, type RejectedMessage, type Segment } from './segment.js';
-import type { PipelineRow } from './steps.js';
+import { compareSegments, type RejectedMessage, type Segment, type SegmentRow } from './segment.js';
 import { insertToken, contentToken } from './dedup-token.js';
+import { EVENT_COLUMNS } from './compact-row.js';
 import { retrying, type RetryContext } from './retry.js';
 import { toDeadLetter, toRejectedRow } from './dead-letter.js';
 import type { RecentIds } from './recent-ids.js';
@@ -20,10 +20,16 @@ const EXISTING_IDS_SQL = sqlFile('consumer/existing-event-ids');
 const LOOKUP_CHUNK = 2000;
 
 /**
- * A column the ingest starts sending before the migration that adds it has run would make
- * every INSERT fail; skipping it loses nothing, since `data` keeps the raw payload.
+ * - min_chunk_bytes_for_parallel_parsing: ClickHouse parses a text body in parallel only in
+ *   chunks of this size (default 10 MiB), so a 20k-row insert (~12 MB) went to ONE parser
+ *   thread; 1 MiB chunks spread it over the cores (bench:pipeline).
+ * - optimize_on_insert=0: ReplacingMergeTree would otherwise collapse equal keys while
+ *   writing each part; the consumer already left out duplicate ids (selectRows) and every
+ *   read is dedup-correct, so that pass would be pure cost.
+ * - input_format_json_named_tuples_as_objects=0: compact rows carry each item as a
+ *   positional array (compact-row.ts), not as an object with the tuple's names.
  */
-const INSERT_SETTINGS = { input_format_skip_unknown_fields: 1 };
+const INSERT_SETTINGS = { min_chunk_bytes_for_parallel_parsing: 1 << 20, optimize_on_insert: 0, input_format_json_named_tuples_as_objects: 0 };
 
 export interface WriterDeps {
   clickhouse: ClickHouseEngine;
@@ -49,15 +55,9 @@ export interface WriteSummary {
 
 export function createWriter(deps: WriterDeps) {
   const { clickhouse, log, metrics, retry } = deps;
-  const NL = Buffer.from('\n');
+  const body = (rows: readonly SegmentRow[]) => Buffer.concat(rows.map((r) => r.line));
 
-  const body = (rows: readonly PipelineRow[]) => {
-    const parts: Buffer[] = new Array(rows.length * 2);
-    rows.forEach((row, i) => { parts[2 * i] = row.json; parts[2 * i + 1] = NL; });
-    return Buffer.concat(parts);
-  };
-
-  async function storedIds(rows: readonly PipelineRow[]): Promise<Set<string>> {
+  async function storedIds(rows: readonly SegmentRow[]): Promise<Set<string>> {
     const found = new Set<string>();
     for (let i = 0; i < rows.length; i += LOOKUP_CHUNK) {
       const chunk = rows.slice(i, i + LOOKUP_CHUNK);
@@ -73,12 +73,12 @@ export function createWriter(deps: WriterDeps) {
   }
 
   /** Leave out rows already in this insert, inserted recently, or (fenced segments) already stored. */
-  async function selectRows(segments: readonly Segment[]): Promise<{ rows: PipelineRow[]; duplicates: number }> {
+  async function selectRows(segments: readonly Segment[]): Promise<{ rows: SegmentRow[]; duplicates: number }> {
     const fenced = segments.filter((s) => s.fenced && s.rows.length > 0);
     const stored = fenced.length > 0 ? await storedIds(fenced.flatMap((s) => s.rows)) : new Set<string>();
     for (const s of fenced) s.tailAlreadyStored = stored.has(s.rows[s.rows.length - 1].eventId.toLowerCase());
     const seen = new Set<string>();
-    const rows: PipelineRow[] = [];
+    const rows: SegmentRow[] = [];
     let duplicates = 0;
     for (const s of segments) {
       for (const row of s.rows) {
@@ -96,9 +96,11 @@ export function createWriter(deps: WriterDeps) {
     return { rows, duplicates };
   }
 
-  async function insert(rows: readonly PipelineRow[], token: string): Promise<void> {
+  /** `prepared`: the body when it is exactly the segments' own bodies (nothing left out). */
+  async function insert(rows: readonly SegmentRow[], token: string, prepared?: Buffer): Promise<void> {
     const started = performance.now();
-    await retrying('insert into events', retry, () => clickhouse.insert('events', body(rows), { dedupToken: token, settings: INSERT_SETTINGS }));
+    const data = prepared ?? body(rows);
+    await retrying('insert into events', retry, () => clickhouse.insert('events', data, { dedupToken: token, settings: INSERT_SETTINGS, format: 'JSONCompactEachRow', columns: EVENT_COLUMNS }));
     metrics.insertSeconds.observe((performance.now() - started) / 1000);
     metrics.batchRows.observe(rows.length);
   }
@@ -108,11 +110,11 @@ export function createWriter(deps: WriterDeps) {
    * cannot parse although our schema accepts it (e.g. a duplicated JSON key). Bisect to find the refused rows (log2(n) rounds for one bad row),
    * insert the rest and return the refused ones as poison: one bad row never blocks a partition.
    */
-  async function insertIsolating(rows: readonly PipelineRow[], token: string, err: unknown): Promise<RejectedMessage[]> {
+  async function insertIsolating(rows: readonly SegmentRow[], token: string, err: unknown): Promise<RejectedMessage[]> {
     if (rows.length === 1) {
       const row = rows[0];
       return [{
-        reason: RejectReason.InsertRejected, error: (err as Error).message, payload: row.json, key: row.key,
+        reason: RejectReason.InsertRejected, error: (err as Error).message, payload: row.payload, key: row.key,
         partition: row.partition, offset: row.offset, busTimestamp: row.busTimestamp,
       }];
     }
@@ -160,7 +162,9 @@ export function createWriter(deps: WriterDeps) {
     if (rows.length > 0) {
       const token = insertToken(deps.tokenPrefix, segments, rows);
       try {
-        await insert(rows, token);
+        // The usual case, no duplicate left out: the segments' bodies are the insert as is.
+        const whole = duplicates === 0 ? Buffer.concat(segments.map((s) => s.body)) : undefined;
+        await insert(rows, token, whole);
       } catch (err) {
         if (!isRowRefusal(err)) throw err;
         log.error({ err, rows: rows.length }, 'ClickHouse refused a row of an insert: isolating the refused rows');

@@ -2,7 +2,7 @@ import t from 'tap';
 import { ClickHouseError } from '@chatlytics/clickhouse';
 import { events, storedEvent, toMessage } from './events.js';
 import { consumerFor, silent, until } from './helpers.js';
-import { counts, deadLetters, embeddedBus, flakyInserts, migratedChdb, tempDir } from './real-engines.js';
+import { counts, deadLetters, embeddedBus, flakyInserts, manglingInserts, migratedChdb, tempDir } from './real-engines.js';
 import { replay } from '../src/replay.js';
 import { unwrapDeadLetter } from '../src/dead-letter.js';
 
@@ -60,23 +60,39 @@ t.test('a poison message between good ones: good ones land, poison in events_rej
   t.ok(dlq.some((m) => unwrapDeadLetter(m.value)?.toString() === '{"broken":'));
 });
 
-t.test('a row our schema accepts but ClickHouse refuses is isolated and dead-lettered; its batch lands', async (t) => {
+t.test('a row ClickHouse refuses is isolated by bisection and dead-lettered; its batch lands', async (t) => {
   const { ch, bus } = await setup(t);
   const good = events(50);
-  // JSON.parse keeps the last of two equal keys, so validation passes; ClickHouse refuses the row.
-  const twice = storedEvent(7);
-  const duplicatedKey = JSON.stringify(twice).replace('{', `{"token":"${twice.token}",`);
+  const refused = storedEvent(7, { received_at: '2031-02-03 04:05:06.789' });
+  const refusedBytes = Buffer.from(JSON.stringify(refused));
   await bus.publish(good.slice(0, 25).map(toMessage));
-  await bus.publish([{ key: twice.token, value: Buffer.from(duplicatedKey) }]);
+  await bus.publish([{ key: refused.token, value: refusedBytes }]);
   await bus.publish(good.slice(25).map(toMessage));
-  const consumer = consumerFor(bus, ch);
+  // The real engine refuses an impossible date (code 41) wherever this row is in the body.
+  const mangled = manglingInserts(ch, (body) => body.replace('2031-02-03 04:05:06.789', '2031-13-45 04:05:06.789'));
+  const consumer = consumerFor(bus, mangled);
   await consumer.start();
   await until(async () => (await bus.lag()) === 0, 'lag 0');
   await consumer.stop();
   t.same(await counts(ch), { raw: 50, distinct: 50 });
   const rejected = await ch.query<{ reason: string; payload: string }>('SELECT reason, payload FROM events_rejected');
-  t.same(rejected, [{ reason: 'insert_rejected', payload: duplicatedKey }]);
+  t.same(rejected, [{ reason: 'insert_rejected', payload: refusedBytes.toString() }], 'the bus bytes, not the insert line');
   t.equal((await deadLetters(bus)).length, 1);
+});
+
+t.test('an impossible timestamp is schema-invalid: dead-lettered before any insert or lookup', async (t) => {
+  const { ch, bus } = await setup(t);
+  const good = events(10);
+  const bad = { ...storedEvent(8), received_at: '2026-13-45 99:99:99.999' };
+  await bus.publish([...good.slice(0, 5), bad, ...good.slice(5)].map(toMessage));
+  const consumer = consumerFor(bus, ch);
+  await consumer.start();
+  await until(async () => (await bus.lag()) === 0, 'lag 0');
+  await consumer.stop();
+  t.same(await counts(ch), { raw: 10, distinct: 10 });
+  const rejected = await ch.query<{ reason: string; error: string }>('SELECT reason, error FROM events_rejected');
+  t.equal(rejected.length, 1);
+  t.match(rejected[0], { reason: 'invalid_event', error: /received_at/ });
 });
 
 t.test('ClickHouse unavailable for a while, then back: no loss, no duplicates', async (t) => {

@@ -63,3 +63,21 @@ export function flakyInserts(
   };
   return proxy as ClickHouseEngine & { attempts: number };
 }
+
+/**
+ * Rewrites every INSERT body into `events` before the real engine sees it: how a test makes
+ * ClickHouse itself refuse one row that our schema accepted (no such row is known to exist
+ * once the consumer re-serialises validated events, so one is manufactured on the way).
+ */
+export function manglingInserts(engine: ClickHouseEngine, mangle: (body: string) => string): ClickHouseEngine {
+  return {
+    kind: engine.kind,
+    database: engine.database,
+    command: engine.command.bind(engine),
+    query: engine.query.bind(engine),
+    ping: engine.ping.bind(engine),
+    close: engine.close.bind(engine),
+    insert: (t: string, rows: readonly object[] | Buffer, opts?: InsertOptions) =>
+      engine.insert(t, t === 'events' && Buffer.isBuffer(rows) ? Buffer.from(mangle(rows.toString('utf8'))) : rows, opts),
+  };
+}

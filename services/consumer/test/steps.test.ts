@@ -4,6 +4,8 @@ import { AppError } from '@chatlytics/core';
 import { decode, validate, enrich, runSteps } from '../src/steps.js';
 import { RejectReason } from '../src/errors.js';
 import { storedEvent } from './events.js';
+import { EVENT_COLUMNS } from '../src/compact-row.js';
+import { StoredEvent } from '@chatlytics/events';
 
 const message = (value: Buffer | string, offset = '7'): ConsumedMessage =>
   ({ partition: 2, offset, key: 'k', value: Buffer.isBuffer(value) ? value : Buffer.from(value), timestamp: 1_700_000_000_000 });
@@ -42,26 +44,26 @@ t.test('validate: a StoredEvent passes; a broken one names the field', async (t)
   t.equal(r.kind, 'dead-letter');
 });
 
-t.test('enrich: reuses the bus bytes as the row (no re-serialisation), keeps the origin', async (t) => {
-  const e = storedEvent(3);
-  const bytes = Buffer.from(JSON.stringify(e));
+t.test('enrich: the row is the compact JSON of every column in order; the bus bytes stay the payload', async (t) => {
+  const e = { ...storedEvent(3), items: [{ item_id: 'sku-1', value: 9.5, quantity: 2, currency: 'EUR' }] };
+  const bytes = Buffer.from(JSON.stringify(e, null, 2));
   const m = message(bytes, '42');
   const r = enrich({ message: m, event: e });
   t.equal(r.kind, 'ok');
   if (r.kind !== 'ok') return;
-  t.equal(r.value.json, bytes, 'the very same Buffer');
+  t.equal(r.value.payload, bytes, 'the very same Buffer is what a refused row dead-letters');
+  t.notOk(r.value.row.includes('\n'), 'one line whatever the producer sent');
+  const values = JSON.parse(r.value.row) as unknown[];
+  t.equal(values.length, EVENT_COLUMNS.length);
+  const back = Object.fromEntries(EVENT_COLUMNS.map((c, i) => [c, values[i]]));
+  t.same(back, { ...e, items: [['sku-1', 9.5, 2, 'EUR']] }, 'column i holds property EVENT_COLUMNS[i]');
   t.equal(r.value.eventId, e.event_id);
   t.equal(r.value.receivedAt, e.received_at);
   t.same([r.value.partition, r.value.offset, r.value.key, r.value.busTimestamp], [2, '42', 'k', 1_700_000_000_000]);
 });
 
-t.test('enrich: a pretty-printed value is re-serialised on one line', async (t) => {
-  const e = storedEvent(4);
-  const pretty = Buffer.from(JSON.stringify(e, null, 2));
-  const r = enrich({ message: message(pretty), event: e });
-  if (r.kind !== 'ok') return t.fail('not ok');
-  t.notOk(r.value.json.includes(0x0a), 'no raw newline left');
-  t.same(JSON.parse(r.value.json.toString()), e);
+t.test('EVENT_COLUMNS are the StoredEvent schema properties, in order', async (t) => {
+  t.same([...EVENT_COLUMNS], Object.keys(StoredEvent.properties));
 });
 
 t.test('runSteps chains the steps and turns a non-retriable throw into poison, a retriable one into a retry', async (t) => {

@@ -9,6 +9,8 @@ import { LogReader } from './reader.js';
 export interface BatchLimits {
   maxBatchMessages: number;
   maxBatchBytes: number;
+  /** Batches handed to the handler before the oldest is committed (1 = strictly one at a time). */
+  readAhead: number;
 }
 
 export interface EmbeddedConsumerDeps {
@@ -37,24 +39,47 @@ export function startEmbeddedConsumer(deps: EmbeddedConsumerDeps, handler: Batch
     let failures = 0;
     while (!signal.aborted) {
       const reader = new LogReader(events, offsets.committed, log);
+      // Batches handed to the handler and not yet committed, oldest first.
+      const inFlight: { lastOffset: number; count: number; accepted: Promise<boolean> }[] = [];
+      /** Waits for the oldest batch, commits it; false when it was never accepted (stopping). */
+      const commitOldest = async (): Promise<boolean> => {
+        const oldest = inFlight[0];
+        if (!(await oldest.accepted)) return false;
+        inFlight.shift();
+        await offsets.commit(oldest.lastOffset + 1);
+        metrics.committed.inc({ bus: 'embedded' }, oldest.count);
+        failures = 0;
+        await deps.afterCommit(offsets.committed);
+        return true;
+      };
       try {
         while (!signal.aborted) {
           const end = events.endOffset;
           if (reader.nextOffset >= end) {
+            // Caught up: commit what is in flight before sleeping, or it would wait for traffic.
+            if (inFlight.length > 0) {
+              if (!(await commitOldest())) return;
+              continue;
+            }
             await events.waitForAppend(reader.nextOffset, signal);
             continue;
           }
           const messages = await reader.read({ maxRecords: deps.limits.maxBatchMessages, maxBytes: deps.limits.maxBatchBytes, endOffset: end });
           const batch = { stream: 'events' as const, partition: 0, messages };
-          const accepted = await deliverUntilAccepted(handler, batch, {
+          const accepted = deliverUntilAccepted(handler, batch, {
             backoff: deps.backoff, log, signal,
             onDelivered: (b) => metrics.consumed.inc({ bus: 'embedded', stream: 'events' }, b.messages.length),
           });
-          if (!accepted) return; // stopped while the handler kept rejecting: nothing committed
-          await offsets.commit(Number(messages[messages.length - 1].offset) + 1);
-          metrics.committed.inc({ bus: 'embedded' }, messages.length);
-          failures = 0;
-          await deps.afterCommit(offsets.committed);
+          // Never an unhandled rejection while an older batch is awaited; commitOldest rethrows it.
+          accepted.catch(() => {});
+          inFlight.push({ lastOffset: Number(messages[messages.length - 1].offset), count: messages.length, accepted });
+          // Read-ahead: the next batch is read and handed over while this one's handler still
+          // waits (for ClickHouse), so decoding overlaps the insert. Offsets still commit one
+          // batch at a time, in order, each only after its own handler AND every older one
+          // accepted; a stop leaves everything from the oldest unaccepted batch uncommitted.
+          while (inFlight.length >= deps.limits.readAhead) {
+            if (!(await commitOldest())) return;
+          }
         }
       } catch (err) {
         // A read or commit failure: start over from the committed offset after a back-off
@@ -63,6 +88,20 @@ export function startEmbeddedConsumer(deps: EmbeddedConsumerDeps, handler: Batch
         log.error({ err, committed: offsets.committed, delayMs: Math.round(delayMs) }, 'embedded bus consumer failed; resuming from the committed offset');
         await sleep(delayMs, signal);
       } finally {
+        // Handlers still running finish before the reader is reused or the consumer stops, and
+        // what they accepted (the oldest batches, in order, up to the first one not accepted)
+        // is durable in the handler's store: commit it now rather than redeliver it.
+        const settled = await Promise.allSettled(inFlight.map((b) => b.accepted));
+        const acceptedPrefix = settled.findIndex((r) => r.status !== 'fulfilled' || !r.value);
+        const last = inFlight[(acceptedPrefix === -1 ? inFlight.length : acceptedPrefix) - 1];
+        if (last) {
+          try {
+            await offsets.commit(last.lastOffset + 1);
+            metrics.committed.inc({ bus: 'embedded' }, inFlight.slice(0, inFlight.indexOf(last) + 1).reduce((n, b) => n + b.count, 0));
+          } catch (err) {
+            log.error({ err, committed: offsets.committed }, 'embedded bus: could not commit accepted batches; they will be redelivered');
+          }
+        }
         await reader.close();
       }
     }
