@@ -68,6 +68,21 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
     t.same(await engine.query('SELECT k, v FROM contract_buf ORDER BY k'), [{ k: 'a', v: 1.5 }, { k: 'b', v: -2 }]);
   });
 
+  t.test('a JSONCompactEachRow buffer inserts by its column list, with per-insert settings', async (t) => {
+    await engine.command("CREATE TABLE contract_compact (k String, v Float64, items Array(Tuple(id String, n UInt32)), d String DEFAULT 'dflt') ENGINE = MergeTree ORDER BY k");
+    const body = Buffer.from('["b",2.5,[["x",1],["y",2]]]\n["a",-1,[]]\n');
+    await engine.insert('contract_compact', body, {
+      format: 'JSONCompactEachRow', columns: ['k', 'v', 'items'],
+      settings: { input_format_json_named_tuples_as_objects: 0, min_chunk_bytes_for_parallel_parsing: 1 << 20 },
+    });
+    t.same(await engine.query('SELECT k, v, items, d FROM contract_compact ORDER BY k'), [
+      { k: 'a', v: -1, items: [], d: 'dflt' },
+      { k: 'b', v: 2.5, items: [{ id: 'x', n: 1 }, { id: 'y', n: 2 }], d: 'dflt' },
+    ]);
+    await t.rejects(engine.insert('contract_compact', body, { format: 'JSONCompactEachRow' }), TypeError, 'a compact body needs its columns');
+    await t.rejects(engine.insert('contract_compact', body, { format: 'JSONCompactEachRow', columns: ['k; DROP'] }), { code: 'CLICKHOUSE_BAD_IDENTIFIER' });
+  });
+
   t.test('the same batch with the same dedup token lands once', async (t) => {
     await engine.command(`CREATE TABLE contract_dedup (k String) ENGINE = MergeTree ORDER BY k
       SETTINGS non_replicated_deduplication_window = 100`);
