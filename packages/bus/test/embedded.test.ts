@@ -173,3 +173,56 @@ t.test('replay gives up after its handler rejected the same batch replayMaxAttem
   await t.rejects(bus.replay({ stream: 'events', fromTime: 0, handler: async () => { calls++; throw new Error('nope'); } }), BusReplayFailedError);
   t.equal(calls, 3);
 });
+
+t.test('read-ahead: the next batch is handed over while the previous one is pending; commits stay in order', async (t) => {
+  const dir = freshDir();
+  const bus = await open(dir, { maxBatchMessages: 5, readAhead: 2 });
+  t.teardown(() => bus.close());
+  for (let i = 0; i < 15; i++) await bus.publish([message('ahead', 'tok_readahead', i)]);
+  const offsetsFile = () => JSON.parse(fs.readFileSync(path.join(dir, 'consumer-offsets.json'), 'utf8')).events;
+  let releaseFirst!: () => void;
+  const firstHeld = new Promise<void>((resolve) => { releaseFirst = resolve; });
+  const delivered: string[] = [];
+  let secondDone!: () => void;
+  const secondFinished = new Promise<void>((resolve) => { secondDone = resolve; });
+  let attemptsOfFirst = 0;
+  const consumer = await bus.consume(async (batch) => {
+    const first = batch.messages[0].offset;
+    delivered.push(first);
+    if (first === '0') {
+      attemptsOfFirst++;
+      await firstHeld;
+      if (attemptsOfFirst === 1) throw new Error('first attempt fails after the second batch succeeded');
+    }
+    if (first === '5') secondDone();
+  });
+  await secondFinished;
+  t.same(delivered, ['0', '5'], 'batch 2 was handed over while batch 1 was still pending');
+  t.equal(await bus.lag(), 15, 'nothing committed: batch 2 is done but batch 1 is not');
+  t.equal(fs.existsSync(path.join(dir, 'consumer-offsets.json')) ? offsetsFile() : '0', '0');
+  releaseFirst();
+  while ((await bus.lag()) > 0) await new Promise((r) => setTimeout(r, 5));
+  await consumer.stop();
+  t.equal(attemptsOfFirst, 2, 'the failed batch was redelivered');
+  t.same(delivered.filter((o) => o === '5'), ['5'], 'the batch that succeeded is not redelivered');
+  t.same(delivered.slice(-1), ['10']);
+  t.equal(offsetsFile(), '15', 'everything committed once every batch was accepted');
+});
+
+t.test('read-ahead: stop commits the accepted prefix only', async (t) => {
+  const dir = freshDir();
+  const bus = await open(dir, { maxBatchMessages: 4, readAhead: 2 });
+  t.teardown(() => bus.close());
+  for (let i = 0; i < 12; i++) await bus.publish([message('stop', 'tok_readstop', i)]);
+  let reached!: () => void;
+  const secondStarted = new Promise<void>((resolve) => { reached = resolve; });
+  const consumer = await bus.consume(async (batch) => {
+    if (batch.messages[0].offset === '4') {
+      reached();
+      throw new Error('the store is down for this batch');
+    }
+  });
+  await secondStarted;
+  await consumer.stop();
+  t.equal(await bus.lag(), 8, 'the first batch (accepted) is committed, the refused one and later are not');
+});

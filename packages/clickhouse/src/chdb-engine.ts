@@ -5,6 +5,8 @@ import type { ClickHouseEngine, InsertOptions, QueryParams } from './types.js';
 import { closed, queryFailed, unavailable } from './errors.js';
 import { assertColumns, assertDatabase, assertTable } from './identifiers.js';
 import { parseJsonEachRow, toJsonEachRow } from './json-each-row.js';
+import { createFileInserter } from './file-insert.js';
+import path from 'node:path';
 
 export interface ChdbEngineOptions {
   /** Data directory of the embedded engine (DATA_DIR/clickhouse). One per process: a chdb limit. */
@@ -67,6 +69,10 @@ export async function createChdbEngine(opts: ChdbEngineOptions): Promise<ClickHo
     session.close();
     throw err;
   }
+  // Inside the engine's own directory: the same disk, cleaned with it. Plain (unbound)
+  // queries run concurrently in chdb, so a spooled insert does not queue behind bound reads.
+  const insertRowBinary = createFileInserter(path.join(opts.path, 'insert-spool'));
+  const runPlain = (sql: string) => run(() => session.queryAsync(sql, { format: 'TabSeparated' }));
   log.info({ path: opts.path, database }, 'embedded ClickHouse ready');
 
   return {
@@ -88,6 +94,10 @@ export async function createChdbEngine(opts: ChdbEngineOptions): Promise<ClickHo
       const format = Buffer.isBuffer(rows) ? o.format ?? 'JSONEachRow' : 'JSONEachRow';
       if (format !== 'JSONEachRow' && !o.columns) throw new TypeError(`insert: ${format} needs a column list`);
       if (o.columns) assertColumns(o.columns);
+      if (format === 'RowBinary') {
+        await insertRowBinary({ table, columns: o.columns!, data: values, settings }, runPlain);
+        return;
+      }
       await run(() => session.insert({ table, values, format, columns: o.columns, settings }));
     },
     async ping() {

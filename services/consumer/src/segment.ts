@@ -1,10 +1,13 @@
 import type { ConsumedBatch } from '@chatlytics/bus';
 import { runSteps, type PipelineRow } from './steps.js';
+import { RowWriter, encodeEventRow } from './row-binary.js';
 
 /** A row inside a segment: its insert line lives in the segment's body (off the JS heap). */
-export interface SegmentRow extends Omit<PipelineRow, 'row'> {
-  /** The row's JSONCompactEachRow line, newline included: a view into `Segment.body`. */
-  line: Buffer;
+export interface SegmentRow extends Omit<PipelineRow, 'event'> {
+  /** The segment's body and where this row's RowBinary bytes are in it (no per-row Buffer view). */
+  body: Buffer;
+  start: number;
+  end: number;
 }
 import type { RejectReason } from './errors.js';
 
@@ -44,33 +47,32 @@ export interface Segment {
   tailAlreadyStored?: boolean;
 }
 
+const EMPTY = Buffer.alloc(0);
+
 export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
   const rows: SegmentRow[] = [];
   const rejects: RejectedMessage[] = [];
   let dropped = 0;
   let oldestBusTimestamp = Infinity;
-  // The rows go straight into one Buffer per segment: 20k row strings kept alive until the
-  // insert is acknowledged would be promoted to V8's old generation and cost a major GC each
-  // batch (bench:pipeline's profile: GC was the largest single item). A compact row is never
-  // longer than the JSON it was parsed from (no keys), so the bus bytes are a good first size.
-  let body = Buffer.allocUnsafe(batch.messages.reduce((n, m) => n + m.value.length, 1024));
-  let pos = 0;
+  // The rows go straight into one Buffer per segment, as RowBinary: 20k row strings (or
+  // parsed events) kept alive until the insert is acknowledged would be promoted to V8's old
+  // generation and cost a major GC each batch (bench:pipeline's profile: GC was the largest
+  // single item). RowBinary is smaller than the JSON it came from, so the bus bytes are a
+  // good first size.
+  const writer = new RowWriter(batch.messages.reduce((n, m) => n + m.value.length, 0));
   const bounds: number[] = [];
   for (const message of batch.messages) {
     if (message.timestamp < oldestBusTimestamp) oldestBusTimestamp = message.timestamp;
     const result = runSteps(message);
     if (result.kind === 'ok') {
-      const { row, ...meta } = result.value;
-      // UTF-8 needs at most 3 bytes per UTF-16 unit; write() would silently truncate otherwise.
-      if (pos + row.length * 3 + 1 > body.length) {
-        const bigger = Buffer.allocUnsafe(Math.max(body.length * 2, pos + row.length * 3 + 1));
-        body.copy(bigger, 0, 0, pos);
-        body = bigger;
-      }
-      bounds.push(pos);
-      pos += body.write(row, pos);
-      body[pos++] = 0x0a;
-      rows.push(meta as SegmentRow);
+      const r = result.value;
+      bounds.push(writer.pos);
+      encodeEventRow(writer, r.event);
+      // One literal with every field: the row object keeps one shape (no properties added later).
+      rows.push({
+        eventId: r.eventId, receivedAt: r.receivedAt, payload: r.payload, busTimestamp: r.busTimestamp,
+        partition: r.partition, offset: r.offset, key: r.key, body: EMPTY, start: 0, end: 0,
+      });
     } else if (result.kind === 'drop') dropped++;
     else {
       rejects.push({
@@ -79,9 +81,14 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
       });
     }
   }
-  body = body.subarray(0, pos);
-  bounds.push(pos);
-  for (let i = 0; i < rows.length; i++) rows[i].line = body.subarray(bounds[i], bounds[i + 1]);
+  const body = writer.bytes();
+  bounds.push(body.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    row.body = body;
+    row.start = bounds[i];
+    row.end = bounds[i + 1];
+  }
   return {
     stream: batch.stream,
     partition: batch.partition,

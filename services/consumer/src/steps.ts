@@ -2,7 +2,6 @@ import { storedEventProblem, storedEventValidator, type StoredEvent } from '@cha
 import type { ConsumedMessage } from '@chatlytics/bus';
 import { isRetriable } from '@chatlytics/core';
 import { RejectReason } from './errors.js';
-import { compactRow } from './compact-row.js';
 
 /**
  * The per-message steps of the pipeline (PostHog ingestion-pipeline style). Each returns
@@ -54,13 +53,14 @@ export function validate(decoded: Decoded): StepResult<Validated> {
   return deadLetter(RejectReason.SchemaInvalid, `${where}: ${first?.message ?? 'does not match the StoredEvent schema'}`);
 }
 
-/** A row ready for the JSONCompactEachRow body of the insert. */
+/** A validated event with what the writer needs to know about where it came from. */
 export interface PipelineRow {
+  /** event_id in lower case. */
   eventId: string;
   /** DateTime64 text; bounds the already-inserted lookup to the rows' time range. */
   receivedAt: string;
-  /** The row as a JSONCompactEachRow line (compact-row.ts), without the trailing newline. */
-  row: string;
+  /** The event itself: toSegment encodes it into the insert body (row-binary.ts) and lets it go. */
+  event: StoredEvent;
   /** The message as it came off the bus: what is dead-lettered should ClickHouse refuse the row. */
   payload: Buffer;
   /** When the bus accepted the message (ms): the start of the freshness clock. */
@@ -74,12 +74,13 @@ export interface PipelineRow {
 /**
  * The ingest already normalised everything (currency conversion, A/B group, event id,
  * received_at); recomputing any of it here would let two services disagree. Enrichment is
- * therefore only what the insert needs: the validated object as a compact row.
+ * therefore only the bookkeeping the writer needs next to the event.
  */
 export function enrich(validated: Validated): StepResult<PipelineRow> {
   const { message, event } = validated;
   return ok({
-    eventId: event.event_id, receivedAt: event.received_at, row: compactRow(event), payload: message.value,
+    // Lower case once here: ClickHouse returns UUIDs in lower case, and every duplicate check compares with them.
+    eventId: event.event_id.toLowerCase(), receivedAt: event.received_at, event, payload: message.value,
     busTimestamp: message.timestamp, partition: message.partition, offset: message.offset, key: message.key,
   });
 }

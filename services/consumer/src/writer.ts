@@ -4,7 +4,7 @@ import { isRetriable, type Logger } from '@chatlytics/core';
 import { ConsumerErrorCode, RejectReason } from './errors.js';
 import { compareSegments, type RejectedMessage, type Segment, type SegmentRow } from './segment.js';
 import { insertToken, contentToken } from './dedup-token.js';
-import { EVENT_COLUMNS } from './compact-row.js';
+import { EVENT_COLUMNS } from './row-binary.js';
 import { retrying, type RetryContext } from './retry.js';
 import { toDeadLetter, toRejectedRow } from './dead-letter.js';
 import type { RecentIds } from './recent-ids.js';
@@ -20,16 +20,11 @@ const EXISTING_IDS_SQL = sqlFile('consumer/existing-event-ids');
 const LOOKUP_CHUNK = 2000;
 
 /**
- * - min_chunk_bytes_for_parallel_parsing: ClickHouse parses a text body in parallel only in
- *   chunks of this size (default 10 MiB), so a 20k-row insert (~12 MB) went to ONE parser
- *   thread; 1 MiB chunks spread it over the cores (bench:pipeline).
- * - optimize_on_insert=0: ReplacingMergeTree would otherwise collapse equal keys while
- *   writing each part; the consumer already left out duplicate ids (selectRows) and every
- *   read is dedup-correct, so that pass would be pure cost.
- * - input_format_json_named_tuples_as_objects=0: compact rows carry each item as a
- *   positional array (compact-row.ts), not as an object with the tuple's names.
+ * optimize_on_insert=0: ReplacingMergeTree would otherwise collapse equal keys while writing
+ * each part; the consumer already left out duplicate ids (selectRows) and every read is
+ * dedup-correct, so that pass would be pure cost.
  */
-const INSERT_SETTINGS = { min_chunk_bytes_for_parallel_parsing: 1 << 20, optimize_on_insert: 0, input_format_json_named_tuples_as_objects: 0 };
+const INSERT_SETTINGS = { optimize_on_insert: 0 };
 
 export interface WriterDeps {
   clickhouse: ClickHouseEngine;
@@ -55,7 +50,7 @@ export interface WriteSummary {
 
 export function createWriter(deps: WriterDeps) {
   const { clickhouse, log, metrics, retry } = deps;
-  const body = (rows: readonly SegmentRow[]) => Buffer.concat(rows.map((r) => r.line));
+  const body = (rows: readonly SegmentRow[]) => Buffer.concat(rows.map((r) => r.body.subarray(r.start, r.end)));
 
   async function storedIds(rows: readonly SegmentRow[]): Promise<Set<string>> {
     const found = new Set<string>();
@@ -76,13 +71,13 @@ export function createWriter(deps: WriterDeps) {
   async function selectRows(segments: readonly Segment[]): Promise<{ rows: SegmentRow[]; duplicates: number }> {
     const fenced = segments.filter((s) => s.fenced && s.rows.length > 0);
     const stored = fenced.length > 0 ? await storedIds(fenced.flatMap((s) => s.rows)) : new Set<string>();
-    for (const s of fenced) s.tailAlreadyStored = stored.has(s.rows[s.rows.length - 1].eventId.toLowerCase());
+    for (const s of fenced) s.tailAlreadyStored = stored.has(s.rows[s.rows.length - 1].eventId);
     const seen = new Set<string>();
     const rows: SegmentRow[] = [];
     let duplicates = 0;
     for (const s of segments) {
       for (const row of s.rows) {
-        const id = row.eventId.toLowerCase();
+        const id = row.eventId;
         const where = seen.has(id) ? 'batch' : deps.recent.has(id) ? 'recent' : s.fenced && stored.has(id) ? 'stored' : undefined;
         if (where) {
           duplicates++;
@@ -100,7 +95,7 @@ export function createWriter(deps: WriterDeps) {
   async function insert(rows: readonly SegmentRow[], token: string, prepared?: Buffer): Promise<void> {
     const started = performance.now();
     const data = prepared ?? body(rows);
-    await retrying('insert into events', retry, () => clickhouse.insert('events', data, { dedupToken: token, settings: INSERT_SETTINGS, format: 'JSONCompactEachRow', columns: EVENT_COLUMNS }));
+    await retrying('insert into events', retry, () => clickhouse.insert('events', data, { dedupToken: token, settings: INSERT_SETTINGS, format: 'RowBinary', columns: EVENT_COLUMNS }));
     metrics.insertSeconds.observe((performance.now() - started) / 1000);
     metrics.batchRows.observe(rows.length);
   }
@@ -175,7 +170,7 @@ export function createWriter(deps: WriterDeps) {
       }
     }
     await recordRejects(rejects, segments[0]?.stream ?? 'events');
-    for (const row of rows) deps.recent.add(row.eventId.toLowerCase());
+    for (const row of rows) deps.recent.add(row.eventId);
     metrics.rowsWritten.inc(rows.length);
     const now = Date.now();
     for (const s of segments) {

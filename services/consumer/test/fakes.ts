@@ -1,3 +1,5 @@
+import { decodeEventRows } from './row-binary-decode.js';
+import { EVENT_COLUMNS } from '../src/row-binary.js';
 import type { BatchHandler, BusMessage, ConsumedBatch, ConsumedMessage, ConsumerHandle, EventBus, ReplayOptions } from '@chatlytics/bus';
 import type { ClickHouseEngine, InsertOptions, QueryParams } from '@chatlytics/clickhouse';
 import { AppError } from '@chatlytics/core';
@@ -98,16 +100,14 @@ export class FakeBus implements EventBus {
 
 export type InsertHook = (table: string, rows: object[], opts?: InsertOptions) => void;
 
-const ITEM_FIELDS = ['item_id', 'value', 'quantity', 'currency'];
-
-/** A JSONCompactEachRow line back to the object ClickHouse would store (items: named tuples). */
-function fromLine(parsed: unknown, opts?: InsertOptions): Record<string, unknown> {
-  if ((opts?.format ?? 'JSONEachRow') === 'JSONEachRow') return parsed as Record<string, unknown>;
-  const values = parsed as unknown[];
-  if (!opts?.columns || values.length !== opts.columns.length) throw new Error('FakeClickHouse: compact row does not match the column list');
-  const row = Object.fromEntries(opts.columns.map((c, i) => [c, values[i]]));
-  if (Array.isArray(row.items)) row.items = (row.items as unknown[][]).map((t) => Object.fromEntries(ITEM_FIELDS.map((f, i) => [f, t[i]])));
-  return row;
+/** A prepared body back to the rows ClickHouse would store. */
+function fromBody(body: Buffer, opts?: InsertOptions): Record<string, unknown>[] {
+  const format = opts?.format ?? 'JSONEachRow';
+  if (format === 'JSONEachRow') return body.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  if (format !== 'RowBinary' || JSON.stringify(opts?.columns) !== JSON.stringify(EVENT_COLUMNS)) {
+    throw new Error(`FakeClickHouse: no reader for ${format} with columns ${JSON.stringify(opts?.columns)}`);
+  }
+  return decodeEventRows(body);
 }
 
 /** A ClickHouse with tables as arrays, insert-token deduplication, and the one lookup query the consumer runs. */
@@ -142,7 +142,7 @@ export class FakeClickHouse implements ClickHouseEngine {
   async insert(table: string, input: readonly object[] | Buffer, opts?: InsertOptions): Promise<void> {
     if (!this.up) throw new AppError('CH_DOWN', 'ClickHouse unavailable', { retriable: true, statusCode: 503 });
     const rows: Record<string, unknown>[] = Buffer.isBuffer(input)
-      ? input.toString('utf8').split('\n').filter(Boolean).map((line) => fromLine(JSON.parse(line), opts))
+      ? fromBody(input, opts)
       : (input as Record<string, unknown>[]).map((r) => ({ ...r }));
     this.beforeInsert?.(table, rows, opts);
     const key = opts?.dedupToken ? `${table}:${opts.dedupToken}` : undefined;

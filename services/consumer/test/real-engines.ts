@@ -1,3 +1,4 @@
+import { ClickHouseError, ClickHouseErrorCode } from '@chatlytics/clickhouse';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,11 +66,12 @@ export function flakyInserts(
 }
 
 /**
- * Rewrites every INSERT body into `events` before the real engine sees it: how a test makes
- * ClickHouse itself refuse one row that our schema accepted (no such row is known to exist
- * once the consumer re-serialises validated events, so one is manufactured on the way).
+ * Lets the real engine refuse, like ClickHouse refuses a row it cannot parse (code 27), any
+ * INSERT into `events` whose body holds `marker`: how a test gets a refused row through the
+ * consumer's typed RowBinary body, which no schema-valid event makes ClickHouse refuse.
  */
-export function manglingInserts(engine: ClickHouseEngine, mangle: (body: string) => string): ClickHouseEngine {
+export function refusingInserts(engine: ClickHouseEngine, marker: string): ClickHouseEngine {
+  const bytes = Buffer.from(marker);
   return {
     kind: engine.kind,
     database: engine.database,
@@ -77,7 +79,11 @@ export function manglingInserts(engine: ClickHouseEngine, mangle: (body: string)
     query: engine.query.bind(engine),
     ping: engine.ping.bind(engine),
     close: engine.close.bind(engine),
-    insert: (t: string, rows: readonly object[] | Buffer, opts?: InsertOptions) =>
-      engine.insert(t, t === 'events' && Buffer.isBuffer(rows) ? Buffer.from(mangle(rows.toString('utf8'))) : rows, opts),
+    async insert(t: string, rows: readonly object[] | Buffer, opts?: InsertOptions) {
+      if (t === 'events' && Buffer.isBuffer(rows) && rows.includes(bytes)) {
+        throw new ClickHouseError(ClickHouseErrorCode.QUERY, 'Code: 27. DB::Exception: Cannot parse input (test refusal)', { clickhouseCode: 27 });
+      }
+      return engine.insert(t, rows, opts);
+    },
   };
 }

@@ -4,7 +4,8 @@ import { AppError } from '@chatlytics/core';
 import { decode, validate, enrich, runSteps } from '../src/steps.js';
 import { RejectReason } from '../src/errors.js';
 import { storedEvent } from './events.js';
-import { EVENT_COLUMNS } from '../src/compact-row.js';
+import { EVENT_COLUMNS, RowWriter, encodeEventRow, receivedAtMs } from '../src/row-binary.js';
+import { decodeEventRows } from './row-binary-decode.js';
 import { StoredEvent } from '@chatlytics/events';
 
 const message = (value: Buffer | string, offset = '7'): ConsumedMessage =>
@@ -44,22 +45,32 @@ t.test('validate: a StoredEvent passes; a broken one names the field', async (t)
   t.equal(r.kind, 'dead-letter');
 });
 
-t.test('enrich: the row is the compact JSON of every column in order; the bus bytes stay the payload', async (t) => {
-  const e = { ...storedEvent(3), items: [{ item_id: 'sku-1', value: 9.5, quantity: 2, currency: 'EUR' }] };
+t.test('enrich: keeps the event and its origin; the bus bytes stay the payload', async (t) => {
+  const e = storedEvent(3);
   const bytes = Buffer.from(JSON.stringify(e, null, 2));
-  const m = message(bytes, '42');
-  const r = enrich({ message: m, event: e });
-  t.equal(r.kind, 'ok');
-  if (r.kind !== 'ok') return;
+  const r = enrich({ message: message(bytes, '42'), event: e });
+  if (r.kind !== 'ok') return t.fail('not ok');
   t.equal(r.value.payload, bytes, 'the very same Buffer is what a refused row dead-letters');
-  t.notOk(r.value.row.includes('\n'), 'one line whatever the producer sent');
-  const values = JSON.parse(r.value.row) as unknown[];
-  t.equal(values.length, EVENT_COLUMNS.length);
-  const back = Object.fromEntries(EVENT_COLUMNS.map((c, i) => [c, values[i]]));
-  t.same(back, { ...e, items: [['sku-1', 9.5, 2, 'EUR']] }, 'column i holds property EVENT_COLUMNS[i]');
+  t.equal(r.value.event, e);
   t.equal(r.value.eventId, e.event_id);
   t.equal(r.value.receivedAt, e.received_at);
   t.same([r.value.partition, r.value.offset, r.value.key, r.value.busTimestamp], [2, '42', 'k', 1_700_000_000_000]);
+});
+
+t.test('RowBinary rows read back (by an independent reader) as the events they encode', async (t) => {
+  const samples = [
+    storedEvent(1),
+    { ...storedEvent(2), event_id: 'FFFFFFFF-0000-4000-8000-0123456789AB', ab_test: true, ab_group: 'test' as const, total_value_base: null,
+      items: [{ item_id: 'sku-ü', value: 9.5, quantity: 4_294_967_295, currency: 'EUR' }, { item_id: '', value: -0.01, quantity: 1, currency: 'JPY' }] },
+    { ...storedEvent(3), received_at: '1969-12-31 23:59:59.999', url: `https://shop.example/${'ä'.repeat(300)}`, data: JSON.stringify({ long: 'x'.repeat(20_000), emoji: '🛒' }) },
+    { ...storedEvent(4), token: 'tok_' + 'é'.repeat(40), chatbot_id: '', data: '{}', client_hash: 'h'.repeat(43) },
+  ];
+  const w = new RowWriter(16);
+  for (const e of samples) encodeEventRow(w, e);
+  const back = decodeEventRows(w.bytes());
+  t.same(back, samples.map((e) => ({ ...e, event_id: e.event_id.toLowerCase() })), 'every column, in EVENT_COLUMNS order');
+  t.equal(receivedAtMs('2026-03-04 05:06:07.089'), Date.parse('2026-03-04T05:06:07.089Z'));
+  t.throws(() => new RowWriter(16).uuid('not-a-uuid'), TypeError);
 });
 
 t.test('EVENT_COLUMNS are the StoredEvent schema properties, in order', async (t) => {

@@ -8,9 +8,9 @@ import { bindValues } from './params.js';
  * followed by the body; an `INSERT ... FORMAT x` in the URL with a body is an insert of
  * the body's rows.
  */
-export type RawFormat = 'JSONEachRow' | 'JSONCompactEachRow' | 'CSV' | 'CSVWithNames' | 'TSV' | 'TabSeparated' | 'TSVWithNames' | 'TabSeparatedWithNames';
+export type RawFormat = 'JSONEachRow' | 'JSONCompactEachRow' | 'CSV' | 'CSVWithNames' | 'TSV' | 'TabSeparated' | 'TSVWithNames' | 'TabSeparatedWithNames' | 'RowBinary';
 const RAW_FORMATS = new Map<string, RawFormat>(
-  (['JSONEachRow', 'JSONCompactEachRow', 'CSV', 'CSVWithNames', 'TSV', 'TabSeparated', 'TSVWithNames', 'TabSeparatedWithNames'] as const)
+  (['JSONEachRow', 'JSONCompactEachRow', 'CSV', 'CSVWithNames', 'TSV', 'TabSeparated', 'TSVWithNames', 'TabSeparatedWithNames', 'RowBinary'] as const)
     .map((f) => [f.toLowerCase(), f]),
 );
 

@@ -5,6 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ClickHouseError, engineStyleError } from '../errors.js';
 import { SessionPool } from './sessions.js';
+import { createFileInserter } from '../file-insert.js';
+import path from 'node:path';
 import { planRequest, readonlyError, responseFormat, type Plan } from './plan.js';
 import { contentTypeFor, httpStatusFor } from './status.js';
 
@@ -52,6 +54,8 @@ const schema = (summary: string) => ({
 
 export async function clickhouseHttp(app: FastifyInstance, opts: ClickHouseHttpOptions): Promise<void> {
   const pool = new SessionPool({ path: opts.sessionPath, maxExecutionTime: opts.maxExecutionTime ?? 30 });
+  // Only a writable bridge (tests of the server adapter) ever inserts; a read-only one refuses first.
+  const insertRowBinary = opts.readonly ? undefined : createFileInserter(path.join(opts.sessionPath, 'insert-spool'));
   const bodyLimit = opts.bodyLimit ?? 32 * 1024 * 1024;
   app.addHook('onClose', async () => pool.close());
 
@@ -104,7 +108,7 @@ export async function clickhouseHttp(app: FastifyInstance, opts: ClickHouseHttpO
     const database = search.database ?? header(req, 'x-clickhouse-database') ?? opts.database;
     const defaultFormat = search.default_format ?? header(req, 'x-clickhouse-format') ?? 'TabSeparated';
     const plan = planRequest({ urlQuery: search.query, body, search, defaultFormat, readonly });
-    const { payload, format, summary } = await execute(pool, database, readonly, plan);
+    const { payload, format, summary } = await execute(pool, database, readonly, plan, insertRowBinary);
     reply.header('X-ClickHouse-Query-Id', queryId(req))
       .header('X-ClickHouse-Format', format)
       .header('X-ClickHouse-Summary', JSON.stringify(summary))
@@ -117,11 +121,21 @@ export async function clickhouseHttp(app: FastifyInstance, opts: ClickHouseHttpO
 
 type Summary = Record<string, string>;
 
-async function execute(pool: SessionPool, database: string, readonly: boolean, plan: Plan): Promise<{ payload: Buffer; format: string; summary: Summary }> {
+async function execute(
+  pool: SessionPool, database: string, readonly: boolean, plan: Plan, insertRowBinary: ReturnType<typeof createFileInserter> | undefined,
+): Promise<{ payload: Buffer; format: string; summary: Summary }> {
   if (plan.kind === 'insert') {
-    if (readonly) throw readonlyError();
+    if (readonly || !insertRowBinary) throw readonlyError();
+    const format = plan.format;
+    if (format === 'RowBinary') {
+      // chdb's raw insert takes text formats only: spooled through a file (file-insert.ts).
+      if (!plan.columns?.length) throw engineStyleError(62, 'SYNTAX_ERROR', 'INSERT ... FORMAT RowBinary needs a column list here');
+      await pool.run(database, false, (s) => insertRowBinary({ table: plan.table, columns: plan.columns!, data: plan.data, settings: plan.settings },
+        (sql) => s.queryAsync(sql, { format: 'TabSeparated' })));
+      return { payload: Buffer.alloc(0), format: plan.format, summary: counters({}) };
+    }
     const r = await pool.run(database, false, (s) => s.insert({
-      table: plan.table, columns: plan.columns, values: plan.data, format: plan.format, settings: plan.settings,
+      table: plan.table, columns: plan.columns, values: plan.data, format, settings: plan.settings,
     }));
     return {
       payload: Buffer.alloc(0),
