@@ -1,6 +1,7 @@
 import type { ConsumedBatch } from '@chatlytics/bus';
 import { runSteps, type PipelineRow } from './steps.js';
 import { RowWriter, encodeEventRow } from './row-binary.js';
+import { RejectReason } from './errors.js';
 
 /** A row inside a segment: its insert line lives in the segment's body (off the JS heap). */
 export interface SegmentRow extends Omit<PipelineRow, 'event'> {
@@ -9,7 +10,6 @@ export interface SegmentRow extends Omit<PipelineRow, 'event'> {
   start: number;
   end: number;
 }
-import type { RejectReason } from './errors.js';
 
 /** A poison message, kept whole for the dead-letter stream and `events_rejected`. */
 export interface RejectedMessage {
@@ -47,55 +47,102 @@ export interface Segment {
   tailAlreadyStored?: boolean;
 }
 
-const EMPTY = Buffer.alloc(0);
+/**
+ * What the per-message steps make of a batch: one Buffer, typed arrays and the two strings
+ * per row the writer needs (compact to keep alive until the insert is acknowledged).
+ */
+export interface EncodedBatch {
+  /** Every accepted event as RowBinary, back to back. */
+  body: Buffer;
+  /** Row i is body[bounds[i], bounds[i + 1]); length rows + 1. */
+  bounds: Int32Array;
+  /** Row i came from message messageIndex[i]. */
+  messageIndex: Int32Array;
+  /** Row i's event_id (lower case) and received_at. */
+  ids: string[];
+  receivedAts: string[];
+  rejects: { index: number; reason: RejectReason; error: string }[];
+  dropped: number;
+}
 
-export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
-  const rows: SegmentRow[] = [];
-  const rejects: RejectedMessage[] = [];
-  let dropped = 0;
-  let oldestBusTimestamp = Infinity;
-  // The rows go straight into one Buffer per segment, as RowBinary: 20k row strings (or
-  // parsed events) kept alive until the insert is acknowledged would be promoted to V8's old
-  // generation and cost a major GC each batch (bench:pipeline's profile: GC was the largest
-  // single item). RowBinary is smaller than the JSON it came from, so the bus bytes are a
-  // good first size.
-  const writer = new RowWriter(batch.messages.reduce((n, m) => n + m.value.length, 0));
+/** The only parts of a message the steps read. */
+export type StepInput = Pick<ConsumedBatch['messages'][number], 'value' | 'timestamp'>;
+
+/**
+ * decode → validate → enrich → RowBinary for every message of a batch. The rows go straight
+ * into one Buffer: 20k row strings (or parsed events) kept alive until the insert is
+ * acknowledged would be promoted to V8's old generation and cost a major GC each batch
+ * (bench:pipeline's profile: GC was the largest single item). RowBinary is smaller than the
+ * JSON it came from, so the bus bytes are a good first size.
+ */
+export function encodeBatch(messages: readonly StepInput[]): EncodedBatch {
+  const writer = new RowWriter(messages.reduce((n, m) => n + m.value.length, 0));
   const bounds: number[] = [];
-  for (const message of batch.messages) {
-    if (message.timestamp < oldestBusTimestamp) oldestBusTimestamp = message.timestamp;
-    const result = runSteps(message);
-    if (result.kind === 'ok') {
-      const r = result.value;
-      bounds.push(writer.pos);
-      encodeEventRow(writer, r.event);
-      // One literal with every field: the row object keeps one shape (no properties added later).
-      rows.push({
-        eventId: r.eventId, receivedAt: r.receivedAt, payload: r.payload, busTimestamp: r.busTimestamp,
-        partition: r.partition, offset: r.offset, key: r.key, body: EMPTY, start: 0, end: 0,
-      });
-    } else if (result.kind === 'drop') dropped++;
-    else {
-      rejects.push({
-        reason: result.reason, error: result.error, payload: message.value, key: message.key,
-        partition: batch.partition, offset: message.offset, busTimestamp: message.timestamp,
-      });
+  const messageIndex: number[] = [];
+  const ids: string[] = [];
+  const receivedAts: string[] = [];
+  const rejects: EncodedBatch['rejects'] = [];
+  let dropped = 0;
+  for (let index = 0; index < messages.length; index++) {
+    const m = messages[index];
+    const result = runSteps({ partition: 0, offset: '', key: null, value: m.value, timestamp: m.timestamp });
+    if (result.kind === 'drop') {
+      dropped++;
+      continue;
     }
+    if (result.kind === 'dead-letter') {
+      rejects.push({ index, reason: result.reason, error: result.error });
+      continue;
+    }
+    const start = writer.pos;
+    try {
+      encodeEventRow(writer, result.value.event);
+    } catch (err) {
+      // A validated event the encoder cannot write is a bug, not a reason to stall the partition.
+      writer.pos = start;
+      rejects.push({ index, reason: RejectReason.Internal, error: (err as Error).message });
+      continue;
+    }
+    bounds.push(start);
+    messageIndex.push(index);
+    ids.push(result.value.eventId);
+    receivedAts.push(result.value.receivedAt);
   }
   const body = writer.bytes();
   bounds.push(body.length);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    row.body = body;
-    row.start = bounds[i];
-    row.end = bounds[i + 1];
+  return { body, bounds: Int32Array.from(bounds), messageIndex: Int32Array.from(messageIndex), ids, receivedAts, rejects, dropped };
+}
+
+/** The Segment of a batch from its encoded form; rows point back at their messages. */
+export function assembleSegment(batch: ConsumedBatch, fenced: boolean, encoded: EncodedBatch): Segment {
+  const { messages } = batch;
+  const { body, bounds, messageIndex, ids, receivedAts } = encoded;
+  const rows: SegmentRow[] = new Array(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const m = messages[messageIndex[i]];
+    rows[i] = {
+      eventId: ids[i], receivedAt: receivedAts[i], payload: m.value, busTimestamp: m.timestamp,
+      partition: batch.partition, offset: m.offset, key: m.key, body, start: bounds[i], end: bounds[i + 1],
+    };
   }
+  const rejects: RejectedMessage[] = encoded.rejects.map(({ index, reason, error }) => {
+    const m = messages[index];
+    return { reason, error, payload: m.value, key: m.key, partition: batch.partition, offset: m.offset, busTimestamp: m.timestamp };
+  });
+  let oldestBusTimestamp = Infinity;
+  for (const m of messages) if (m.timestamp < oldestBusTimestamp) oldestBusTimestamp = m.timestamp;
   return {
     stream: batch.stream,
     partition: batch.partition,
-    firstOffset: batch.messages[0]?.offset ?? '-1',
-    lastOffset: batch.messages.at(-1)?.offset ?? '-1',
-    rows, body, rejects, dropped, oldestBusTimestamp, fenced,
+    firstOffset: messages[0]?.offset ?? '-1',
+    lastOffset: messages.at(-1)?.offset ?? '-1',
+    rows, body, rejects, dropped: encoded.dropped, oldestBusTimestamp, fenced,
   };
+}
+
+/** A bus batch → its Segment. */
+export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
+  return assembleSegment(batch, fenced, encodeBatch(batch.messages));
 }
 
 export const segmentKey = (s: { stream: string; partition: number }) => `${s.stream}:${s.partition}`;
