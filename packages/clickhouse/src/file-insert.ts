@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { assertColumns, assertTable, isIdentifier } from './identifiers.js';
@@ -37,12 +38,13 @@ export function createFileInserter(spoolDir: string) {
   // The path goes into a string literal: refuse anything that could end it.
   if (/['\\]/.test(spoolDir)) throw badIdentifier('spool directory', spoolDir);
   mkdirSync(spoolDir, { recursive: true });
-  let next = 0;
+  removeOrphans(spoolDir);
   /** `run` executes the INSERT … SELECT on the session that should write. */
   return async function insertRowBinary(i: FileInsert, run: (sql: string) => Promise<unknown>): Promise<void> {
     assertTable(i.table);
     const columns = assertColumns(i.columns);
-    const file = path.join(spoolDir, `${process.pid}-${next++}.rowbinary`);
+    // pid first: a process killed between write and delete leaves files a later start removes.
+    const file = path.join(spoolDir, `${process.pid}-${randomUUID()}.rowbinary`);
     await fs.writeFile(file, i.data);
     try {
       await run(`INSERT INTO ${i.table} (${columns}) SELECT * FROM file('${file}', 'RowBinary')${settingsClause(i.settings)}`);
@@ -50,4 +52,21 @@ export function createFileInserter(spoolDir: string) {
       await fs.rm(file, { force: true });
     }
   };
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Spool files of processes that no longer run (killed mid-insert); never this process's own. */
+function removeOrphans(spoolDir: string): void {
+  for (const name of readdirSync(spoolDir)) {
+    const pid = Number(name.split('-')[0]);
+    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) rmSync(path.join(spoolDir, name), { force: true });
+  }
 }

@@ -83,6 +83,25 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
     await t.rejects(engine.insert('contract_compact', body, { format: 'JSONCompactEachRow', columns: ['k; DROP'] }), { code: 'CLICKHOUSE_BAD_IDENTIFIER' });
   });
 
+  t.test('a RowBinary buffer inserts by its column list; the same token lands once', async (t) => {
+    await engine.command("CREATE TABLE contract_binary (id UInt32, name String, note Nullable(String)) ENGINE = MergeTree ORDER BY id SETTINGS non_replicated_deduplication_window = 100");
+    // id UInt32 LE | name: varint length + UTF-8 | note: null flag (+ string)
+    const body = Buffer.concat([
+      Buffer.from([7, 0, 0, 0, 2]), Buffer.from('ok'), Buffer.from([1]),
+      Buffer.from([9, 0, 0, 0, 5]), Buffer.from('été'), Buffer.from([0, 1]), Buffer.from('!'),
+    ]);
+    const opts = { format: 'RowBinary' as const, columns: ['id', 'name', 'note'], dedupToken: 'binary-1', settings: { optimize_on_insert: 0 } };
+    await engine.insert('contract_binary', body, opts);
+    await engine.insert('contract_binary', body, opts);
+    t.same(await engine.query('SELECT id, name, note FROM contract_binary ORDER BY id'), [
+      { id: 7, name: 'ok', note: null },
+      { id: 9, name: 'été', note: '!' },
+    ], 'typed values read back; the repeated insert was deduplicated');
+    await t.rejects(engine.insert('contract_binary', body, { format: 'RowBinary' }), TypeError, 'a binary body needs its columns');
+    // Refused either way: by our quoting guard (embedded) or as an unknown setting (server).
+    await t.rejects(engine.insert('contract_binary', body, { format: 'RowBinary', columns: ['id', 'name', 'note'], settings: { bad: "x'; DROP" } }));
+  });
+
   t.test('the same batch with the same dedup token lands once', async (t) => {
     await engine.command(`CREATE TABLE contract_dedup (k String) ENGINE = MergeTree ORDER BY k
       SETTINGS non_replicated_deduplication_window = 100`);
