@@ -123,7 +123,11 @@ export class RowWriter {
   }
 }
 
-const digits = (s: string, from: number, to: number) => Number(s.slice(from, to));
+const digits = (s: string, from: number, to: number) => {
+  let n = 0;
+  for (let i = from; i < to; i++) n = n * 10 + s.charCodeAt(i) - 48;
+  return n;
+};
 
 /** 'YYYY-MM-DD HH:MM:SS.mmm' (already validated) → epoch ms, without Date's string parser. */
 export function receivedAtMs(t: string): number {

@@ -78,13 +78,15 @@ export function createWriter(deps: WriterDeps) {
     for (const s of segments) {
       for (const row of s.rows) {
         const id = row.eventId;
-        const where = seen.has(id) ? 'batch' : deps.recent.has(id) ? 'recent' : s.fenced && stored.has(id) ? 'stored' : undefined;
+        // add + size instead of has + add: one hash lookup fewer per row (20k rows a flush).
+        const before = seen.size;
+        seen.add(id);
+        const where = seen.size === before ? 'batch' : deps.recent.has(id) ? 'recent' : s.fenced && stored.has(id) ? 'stored' : undefined;
         if (where) {
           duplicates++;
           metrics.duplicates.inc({ where });
           continue;
         }
-        seen.add(id);
         rows.push(row);
       }
     }

@@ -56,7 +56,8 @@ export function decodeRecordAt(buf: Buffer, pos: number): DecodeResult {
   return {
     kind: 'record',
     record: {
-      timestamp: Number(body.readBigInt64BE(0)),
+      // Two 32-bit halves, not readBigInt64BE: no BigInt per record (ms timestamps fit 53 bits).
+      timestamp: body.readInt32BE(0) * 0x1_0000_0000 + body.readUInt32BE(4),
       key: body.toString('utf8', BODY_FIXED_BYTES, BODY_FIXED_BYTES + keyBytes),
       value: body.subarray(BODY_FIXED_BYTES + keyBytes),
     },
