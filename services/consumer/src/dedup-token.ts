@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Segment, SegmentRow } from './segment.js';
 
-
 /**
  * insert_deduplication_token of one INSERT into `events`.
  *

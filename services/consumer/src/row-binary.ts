@@ -1,4 +1,4 @@
-import type { StoredEvent } from '@chatlytics/events';
+import { receivedAtMs, type StoredEvent } from '@chatlytics/events';
 
 /**
  * The `events` columns the consumer inserts, in RowBinary order. The same names, in the same
@@ -121,17 +121,6 @@ export class RowWriter {
     if (nibble !== 32) throw new TypeError(`not a UUID: ${v}`);
     this.pos += 16;
   }
-}
-
-const digits = (s: string, from: number, to: number) => {
-  let n = 0;
-  for (let i = from; i < to; i++) n = n * 10 + s.charCodeAt(i) - 48;
-  return n;
-};
-
-/** 'YYYY-MM-DD HH:MM:SS.mmm' (already validated) → epoch ms, without Date's string parser. */
-export function receivedAtMs(t: string): number {
-  return Date.UTC(digits(t, 0, 4), digits(t, 5, 7) - 1, digits(t, 8, 10), digits(t, 11, 13), digits(t, 14, 16), digits(t, 17, 19), digits(t, 20, 23));
 }
 
 /** One validated event as a RowBinary row of EVENT_COLUMNS (types: clickhouse/migrations). */

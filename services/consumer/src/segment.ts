@@ -1,4 +1,4 @@
-import type { ConsumedBatch } from '@chatlytics/bus';
+import type { ConsumedBatch, ConsumedMessage } from '@chatlytics/bus';
 import { runSteps, type PipelineRow } from './steps.js';
 import { RowWriter, encodeEventRow } from './row-binary.js';
 import { RejectReason } from './errors.js';
@@ -47,102 +47,62 @@ export interface Segment {
   tailAlreadyStored?: boolean;
 }
 
-/**
- * What the per-message steps make of a batch: one Buffer, typed arrays and the two strings
- * per row the writer needs (compact to keep alive until the insert is acknowledged).
- */
-export interface EncodedBatch {
-  /** Every accepted event as RowBinary, back to back. */
-  body: Buffer;
-  /** Row i is body[bounds[i], bounds[i + 1]); length rows + 1. */
-  bounds: Int32Array;
-  /** Row i came from message messageIndex[i]. */
-  messageIndex: Int32Array;
-  /** Row i's event_id (lower case) and received_at. */
-  ids: string[];
-  receivedAts: string[];
-  rejects: { index: number; reason: RejectReason; error: string }[];
-  dropped: number;
-}
-
-/** The only parts of a message the steps read. */
-export type StepInput = Pick<ConsumedBatch['messages'][number], 'value' | 'timestamp'>;
+const EMPTY = Buffer.alloc(0);
 
 /**
- * decode → validate → enrich → RowBinary for every message of a batch. The rows go straight
- * into one Buffer: 20k row strings (or parsed events) kept alive until the insert is
- * acknowledged would be promoted to V8's old generation and cost a major GC each batch
- * (bench:pipeline's profile: GC was the largest single item). RowBinary is smaller than the
- * JSON it came from, so the bus bytes are a good first size.
+ * decode → validate → enrich for every message of a batch, each accepted event encoded as
+ * RowBinary straight into one Buffer: 20k row strings (or parsed events) kept alive until the
+ * insert is acknowledged would be promoted to V8's old generation and cost a major GC each
+ * batch (bench:pipeline's profile: GC was the largest single item). RowBinary is smaller than
+ * the JSON it came from, so the bus bytes are a good first size.
  */
-export function encodeBatch(messages: readonly StepInput[]): EncodedBatch {
-  const writer = new RowWriter(messages.reduce((n, m) => n + m.value.length, 0));
-  const bounds: number[] = [];
-  const messageIndex: number[] = [];
-  const ids: string[] = [];
-  const receivedAts: string[] = [];
-  const rejects: EncodedBatch['rejects'] = [];
+export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
+  const writer = new RowWriter(batch.messages.reduce((n, m) => n + m.value.length, 0));
+  const rows: SegmentRow[] = [];
+  const rejects: RejectedMessage[] = [];
   let dropped = 0;
-  for (let index = 0; index < messages.length; index++) {
-    const m = messages[index];
-    const result = runSteps({ partition: 0, offset: '', key: null, value: m.value, timestamp: m.timestamp });
+  let oldestBusTimestamp = Infinity;
+  const reject = (message: ConsumedMessage, reason: RejectReason, error: string) => rejects.push({
+    reason, error, payload: message.value, key: message.key,
+    partition: batch.partition, offset: message.offset, busTimestamp: message.timestamp,
+  });
+  for (const message of batch.messages) {
+    if (message.timestamp < oldestBusTimestamp) oldestBusTimestamp = message.timestamp;
+    const result = runSteps(message);
     if (result.kind === 'drop') {
       dropped++;
       continue;
     }
     if (result.kind === 'dead-letter') {
-      rejects.push({ index, reason: result.reason, error: result.error });
+      reject(message, result.reason, result.error);
       continue;
     }
+    const r = result.value;
     const start = writer.pos;
     try {
-      encodeEventRow(writer, result.value.event);
+      encodeEventRow(writer, r.event);
     } catch (err) {
       // A validated event the encoder cannot write is a bug, not a reason to stall the partition.
       writer.pos = start;
-      rejects.push({ index, reason: RejectReason.Internal, error: (err as Error).message });
+      reject(message, RejectReason.Internal, (err as Error).message);
       continue;
     }
-    bounds.push(start);
-    messageIndex.push(index);
-    ids.push(result.value.eventId);
-    receivedAts.push(result.value.receivedAt);
+    // One literal with every field (the body is set below): the row objects keep one shape.
+    rows.push({
+      eventId: r.eventId, receivedAt: r.receivedAt, payload: r.payload, busTimestamp: r.busTimestamp,
+      partition: r.partition, offset: r.offset, key: r.key, body: EMPTY, start, end: writer.pos,
+    });
   }
+  // The writer may have moved to a bigger Buffer: the rows point into the final one.
   const body = writer.bytes();
-  bounds.push(body.length);
-  return { body, bounds: Int32Array.from(bounds), messageIndex: Int32Array.from(messageIndex), ids, receivedAts, rejects, dropped };
-}
-
-/** The Segment of a batch from its encoded form; rows point back at their messages. */
-export function assembleSegment(batch: ConsumedBatch, fenced: boolean, encoded: EncodedBatch): Segment {
-  const { messages } = batch;
-  const { body, bounds, messageIndex, ids, receivedAts } = encoded;
-  const rows: SegmentRow[] = new Array(ids.length);
-  for (let i = 0; i < ids.length; i++) {
-    const m = messages[messageIndex[i]];
-    rows[i] = {
-      eventId: ids[i], receivedAt: receivedAts[i], payload: m.value, busTimestamp: m.timestamp,
-      partition: batch.partition, offset: m.offset, key: m.key, body, start: bounds[i], end: bounds[i + 1],
-    };
-  }
-  const rejects: RejectedMessage[] = encoded.rejects.map(({ index, reason, error }) => {
-    const m = messages[index];
-    return { reason, error, payload: m.value, key: m.key, partition: batch.partition, offset: m.offset, busTimestamp: m.timestamp };
-  });
-  let oldestBusTimestamp = Infinity;
-  for (const m of messages) if (m.timestamp < oldestBusTimestamp) oldestBusTimestamp = m.timestamp;
+  for (const row of rows) row.body = body;
   return {
     stream: batch.stream,
     partition: batch.partition,
-    firstOffset: messages[0]?.offset ?? '-1',
-    lastOffset: messages.at(-1)?.offset ?? '-1',
-    rows, body, rejects, dropped: encoded.dropped, oldestBusTimestamp, fenced,
+    firstOffset: batch.messages[0]?.offset ?? '-1',
+    lastOffset: batch.messages.at(-1)?.offset ?? '-1',
+    rows, body, rejects, dropped, oldestBusTimestamp, fenced,
   };
-}
-
-/** A bus batch → its Segment. */
-export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
-  return assembleSegment(batch, fenced, encodeBatch(batch.messages));
 }
 
 export const segmentKey = (s: { stream: string; partition: number }) => `${s.stream}:${s.partition}`;

@@ -104,7 +104,8 @@ export function createWriter(deps: WriterDeps) {
 
   /**
    * ClickHouse refused the INSERT because of a row's data (see isRowRefusal): some row it
-   * cannot parse although our schema accepts it (e.g. a duplicated JSON key). Bisect to find the refused rows (log2(n) rounds for one bad row),
+   * cannot take although our schema accepted it (none is known since rows are RowBinary built
+   * from validated events; this is the safety net). Bisect to find the refused rows (log2(n) rounds for one bad row),
    * insert the rest and return the refused ones as poison: one bad row never blocks a partition.
    */
   async function insertIsolating(rows: readonly SegmentRow[], token: string, err: unknown): Promise<RejectedMessage[]> {

@@ -4,9 +4,9 @@ import { AppError } from '@chatlytics/core';
 import { decode, validate, enrich, runSteps } from '../src/steps.js';
 import { RejectReason } from '../src/errors.js';
 import { storedEvent } from './events.js';
-import { EVENT_COLUMNS, RowWriter, encodeEventRow, receivedAtMs } from '../src/row-binary.js';
+import { EVENT_COLUMNS, RowWriter, encodeEventRow } from '../src/row-binary.js';
 import { decodeEventRows } from './row-binary-decode.js';
-import { StoredEvent } from '@chatlytics/events';
+import { StoredEvent, receivedAtMs } from '@chatlytics/events';
 
 const message = (value: Buffer | string, offset = '7'): ConsumedMessage =>
   ({ partition: 2, offset, key: 'k', value: Buffer.isBuffer(value) ? value : Buffer.from(value), timestamp: 1_700_000_000_000 });

@@ -92,12 +92,12 @@ export function startEmbeddedConsumer(deps: EmbeddedConsumerDeps, handler: Batch
         // what they accepted (the oldest batches, in order, up to the first one not accepted)
         // is durable in the handler's store: commit it now rather than redeliver it.
         const settled = await Promise.allSettled(inFlight.map((b) => b.accepted));
-        const acceptedPrefix = settled.findIndex((r) => r.status !== 'fulfilled' || !r.value);
-        const last = inFlight[(acceptedPrefix === -1 ? inFlight.length : acceptedPrefix) - 1];
-        if (last) {
+        const firstNotAccepted = settled.findIndex((r) => r.status !== 'fulfilled' || !r.value);
+        const accepted = firstNotAccepted === -1 ? inFlight : inFlight.slice(0, firstNotAccepted);
+        if (accepted.length > 0) {
           try {
-            await offsets.commit(last.lastOffset + 1);
-            metrics.committed.inc({ bus: 'embedded' }, inFlight.slice(0, inFlight.indexOf(last) + 1).reduce((n, b) => n + b.count, 0));
+            await offsets.commit(accepted[accepted.length - 1].lastOffset + 1);
+            metrics.committed.inc({ bus: 'embedded' }, accepted.reduce((n, b) => n + b.count, 0));
           } catch (err) {
             log.error({ err, committed: offsets.committed }, 'embedded bus: could not commit accepted batches; they will be redelivered');
           }
