@@ -1,7 +1,8 @@
 /**
  * `npm run bench:pipeline` — the consumer pipeline end to end, embedded engines, one process.
  *
- *   1. Baseline: the same rows inserted straight into ClickHouse (JSONEachRow, 20k per insert),
+ *   1. Baseline: the same rows inserted straight into ClickHouse (JSONEachRow, as many rows per
+ *      insert as the embedded bus hands the consumer in one batch at most, --baseline-rows),
  *      no bus, no consumer: the ceiling the pipeline is compared against, in this run.
  *   2. Throughput: N realistic StoredEvents published to the embedded bus first, then the
  *      consumer started; timed until all N are visible to `SELECT count()`.  Target ≥ 100k/s.
@@ -9,11 +10,11 @@
  *      the ingest's micro-batches do); per publish, the time from the bus acknowledgement to
  *      the moment a count query sees it.  Target p95 ≤ 2 s.
  *
- * Options: --events 1000000 --rate 5000 --seconds 20 --bus-batch <maxBatchMessages of the
+ * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows 50000 --bus-batch <maxBatchMessages of the
  * embedded bus (and 2 KiB × that as maxBatchBytes); default: the bus's own defaults, as
  * production runs it>.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -33,6 +34,9 @@ const N = opt('events', 1_000_000)!;
 const RATE = opt('rate', 5_000)!;
 const SECONDS = opt('seconds', 20)!;
 const BUS_BATCH = opt('bus-batch');
+// The pipeline's inserts are one bus batch (≤ 50k rows by default): the baseline gets the same
+// size, so that fewer merges are not credited to the pipeline alone.
+const BASELINE_ROWS = opt('baseline-rows', 50_000)!;
 const log = createLogger('warn', 'bench');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -85,6 +89,48 @@ const cpuMicros = (from: NodeJS.CpuUsage) => {
   const d = process.cpuUsage(from);
   return d.user + d.system;
 };
+/**
+ * CPU time of the main (JavaScript) thread alone, in µs, from Linux's per-thread accounting
+ * (undefined elsewhere). The pipeline's ceiling is set by whichever is larger: this per event,
+ * or half the whole process's CPU per event (chdb's threads use the other core).
+ */
+function mainThreadCpuMicros(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat(5) (utime, stime), counted after the ")" that ends the command name.
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1e6) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU µs per thread name (Linux), to tell JavaScript, V8's GC helpers, libuv and chdb's pools apart. */
+function threadCpuMicros(): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const us = ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+        out.set(name, (out.get(name) ?? 0) + us);
+      } catch {
+        // the thread ended between readdir and read
+      }
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+
+function threadCpuDelta(before: Map<string, number>, after: Map<string, number>, n: number): Record<string, number> {
+  const rows = [...after].map(([name, us]) => [name, (us - (before.get(name) ?? 0)) / n] as const);
+  return Object.fromEntries(rows.filter(([, v]) => v >= 0.1).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, +v.toFixed(1)]));
+}
 
 async function main() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-pipeline-'));
@@ -100,8 +146,8 @@ async function main() {
     await runMigrations(baselineCh);
     let started = performance.now();
     let cpu = process.cpuUsage();
-    for (let i = 0; i < N; i += 20_000) {
-      const chunk = messages.slice(i, i + 20_000);
+    for (let i = 0; i < N; i += BASELINE_ROWS) {
+      const chunk = messages.slice(i, i + BASELINE_ROWS);
       await baselineCh.insert('events', Buffer.concat(chunk.flatMap((m) => [m.value, Buffer.from('\n')])));
     }
     const baselineMs = performance.now() - started;
@@ -126,12 +172,17 @@ async function main() {
     const consumer = createConsumer({ config: loadConfig({}, dir), bus, clickhouse: ch, log });
     started = performance.now();
     cpu = process.cpuUsage();
+    const mainCpuBefore = mainThreadCpuMicros();
+    const threadsBefore = threadCpuMicros();
     await consumer.start();
     // Every count() is a ClickHouse query competing for the same 2 cores: poll every 50 ms
     // (0.5 % of a 10 s run), not faster.
     while ((await count(ch)) < N) await sleep(50);
     const pipelineMs = performance.now() - started;
     const pipelineCpuUs = cpuMicros(cpu);
+    const mainCpuAfter = mainThreadCpuMicros();
+    const threadsAfter = threadCpuMicros();
+    const mainCpuUs = mainCpuBefore === undefined || mainCpuAfter === undefined ? undefined : mainCpuAfter - mainCpuBefore;
     const stats = consumer.stats();
 
     // 3. Freshness under a steady load: the same realistic rows, new ids, received now.
@@ -183,7 +234,11 @@ async function main() {
       pipelineVsBaseline: +(baselineMs / pipelineMs).toFixed(2),
       baselineCpuUsPerEvent: +(baselineCpuUs / N).toFixed(1),
       pipelineCpuUsPerEvent: +(pipelineCpuUs / N).toFixed(1),
+      // Of which the JavaScript thread (bus read, decode, validate, encode, bookkeeping).
+      pipelineMainThreadCpuUsPerEvent: mainCpuUs === undefined ? null : +(mainCpuUs / N).toFixed(1),
       // What 2 otherwise idle cores could sustain at that CPU cost per event.
+      // Threads grouped by name (digits dropped): which pool the rest of the CPU went to.
+      pipelineCpuUsPerEventByThread: threadCpuDelta(threadsBefore, threadsAfter, N),
       pipelineCapacityOn2CoresPerSec: Math.round((2 * 1e6) / (pipelineCpuUs / N)),
       loadAverage: os.loadavg().map((l) => +l.toFixed(1)),
       busBatches: stats.batches,
@@ -196,6 +251,7 @@ async function main() {
     console.log(`publish to embedded bus     ${result.publishPerSec.toLocaleString()} events/s`);
     console.log(`pipeline end to end         ${result.pipelineEndToEndPerSec.toLocaleString()} events/s (target ≥ 100,000; ${result.pipelineVsBaseline}× baseline)`);
     console.log(`CPU per event              pipeline ${result.pipelineCpuUsPerEvent} µs, baseline ${result.baselineCpuUsPerEvent} µs → 2 idle cores ≈ ${result.pipelineCapacityOn2CoresPerSec.toLocaleString()} events/s (load average ${result.loadAverage.join(' ')})`);
+    console.log(`  of which the JS thread      ${result.pipelineMainThreadCpuUsPerEvent ?? 'n/a'} µs/event`);
     console.log(`freshness at ${RATE}/s         p50 ${result.freshnessMs.p50} ms, p95 ${result.freshnessMs.p95} ms (target ≤ 2000), p99 ${result.freshnessMs.p99} ms`);
     console.log(JSON.stringify(result));
   } finally {

@@ -6,8 +6,11 @@ export interface InsertBufferOptions {
   /**
    * Flush once this many rows wait. ClickHouse wants few, large inserts (every INSERT is a
    * new part to merge; ≥ 1,000 rows and about one insert per second per table is its own
-   * advice); 20,000 rows of ~600 bytes is ~12 MB of JSON: big enough that parts stay few at
-   * 100k events/s (5 inserts/s), small enough to parse in tens of milliseconds.
+   * advice, and background merges of small parts cost the consumer's own CPU on a small
+   * machine). 100,000 rows is ~40 MB of RowBinary plus the bus values kept for dead-lettering:
+   * at 100k events/s about one insert a second. A single-partition bus (the embedded log) hands
+   * over batches of ≤ 50k, so there a flush is one or two bus batches; with Kafka, several
+   * partitions' batches coalesce up to it.
    */
   maxRows: number;
   /** Flush the oldest waiting batch after this long at most (freshness target ≤ 2 s end to end). */

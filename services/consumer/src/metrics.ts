@@ -18,6 +18,7 @@ export interface ConsumerMetrics {
   freshnessSeconds: Histogram;
   retries: Counter<'operation'>;
   flushes: Counter<'trigger'>;
+  decoded: Counter<'path'>;
 }
 
 export function createConsumerMetrics(registry: Registry): ConsumerMetrics {
@@ -53,6 +54,13 @@ export function createConsumerMetrics(registry: Registry): ConsumerMetrics {
     })),
     flushes: getOrCreate(registry, 'chatlytics_consumer_flushes_total', () => new Counter({
       name: 'chatlytics_consumer_flushes_total', help: 'Flushes of the shared insert buffer, by what triggered them', labelNames: ['trigger'] as const, registers,
+    })),
+    // A falling canonical share means the producer's serialisation changed (key order, escaping):
+    // nothing is lost, the general path takes over, but each event then costs ~2× the CPU.
+    decoded: getOrCreate(registry, 'chatlytics_consumer_decoded_total', () => new Counter({
+      name: 'chatlytics_consumer_decoded_total',
+      help: 'Messages decoded by the canonical transcoder (canonical) or by JSON.parse + schema validation (general)',
+      labelNames: ['path'] as const, registers,
     })),
   };
 }

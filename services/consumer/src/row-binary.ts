@@ -23,7 +23,8 @@ for (let i = 10; i < 16; i++) HEX['ABCDEF'.charCodeAt(i - 10)] = i;
  * never become JS strings, so nothing of a batch is left for the garbage collector either.
  */
 export class RowWriter {
-  private buf: Buffer;
+  /** The current Buffer (replaced when it grows): the canonical transcoder writes into it directly. */
+  buf: Buffer;
   pos = 0;
 
   constructor(initialBytes: number) {
@@ -35,14 +36,15 @@ export class RowWriter {
     return this.buf.subarray(0, this.pos);
   }
 
-  private ensure(n: number): void {
+  /** Room for n more bytes at pos. */
+  ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
     this.buf.copy(bigger, 0, 0, this.pos);
     this.buf = bigger;
   }
 
-  private varint(n: number): void {
+  varint(n: number): void {
     this.ensure(5);
     while (n >= 0x80) {
       this.buf[this.pos++] = (n & 0x7f) | 0x80;

@@ -1,6 +1,7 @@
 import type { ConsumedBatch, ConsumedMessage } from '@chatlytics/bus';
 import { runSteps, type PipelineRow } from './steps.js';
 import { RowWriter, encodeEventRow } from './row-binary.js';
+import { transcodeCanonicalEvent } from './canonical-transcode.js';
 import { RejectReason } from './errors.js';
 
 /** A row inside a segment: its insert line lives in the segment's body (off the JS heap). */
@@ -36,6 +37,8 @@ export interface Segment {
   body: Buffer;
   rejects: RejectedMessage[];
   dropped: number;
+  /** Messages the canonical transcoder took; the others went through JSON.parse + the schema. */
+  canonical: number;
   /** When the bus accepted the segment's oldest message (ms); Infinity when it has none. */
   oldestBusTimestamp: number;
   /**
@@ -61,6 +64,7 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
   const rows: SegmentRow[] = [];
   const rejects: RejectedMessage[] = [];
   let dropped = 0;
+  let canonical = 0;
   let oldestBusTimestamp = Infinity;
   const reject = (message: ConsumedMessage, reason: RejectReason, error: string) => rejects.push({
     reason, error, payload: message.value, key: message.key,
@@ -68,6 +72,23 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
   });
   for (const message of batch.messages) {
     if (message.timestamp < oldestBusTimestamp) oldestBusTimestamp = message.timestamp;
+    // The fast path first: what the ingest wrote, byte for byte, needs no parse (canonical-transcode.ts).
+    const at = writer.pos;
+    let fast;
+    try {
+      fast = transcodeCanonicalEvent(message.value, writer);
+    } catch {
+      // A bug there must not stall the partition: the general path below decides instead.
+      writer.pos = at;
+    }
+    if (fast) {
+      canonical++;
+      rows.push({
+        eventId: fast.eventId, receivedAt: fast.receivedAt, payload: message.value, busTimestamp: message.timestamp,
+        partition: message.partition, offset: message.offset, key: message.key, body: EMPTY, start: at, end: writer.pos,
+      });
+      continue;
+    }
     const result = runSteps(message);
     if (result.kind === 'drop') {
       dropped++;
@@ -101,7 +122,7 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
     partition: batch.partition,
     firstOffset: batch.messages[0]?.offset ?? '-1',
     lastOffset: batch.messages.at(-1)?.offset ?? '-1',
-    rows, body, rejects, dropped, oldestBusTimestamp, fenced,
+    rows, body, rejects, dropped, canonical, oldestBusTimestamp, fenced,
   };
 }
 

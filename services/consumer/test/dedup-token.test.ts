@@ -6,7 +6,7 @@ import type { SegmentRow as PipelineRow } from '../src/segment.js';
 
 const row = (id: string): PipelineRow => ({ eventId: id, receivedAt: '', body: Buffer.alloc(0), start: 0, end: 0, payload: Buffer.from('{}'), busTimestamp: 0, partition: 0, offset: '0', key: null });
 const segment = (partition: number, first: number, last: number, ids: string[]): Segment => ({
-  stream: 'events', partition, firstOffset: String(first), lastOffset: String(last), rows: ids.map(row), body: Buffer.alloc(0), rejects: [], dropped: 0, oldestBusTimestamp: Date.now(), fenced: false,
+  stream: 'events', partition, firstOffset: String(first), lastOffset: String(last), rows: ids.map(row), body: Buffer.alloc(0), rejects: [], dropped: 0, canonical: 0, oldestBusTimestamp: Date.now(), fenced: false,
 });
 const tokenOf = (segments: Segment[]) => {
   const sorted = [...segments].sort(compareSegments);

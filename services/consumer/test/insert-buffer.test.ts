@@ -4,7 +4,7 @@ import type { Segment } from '../src/segment.js';
 import type { SegmentRow as PipelineRow } from '../src/segment.js';
 
 const rows = (n: number) => Array.from({ length: n }, (_, i): PipelineRow => ({ eventId: String(i), receivedAt: '', body: Buffer.alloc(0), start: 0, end: 0, payload: Buffer.from('{}'), busTimestamp: 0, partition: 0, offset: String(i), key: null }));
-const seg = (partition: number, n: number): Segment => ({ stream: 'events', partition, firstOffset: '0', lastOffset: String(n - 1), rows: rows(n), body: Buffer.alloc(0), rejects: [], dropped: 0, oldestBusTimestamp: Date.now(), fenced: false });
+const seg = (partition: number, n: number): Segment => ({ stream: 'events', partition, firstOffset: '0', lastOffset: String(n - 1), rows: rows(n), body: Buffer.alloc(0), rejects: [], dropped: 0, canonical: 0, oldestBusTimestamp: Date.now(), fenced: false });
 
 function buffer(over: Partial<InsertBufferOptions> = {}) {
   const flushes: { trigger: FlushTrigger; partitions: number[] }[] = [];
