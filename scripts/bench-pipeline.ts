@@ -90,39 +90,40 @@ const cpuMicros = (from: NodeJS.CpuUsage) => {
   return d.user + d.system;
 };
 /**
- * CPU time of the main (JavaScript) thread alone, in µs, from Linux's per-thread accounting
- * (undefined elsewhere). The pipeline's ceiling is set by whichever is larger: this per event,
- * or half the whole process's CPU per event (chdb's threads use the other core).
+ * One thread's name (digits dropped, so a pool's threads group together) and CPU time in µs,
+ * from Linux's per-thread accounting; undefined elsewhere or when the thread has ended.
  */
-function mainThreadCpuMicros(): number | undefined {
+function taskCpu(tid: string): { name: string; us: number } | undefined {
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '');
     // Fields 14 and 15 of stat(5) (utime, stime), counted after the ")" that ends the command name.
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return (ticks * 1e6) / 100; // USER_HZ is 100 on Linux
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { name, us: ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100 }; // USER_HZ is 100 on Linux
   } catch {
     return undefined;
   }
 }
 
+/**
+ * CPU time of the main (JavaScript) thread alone, in µs. The pipeline's ceiling is set by
+ * whichever is larger: this per event, or half the whole process's CPU per event (chdb's
+ * threads use the other core).
+ */
+const mainThreadCpuMicros = () => taskCpu(String(process.pid))?.us;
+
 /** CPU µs per thread name (Linux), to tell JavaScript, V8's GC helpers, libuv and chdb's pools apart. */
 function threadCpuMicros(): Map<string, number> {
   const out = new Map<string, number>();
+  let tids: string[] = [];
   try {
-    for (const tid of readdirSync('/proc/self/task')) {
-      try {
-        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        const us = ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-        out.set(name, (out.get(name) ?? 0) + us);
-      } catch {
-        // the thread ended between readdir and read
-      }
-    }
+    tids = readdirSync('/proc/self/task');
   } catch {
     // not Linux
+  }
+  for (const tid of tids) {
+    const t = taskCpu(tid);
+    if (t) out.set(t.name, (out.get(t.name) ?? 0) + t.us);
   }
   return out;
 }

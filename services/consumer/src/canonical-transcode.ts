@@ -1,5 +1,5 @@
 import { isValidReceivedAt, receivedAtMs, StoredEvent, StoredItem } from '@chatlytics/events';
-import { EVENT_COLUMNS, RowWriter } from './row-binary.js';
+import { EVENT_COLUMNS, HEX, RowWriter } from './row-binary.js';
 
 /**
  * The consumer's fast path: the bus value's JSON bytes straight into a RowBinary row, with no
@@ -40,7 +40,7 @@ const TEST = Buffer.from('"test"');
 /** Length limits come from the schema itself, so the two cannot drift apart. */
 type Limits = { min: number; max: number };
 /** TypeBox schemas are JSON Schema objects; their types just do not list the keywords. */
-type Keywords = { minLength?: number; maxLength?: number; maxItems?: number; minimum?: number; maximum?: number };
+type Keywords = { minLength?: number; maxLength?: number; pattern?: string; maxItems?: number; minimum?: number; maximum?: number };
 const kw = (schema: object) => schema as Keywords;
 const limits = (schema: object): Limits => ({ min: kw(schema).minLength ?? 0, max: kw(schema).maxLength ?? Infinity });
 const P = StoredEvent.properties;
@@ -50,6 +50,8 @@ const L = {
   userAgent: limits(P.user_agent), clientHash: limits(P.client_hash), data: limits(P.data),
   itemId: limits(StoredItem.properties.item_id), itemCurrency: limits(StoredItem.properties.currency),
 };
+/** received_at's shape: the schema's own pattern (the calendar is isValidReceivedAt's). */
+const RECEIVED_AT_SHAPE = new RegExp(kw(P.received_at).pattern ?? '^$');
 const MAX_ITEMS = kw(P.items).maxItems ?? 50;
 const MIN_QUANTITY = kw(StoredItem.properties.quantity).minimum ?? 0;
 const MAX_QUANTITY = kw(StoredItem.properties.quantity).maximum ?? 0xffffffff;
@@ -72,9 +74,6 @@ TOKEN[QUOTE] = END;
 /** The one-character escapes of JSON and the byte each stands for (0 = not an escape). */
 const ESCAPED = new Uint8Array(128);
 for (const [c, v] of [['"', 0x22], ['\\', 0x5c], ['/', 0x2f], ['b', 0x08], ['f', 0x0c], ['n', 0x0a], ['r', 0x0d], ['t', 0x09]] as const) ESCAPED[c.charCodeAt(0)] = v;
-const HEX = new Int8Array(256).fill(-1);
-for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
-for (let i = 10; i < 16; i++) HEX['ABCDEF'.charCodeAt(i - 10)] = i;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
 /**
@@ -94,16 +93,16 @@ export function transcodeCanonicalEvent(src: Buffer, w: RowWriter): TranscodedRo
 function transcode(src: Buffer, w: RowWriter): TranscodedRow | undefined {
   let i = literal(src, 0, KEYS[0]);
   if (i === NO || !isUuidAt(src, i)) return undefined;
-  writeUuid(src, i + 1, w);
   const eventId = src.toString('latin1', i + 1, i + 37);
+  w.uuid(eventId);
   i = literal(src, i + 38, KEYS[1]);
   i = string(src, i, w, L.event, TEXT);
   i = string(src, literal(src, i, KEYS[2]), w, L.token, TOKEN);
   i = string(src, literal(src, i, KEYS[3]), w, L.chatbotId, TEXT);
   i = literal(src, i, KEYS[4]);
-  if (i === NO || i + 25 > src.length || src[i] !== QUOTE || src[i + 24] !== QUOTE || !isReceivedAtShape(src, i + 1)) return undefined;
+  if (i === NO || i + 25 > src.length || src[i] !== QUOTE || src[i + 24] !== QUOTE) return undefined;
   const receivedAt = src.toString('latin1', i + 1, i + 24);
-  if (!isValidReceivedAt(receivedAt)) return undefined;
+  if (!RECEIVED_AT_SHAPE.test(receivedAt) || !isValidReceivedAt(receivedAt)) return undefined;
   w.i64(receivedAtMs(receivedAt));
   i = literal(src, i + 25, KEYS[5]);
   if (literal(src, i, TRUE) !== NO) { w.buf[w.pos++] = 1; i += 4; } else if (literal(src, i, FALSE) !== NO) { w.buf[w.pos++] = 0; i += 5; } else return undefined;
@@ -290,29 +289,6 @@ function isUuidAt(src: Buffer, i: number): boolean {
     if (k === 9 || k === 14 || k === 19 || k === 24) {
       if (c !== MINUS) return false;
     } else if (!(isDigit(c) || (c >= 0x61 && c <= 0x66))) return false;
-  }
-  return true;
-}
-
-/** ClickHouse's UUID layout (as RowWriter.uuid): high 64 bits little-endian, then the low 64. */
-function writeUuid(src: Buffer, i: number, w: RowWriter): void {
-  const buf = w.buf;
-  const pos = w.pos;
-  let byte = 0;
-  for (let k = 0; k < 36; k += 2) {
-    if (src[i + k] === MINUS) k++;
-    buf[pos + (byte < 8 ? 7 - byte : 23 - byte)] = (HEX[src[i + k]] << 4) | HEX[src[i + k + 1]];
-    byte++;
-  }
-  w.pos = pos + 16;
-}
-
-/** 'YYYY-MM-DD HH:MM:SS.mmm' (the schema's pattern) at i; the calendar is checked afterwards. */
-function isReceivedAtShape(src: Buffer, i: number): boolean {
-  for (let k = 0; k < 23; k++) {
-    const c = src[i + k];
-    const want = k === 4 || k === 7 ? MINUS : k === 10 ? 0x20 : k === 13 || k === 16 ? 0x3a : k === 19 ? 0x2e : 0;
-    if (want === 0 ? !isDigit(c) : c !== want) return false;
   }
   return true;
 }

@@ -12,7 +12,8 @@ export const EVENT_COLUMNS = [
   'client_hash', 'data',
 ] as const;
 
-const HEX = new Int8Array(128).fill(-1);
+/** Hex digit values by character code (-1: not a hex digit); 256 entries, so any byte indexes it. */
+export const HEX = new Int8Array(256).fill(-1);
 for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
 for (let i = 10; i < 16; i++) HEX['ABCDEF'.charCodeAt(i - 10)] = i;
 
@@ -112,7 +113,7 @@ export class RowWriter {
     for (let i = 0; i < v.length; i++) {
       const code = v.charCodeAt(i);
       if (code === 45) continue; // '-'
-      const x = code < 128 ? HEX[code] : -1;
+      const x = code < 256 ? HEX[code] : -1;
       if (x < 0 || nibble >= 32) throw new TypeError(`not a UUID: ${v}`);
       const byte = nibble >> 1;
       // Byte k of the text (0..15) goes to position 7-k in the first half, 23-k in the second.

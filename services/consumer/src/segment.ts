@@ -70,6 +70,11 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
     reason, error, payload: message.value, key: message.key,
     partition: batch.partition, offset: message.offset, busTimestamp: message.timestamp,
   });
+  // One literal with every field (the body is set below): the row objects keep one shape.
+  const accept = (message: ConsumedMessage, eventId: string, receivedAt: string, start: number) => rows.push({
+    eventId, receivedAt, payload: message.value, busTimestamp: message.timestamp,
+    partition: message.partition, offset: message.offset, key: message.key, body: EMPTY, start, end: writer.pos,
+  });
   for (const message of batch.messages) {
     if (message.timestamp < oldestBusTimestamp) oldestBusTimestamp = message.timestamp;
     // The fast path first: what the ingest wrote, byte for byte, needs no parse (canonical-transcode.ts).
@@ -83,10 +88,7 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
     }
     if (fast) {
       canonical++;
-      rows.push({
-        eventId: fast.eventId, receivedAt: fast.receivedAt, payload: message.value, busTimestamp: message.timestamp,
-        partition: message.partition, offset: message.offset, key: message.key, body: EMPTY, start: at, end: writer.pos,
-      });
+      accept(message, fast.eventId, fast.receivedAt, at);
       continue;
     }
     const result = runSteps(message);
@@ -108,11 +110,7 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
       reject(message, RejectReason.Internal, (err as Error).message);
       continue;
     }
-    // One literal with every field (the body is set below): the row objects keep one shape.
-    rows.push({
-      eventId: r.eventId, receivedAt: r.receivedAt, payload: r.payload, busTimestamp: r.busTimestamp,
-      partition: r.partition, offset: r.offset, key: r.key, body: EMPTY, start, end: writer.pos,
-    });
+    accept(message, r.eventId, r.receivedAt, start);
   }
   // The writer may have moved to a bigger Buffer: the rows point into the final one.
   const body = writer.bytes();
