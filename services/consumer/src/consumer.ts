@@ -24,6 +24,8 @@ export const DEFAULT_CONSUMER_OPTIONS: ConsumerOptions = {
   maxAgeMs: 250,
   minRowsWhenAllWaiting: 2_000,
   activeWindowMs: 10_000,
+  // Two INSERTs in flight: see InsertBufferOptions.concurrentWrites.
+  concurrentWrites: 2,
   backoff: DEFAULT_BACKOFF,
   // Shorter than closeOnSignals' 15 s grace, so the process exits cleanly (uncommitted, redelivered).
   stopGraceMs: 10_000,
@@ -134,7 +136,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
     metrics.decoded.inc({ path: 'general' }, batch.messages.length - segment.dropped - segment.canonical);
     if (fenced) counts.fencedBatches++;
     try {
-      if (segment.rows.length > 0 || segment.rejects.length > 0) await buffer.add(segment);
+      if (segment.rowCount > 0 || segment.rejects.length > 0) await buffer.add(segment);
     } catch (err) {
       counts.failedBatches++;
       partitions.delete(key);

@@ -1,25 +1,37 @@
+import { IdTable } from './id-table.js';
+
 /**
  * Event ids inserted recently, to leave out a client's retried beacon (same event_id) before
- * it becomes a second raw row. Two generations of Sets: when the current one is full it
- * becomes the previous one, so memory stays bounded (≤ 2 × capacity ids) without a per-id
- * timestamp, and an id is remembered for at least `capacity` further inserts.
+ * it becomes a second raw row. Two generations: when the current one is full it becomes the
+ * previous one, so memory stays bounded (2 tables of ≥ 2 × capacity slots, 16 bytes each:
+ * ~8 MB for the default 100k) without a per-id timestamp, and an id is remembered for at least
+ * `capacity` further inserts. Ids are a row's 16 UUID bytes (IdTable).
  * Only a fast path: ReplacingMergeTree and the statistics dedup by event_id anyway.
  */
 export class RecentIds {
-  private current = new Set<string>();
-  private previous = new Set<string>();
+  private current: IdTable;
+  private previous: IdTable;
 
-  constructor(private readonly capacity: number) {}
+  private readonly capacity: number;
 
-  has(id: string): boolean {
-    return this.current.has(id) || this.previous.has(id);
+  constructor(capacity: number) {
+    this.capacity = Math.max(1, capacity);
+    this.current = new IdTable(this.capacity);
+    this.previous = new IdTable(this.capacity);
   }
 
-  add(id: string): void {
+  has(buf: Buffer, at: number): boolean {
+    return this.current.has(buf, at) || this.previous.has(buf, at);
+  }
+
+  add(buf: Buffer, at: number): void {
     if (this.current.size >= this.capacity) {
+      // The oldest generation is forgotten and its table reused (no 4 MB allocation per rotation).
+      const oldest = this.previous;
+      oldest.clear();
       this.previous = this.current;
-      this.current = new Set();
+      this.current = oldest;
     }
-    this.current.add(id);
+    this.current.add(buf, at);
   }
 }

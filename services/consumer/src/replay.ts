@@ -56,7 +56,8 @@ export async function replay(deps: ReplayDeps): Promise<ReplaySummary> {
   // A dead letter is our JSON wrapper: the original bytes go through the pipeline again.
   const unwrap = (batch: ConsumedBatch): ConsumedBatch => deps.stream === 'events' ? batch : {
     ...batch,
-    messages: batch.messages.map((m) => ({ ...m, value: unwrapDeadLetter(m.value) ?? m.value })),
+    // Field by field, not a spread: the embedded bus's messages are views with getters (record.ts).
+    messages: batch.messages.map((m) => ({ partition: m.partition, offset: m.offset, key: m.key, timestamp: m.timestamp, value: unwrapDeadLetter(m.value) ?? m.value })),
   };
   log.info({ from: summary.from }, 'replay started');
   await deps.bus.replay({

@@ -28,8 +28,9 @@ export class RowWriter {
   buf: Buffer;
   pos = 0;
 
-  constructor(initialBytes: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(1024, initialBytes));
+  /** `initial`: a size to allocate, or a Buffer to write into (body-pool.ts). */
+  constructor(initial: number | Buffer) {
+    this.buf = typeof initial === 'number' ? Buffer.allocUnsafe(Math.max(1024, initial)) : initial;
   }
 
   /** The bytes written so far (a view, not a copy). */
@@ -124,6 +125,35 @@ export class RowWriter {
     if (nibble !== 32) throw new TypeError(`not a UUID: ${v}`);
     this.pos += 16;
   }
+}
+
+const HEX_DIGITS = '0123456789abcdef';
+
+/** The lower-case text of the UUID RowWriter.uuid wrote at buf[at, at + 16). */
+export function uuidText(buf: Buffer, at: number): string {
+  let s = '';
+  for (let byte = 0; byte < 16; byte++) {
+    if (byte === 4 || byte === 6 || byte === 8 || byte === 10) s += '-';
+    const v = buf[at + (byte < 8 ? 7 - byte : 23 - byte)];
+    s += HEX_DIGITS[v >> 4] + HEX_DIGITS[v & 15];
+  }
+  return s;
+}
+
+/** A row's received_at (ms): after the id, three Strings (event, token, chatbot_id), then Int64 LE. */
+export function rowReceivedAtMs(buf: Buffer, rowStart: number): number {
+  let at = rowStart + 16;
+  for (let s = 0; s < 3; s++) {
+    let length = 0;
+    for (let shift = 1; ; shift *= 128) {
+      const b = buf[at++];
+      length += (b & 0x7f) * shift;
+      if (b < 0x80) break;
+    }
+    at += length;
+  }
+  // The low 48 bits and the sign, as i64() wrote them (ms times fit 48 bits).
+  return buf.readIntLE(at, 6);
 }
 
 /** One validated event as a RowBinary row of EVENT_COLUMNS (types: clickhouse/migrations). */

@@ -1,16 +1,9 @@
 import type { ConsumedBatch, ConsumedMessage } from '@chatlytics/bus';
-import { runSteps, type PipelineRow } from './steps.js';
-import { RowWriter, encodeEventRow } from './row-binary.js';
+import { runSteps } from './steps.js';
+import { RowWriter, encodeEventRow, rowReceivedAtMs, uuidText } from './row-binary.js';
 import { transcodeCanonicalEvent } from './canonical-transcode.js';
 import { RejectReason } from './errors.js';
-
-/** A row inside a segment: its insert line lives in the segment's body (off the JS heap). */
-export interface SegmentRow extends Omit<PipelineRow, 'event'> {
-  /** The segment's body and where this row's RowBinary bytes are in it (no per-row Buffer view). */
-  body: Buffer;
-  start: number;
-  end: number;
-}
+import { takeBody } from './body-pool.js';
 
 /** A poison message, kept whole for the dead-letter stream and `events_rejected`. */
 export interface RejectedMessage {
@@ -26,15 +19,29 @@ export interface RejectedMessage {
 /**
  * One bus batch after the per-message steps. A segment is never split across inserts:
  * its rows land in exactly one INSERT (see dedup-token.ts for why that matters).
+ *
+ * Its rows are columns, not objects: the RowBinary bytes in one Buffer and two typed arrays
+ * saying where each row starts and which message it came from. A row's event id is its first
+ * 16 bytes (ClickHouse's UUID layout), which is what the duplicate checks compare (IdTable);
+ * text ids and times are derived from the bytes only on the rare paths that need them
+ * (fenced lookups, a refused row). Per-row objects and strings, alive until ClickHouse
+ * acknowledged the insert, were what V8's collector spent its time on (bench:pipeline).
  */
 export interface Segment {
   stream: ConsumedBatch['stream'];
   partition: number;
   firstOffset: string;
   lastOffset: string;
-  rows: SegmentRow[];
-  /** Every row's line, in order: the segment's part of the INSERT body as one piece. */
+  /** Every row's RowBinary bytes, in order: the segment's part of the INSERT body. */
   body: Buffer;
+  /** The whole Buffer `body` is the start of: returned to body-pool.ts once the rows are stored. */
+  storage: Buffer;
+  rowCount: number;
+  /** Row i is body[rowStarts[i], rowStarts[i + 1]) (rowCount + 1 entries are meaningful). */
+  rowStarts: Uint32Array;
+  /** Row i came from messages[rowMessages[i]]: its payload, should ClickHouse refuse the row. */
+  rowMessages: Uint32Array;
+  messages: readonly ConsumedMessage[];
   rejects: RejectedMessage[];
   dropped: number;
   /** Messages the canonical transcoder took; the others went through JSON.parse + the schema. */
@@ -50,18 +57,29 @@ export interface Segment {
   tailAlreadyStored?: boolean;
 }
 
-const EMPTY = Buffer.alloc(0);
+/** Row i's event id, lower case. */
+export const rowEventId = (s: Segment, i: number) => uuidText(s.body, s.rowStarts[i]);
+/** Row i's received_at, ms. */
+export const rowReceivedAt = (s: Segment, i: number) => rowReceivedAtMs(s.body, s.rowStarts[i]);
+
+/** Row i as the poison it becomes when ClickHouse refuses it. */
+export function rowAsRejected(s: Segment, i: number, reason: RejectReason, error: string): RejectedMessage {
+  const m = s.messages[s.rowMessages[i]];
+  return { reason, error, payload: m.value, key: m.key, partition: m.partition, offset: m.offset, busTimestamp: m.timestamp };
+}
 
 /**
  * decode → validate → enrich for every message of a batch, each accepted event encoded as
- * RowBinary straight into one Buffer: 20k row strings (or parsed events) kept alive until the
- * insert is acknowledged would be promoted to V8's old generation and cost a major GC each
- * batch (bench:pipeline's profile: GC was the largest single item). RowBinary is smaller than
- * the JSON it came from, so the bus bytes are a good first size.
+ * RowBinary straight into one Buffer (RowBinary is smaller than the JSON it came from, so the
+ * bus bytes are a good first size). The canonical transcoder is tried first; what it declines
+ * takes the general path.
  */
 export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
-  const writer = new RowWriter(batch.messages.reduce((n, m) => n + m.value.length, 0));
-  const rows: SegmentRow[] = [];
+  const { messages } = batch;
+  const writer = new RowWriter(takeBody(messages.reduce((n, m) => n + m.value.length, 0)));
+  const rowStarts = new Uint32Array(messages.length + 1);
+  const rowMessages = new Uint32Array(messages.length);
+  let rowCount = 0;
   const rejects: RejectedMessage[] = [];
   let dropped = 0;
   let canonical = 0;
@@ -70,57 +88,51 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
     reason, error, payload: message.value, key: message.key,
     partition: batch.partition, offset: message.offset, busTimestamp: message.timestamp,
   });
-  // One literal with every field (the body is set below): the row objects keep one shape.
-  const accept = (message: ConsumedMessage, eventId: string, receivedAt: string, start: number) => rows.push({
-    eventId, receivedAt, payload: message.value, busTimestamp: message.timestamp,
-    partition: message.partition, offset: message.offset, key: message.key, body: EMPTY, start, end: writer.pos,
-  });
-  for (const message of batch.messages) {
+  for (let m = 0; m < messages.length; m++) {
+    const message = messages[m];
     if (message.timestamp < oldestBusTimestamp) oldestBusTimestamp = message.timestamp;
-    // The fast path first: what the ingest wrote, byte for byte, needs no parse (canonical-transcode.ts).
-    const at = writer.pos;
-    let fast;
+    const start = writer.pos;
+    let taken = false;
     try {
-      fast = transcodeCanonicalEvent(message.value, writer);
+      // The fast path first: what the ingest wrote, byte for byte, needs no parse (canonical-transcode.ts).
+      taken = transcodeCanonicalEvent(message.value, writer);
     } catch {
       // A bug there must not stall the partition: the general path below decides instead.
-      writer.pos = at;
-    }
-    if (fast) {
-      canonical++;
-      accept(message, fast.eventId, fast.receivedAt, at);
-      continue;
-    }
-    const result = runSteps(message);
-    if (result.kind === 'drop') {
-      dropped++;
-      continue;
-    }
-    if (result.kind === 'dead-letter') {
-      reject(message, result.reason, result.error);
-      continue;
-    }
-    const r = result.value;
-    const start = writer.pos;
-    try {
-      encodeEventRow(writer, r.event);
-    } catch (err) {
-      // A validated event the encoder cannot write is a bug, not a reason to stall the partition.
       writer.pos = start;
-      reject(message, RejectReason.Internal, (err as Error).message);
-      continue;
     }
-    accept(message, r.eventId, r.receivedAt, start);
+    if (taken) {
+      canonical++;
+    } else {
+      const result = runSteps(message);
+      if (result.kind === 'drop') {
+        dropped++;
+        continue;
+      }
+      if (result.kind === 'dead-letter') {
+        reject(message, result.reason, result.error);
+        continue;
+      }
+      try {
+        encodeEventRow(writer, result.value.event);
+      } catch (err) {
+        // A validated event the encoder cannot write is a bug, not a reason to stall the partition.
+        writer.pos = start;
+        reject(message, RejectReason.Internal, (err as Error).message);
+        continue;
+      }
+    }
+    rowStarts[rowCount] = start;
+    rowMessages[rowCount] = m;
+    rowCount++;
   }
-  // The writer may have moved to a bigger Buffer: the rows point into the final one.
-  const body = writer.bytes();
-  for (const row of rows) row.body = body;
+  rowStarts[rowCount] = writer.pos;
   return {
     stream: batch.stream,
     partition: batch.partition,
-    firstOffset: batch.messages[0]?.offset ?? '-1',
-    lastOffset: batch.messages.at(-1)?.offset ?? '-1',
-    rows, body, rejects, dropped, canonical, oldestBusTimestamp, fenced,
+    firstOffset: messages[0]?.offset ?? '-1',
+    lastOffset: messages.at(-1)?.offset ?? '-1',
+    body: writer.bytes(), storage: writer.buf, rowCount, rowStarts, rowMessages, messages,
+    rejects, dropped, canonical, oldestBusTimestamp, fenced,
   };
 }
 

@@ -53,36 +53,23 @@ export function validate(decoded: Decoded): StepResult<Validated> {
   return deadLetter(RejectReason.SchemaInvalid, `${where}: ${first?.message ?? 'does not match the StoredEvent schema'}`);
 }
 
-/** A validated event with what the writer needs to know about where it came from. */
+/** A validated event and the message it came from (its origin, should ClickHouse refuse the row). */
 export interface PipelineRow {
-  /** event_id in lower case. */
-  eventId: string;
-  /** DateTime64 text; bounds the already-inserted lookup to the rows' time range. */
-  receivedAt: string;
   /** The event itself: toSegment encodes it into the insert body (row-binary.ts) and lets it go. */
   event: StoredEvent;
-  /** The message as it came off the bus: what is dead-lettered should ClickHouse refuse the row. */
-  payload: Buffer;
-  /** When the bus accepted the message (ms): the start of the freshness clock. */
-  busTimestamp: number;
-  /** Where it came from, should ClickHouse refuse the row and it has to be dead-lettered. */
-  partition: number;
-  offset: string;
-  key: string | null;
+  /** As it came off the bus: partition, offset, key, bus time, and the bytes a refused row dead-letters. */
+  message: ConsumedMessage;
 }
 
 /**
  * The ingest already normalised everything (currency conversion, A/B group, event id,
  * received_at); recomputing any of it here would let two services disagree. Enrichment is
- * therefore only the bookkeeping the writer needs next to the event.
+ * therefore only pairing the event with its origin. The writer reads ids and times from the
+ * encoded row itself (segment.ts), the same for both decode paths.
  */
 export function enrich(validated: Validated): StepResult<PipelineRow> {
   const { message, event } = validated;
-  return ok({
-    // Lower case once here: ClickHouse returns UUIDs in lower case, and every duplicate check compares with them.
-    eventId: event.event_id.toLowerCase(), receivedAt: event.received_at, event, payload: message.value,
-    busTimestamp: message.timestamp, partition: message.partition, offset: message.offset, key: message.key,
-  });
+  return ok({ event, message });
 }
 
 /** decode → validate → enrich for one message. A non-retriable throw (a bug) becomes poison. */

@@ -2,7 +2,11 @@ import type { EventBus } from '@chatlytics/bus';
 import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { isRetriable, type Logger } from '@chatlytics/core';
 import { ConsumerErrorCode, RejectReason } from './errors.js';
-import { compareSegments, type RejectedMessage, type Segment, type SegmentRow } from './segment.js';
+import { compareSegments, rowAsRejected, rowEventId, rowReceivedAt, type RejectedMessage, type Segment } from './segment.js';
+import { excludeRows, forEachSelected, refsBody, selectedRefs, selectionBody, selectionIds, type RowRef, type Selection } from './row-selection.js';
+import { IdTable } from './id-table.js';
+import { returnBody } from './body-pool.js';
+import { formatReceivedAt } from '@chatlytics/events';
 import { insertToken, contentToken } from './dedup-token.js';
 import { EVENT_COLUMNS } from './row-binary.js';
 import { retrying, type RetryContext } from './retry.js';
@@ -50,56 +54,84 @@ export interface WriteSummary {
 
 export function createWriter(deps: WriterDeps) {
   const { clickhouse, log, metrics, retry } = deps;
-  const body = (rows: readonly SegmentRow[]) => Buffer.concat(rows.map((r) => r.body.subarray(r.start, r.end)));
+  /**
+   * Per write in progress, the ids it is inserting (its own duplicate check, and the other
+   * concurrent write's: a retried beacon split across two in-flight flushes is still caught).
+   * Spare tables are reused: clearing costs far less than allocating (body-pool.ts says why).
+   */
+  const inFlight = new Set<IdTable>();
+  const spareTables: IdTable[] = [];
+  function tableFor(rows: number): IdTable {
+    const spare = spareTables.pop();
+    // Made again when a flush is bigger, or far smaller (clearing a backlog-sized table for
+    // each small live flush is waste).
+    if (spare && spare.capacity >= rows && spare.capacity <= 8 * Math.max(rows, 1024)) {
+      spare.clear();
+      return spare;
+    }
+    return new IdTable(Math.max(rows, 1024));
+  }
 
-  async function storedIds(rows: readonly SegmentRow[]): Promise<Set<string>> {
+  /**
+   * Event ids of fenced segments already in `events`. Rare (after a start or a failure), so
+   * text ids are fine here: ClickHouse returns them as text anyway.
+   */
+  async function storedIds(fenced: readonly Segment[]): Promise<Set<string>> {
+    const rows: { id: string; at: number }[] = [];
+    for (const s of fenced) for (let i = 0; i < s.rowCount; i++) rows.push({ id: rowEventId(s, i), at: rowReceivedAt(s, i) });
     const found = new Set<string>();
     for (let i = 0; i < rows.length; i += LOOKUP_CHUNK) {
       const chunk = rows.slice(i, i + LOOKUP_CHUNK);
-      let from = chunk[0].receivedAt;
+      let from = chunk[0].at;
       let to = from;
-      // Text comparison is chronological: fixed-width 'YYYY-MM-DD HH:MM:SS.mmm'.
-      for (const r of chunk) { if (r.receivedAt < from) from = r.receivedAt; if (r.receivedAt > to) to = r.receivedAt; }
+      for (const r of chunk) { if (r.at < from) from = r.at; if (r.at > to) to = r.at; }
       const result = await retrying('look up stored event ids', retry, () =>
-        clickhouse.query<{ event_id: string }>(EXISTING_IDS_SQL, { from, to, ids: chunk.map((r) => r.eventId) }));
+        clickhouse.query<{ event_id: string }>(EXISTING_IDS_SQL, {
+          from: formatReceivedAt(new Date(from)), to: formatReceivedAt(new Date(to)), ids: chunk.map((r) => r.id),
+        }));
       for (const r of result) found.add(r.event_id.toLowerCase());
     }
     return found;
   }
 
-  /** Leave out rows already in this insert, inserted recently, or (fenced segments) already stored. */
-  async function selectRows(segments: readonly Segment[]): Promise<{ rows: SegmentRow[]; duplicates: number }> {
-    const fenced = segments.filter((s) => s.fenced && s.rows.length > 0);
-    const stored = fenced.length > 0 ? await storedIds(fenced.flatMap((s) => s.rows)) : new Set<string>();
-    for (const s of fenced) s.tailAlreadyStored = stored.has(s.rows[s.rows.length - 1].eventId);
-    const seen = new Set<string>();
-    const rows: SegmentRow[] = [];
+  /**
+   * Leave out rows already in this insert, in a concurrent one, inserted recently, or (fenced
+   * segments) already stored. `seen` (this write's table) is filled with the rows kept.
+   */
+  async function selectRows(segments: readonly Segment[], seen: IdTable): Promise<{ selection: Selection; duplicates: number }> {
+    const fenced = segments.filter((s) => s.fenced && s.rowCount > 0);
+    const stored = fenced.length > 0 ? await storedIds(fenced) : new Set<string>();
+    for (const s of fenced) s.tailAlreadyStored = stored.has(rowEventId(s, s.rowCount - 1));
+    const others = [...inFlight].filter((t) => t !== seen);
+    const keep: (Uint8Array | undefined)[] = [];
+    let count = 0;
     let duplicates = 0;
     for (const s of segments) {
-      for (const row of s.rows) {
-        const id = row.eventId;
-        // add + size instead of has + add: one hash lookup fewer per row (20k rows a flush).
-        const before = seen.size;
-        seen.add(id);
-        const where = seen.size === before ? 'batch' : deps.recent.has(id) ? 'recent' : s.fenced && stored.has(id) ? 'stored' : undefined;
+      let mask: Uint8Array | undefined;
+      for (let i = 0; i < s.rowCount; i++) {
+        const at = s.rowStarts[i];
+        const where = !seen.add(s.body, at) ? 'batch' : deps.recent.has(s.body, at) || others.some((t) => t.has(s.body, at)) ? 'recent'
+          : s.fenced && stored.has(rowEventId(s, i)) ? 'stored' : undefined;
         if (where) {
           duplicates++;
           metrics.duplicates.inc({ where });
+          // The first duplicate of a segment makes its mask: every row before it was kept.
+          mask ??= new Uint8Array(s.rowCount).fill(1, 0, i);
           continue;
         }
-        rows.push(row);
+        if (mask) mask[i] = 1;
+        count++;
       }
+      keep.push(mask);
     }
-    return { rows, duplicates };
+    return { selection: { segments, keep, count }, duplicates };
   }
 
-  /** `prepared`: the body when it is exactly the segments' own bodies (nothing left out). */
-  async function insert(rows: readonly SegmentRow[], token: string, prepared?: Buffer): Promise<void> {
+  async function insert(rows: number, token: string, data: Buffer): Promise<void> {
     const started = performance.now();
-    const data = prepared ?? body(rows);
     await retrying('insert into events', retry, () => clickhouse.insert('events', data, { dedupToken: token, settings: INSERT_SETTINGS, format: 'RowBinary', columns: EVENT_COLUMNS }));
     metrics.insertSeconds.observe((performance.now() - started) / 1000);
-    metrics.batchRows.observe(rows.length);
+    metrics.batchRows.observe(rows);
   }
 
   /**
@@ -108,20 +140,14 @@ export function createWriter(deps: WriterDeps) {
    * from validated events; this is the safety net). Bisect to find the refused rows (log2(n) rounds for one bad row),
    * insert the rest and return the refused ones as poison: one bad row never blocks a partition.
    */
-  async function insertIsolating(rows: readonly SegmentRow[], token: string, err: unknown): Promise<RejectedMessage[]> {
-    if (rows.length === 1) {
-      const row = rows[0];
-      return [{
-        reason: RejectReason.InsertRejected, error: (err as Error).message, payload: row.payload, key: row.key,
-        partition: row.partition, offset: row.offset, busTimestamp: row.busTimestamp,
-      }];
-    }
+  async function insertIsolating(rows: readonly RowRef[], token: string, err: unknown): Promise<{ row: RowRef; error: string }[]> {
+    if (rows.length === 1) return [{ row: rows[0], error: (err as Error).message }];
     const mid = Math.ceil(rows.length / 2);
-    const refused: RejectedMessage[] = [];
+    const refused: { row: RowRef; error: string }[] = [];
     for (const half of [rows.slice(0, mid), rows.slice(mid)]) {
-      const halfToken = contentToken(`${deps.tokenPrefix}:bisect:${token}`, half.map((r) => r.eventId));
+      const halfToken = contentToken(`${deps.tokenPrefix}:bisect:${token}`, half.map((r) => rowEventId(r.segment, r.index)));
       try {
-        await insert(half, halfToken);
+        await insert(half.length, halfToken, refsBody(half));
       } catch (halfErr) {
         if (!isRowRefusal(halfErr)) throw halfErr;
         refused.push(...await insertIsolating(half, halfToken, halfErr));
@@ -153,33 +179,43 @@ export function createWriter(deps: WriterDeps) {
   async function write(input: readonly Segment[], trigger: FlushTrigger): Promise<WriteSummary> {
     metrics.flushes.inc({ trigger });
     const segments = [...input].sort(compareSegments);
-    const selected = await selectRows(segments);
-    const { duplicates } = selected;
-    let rows = selected.rows;
+    const seen = tableFor(segments.reduce((n, s) => n + s.rowCount, 0));
+    inFlight.add(seen);
+    try {
+      return await writeSelected(segments, seen);
+    } finally {
+      inFlight.delete(seen);
+      spareTables.push(seen);
+    }
+  }
+
+  async function writeSelected(segments: readonly Segment[], seen: IdTable): Promise<WriteSummary> {
+    const { selection, duplicates } = await selectRows(segments, seen);
     const rejects = segments.flatMap((s) => s.rejects);
-    if (rows.length > 0) {
-      const token = insertToken(deps.tokenPrefix, segments, rows);
+    if (selection.count > 0) {
+      const token = insertToken(deps.tokenPrefix, segments, selectionIds(selection));
       try {
-        // The usual case, no duplicate left out: the segments' bodies are the insert as is.
-        const whole = duplicates === 0 ? Buffer.concat(segments.map((s) => s.body)) : undefined;
-        await insert(rows, token, whole);
+        await insert(selection.count, token, selectionBody(selection));
       } catch (err) {
         if (!isRowRefusal(err)) throw err;
-        log.error({ err, rows: rows.length }, 'ClickHouse refused a row of an insert: isolating the refused rows');
-        const refused = await insertIsolating(rows, token, err);
-        const refusedAt = new Set(refused.map((r) => `${r.partition}:${r.offset}`));
-        rows = rows.filter((r) => !refusedAt.has(`${r.partition}:${r.offset}`));
-        for (const r of refused) rejects.push(r);
+        log.error({ err, rows: selection.count }, 'ClickHouse refused a row of an insert: isolating the refused rows');
+        const refused = await insertIsolating(selectedRefs(selection), token, err);
+        // What is left in the selection is exactly what ClickHouse stored.
+        excludeRows(selection, refused.map((r) => r.row));
+        for (const { row, error } of refused) rejects.push(rowAsRejected(row.segment, row.index, RejectReason.InsertRejected, error));
       }
     }
     await recordRejects(rejects, segments[0]?.stream ?? 'events');
-    for (const row of rows) deps.recent.add(row.eventId);
-    metrics.rowsWritten.inc(rows.length);
+    forEachSelected(selection, (s, i) => deps.recent.add(s.body, s.rowStarts[i]));
+    const inserted = selection.count;
+    metrics.rowsWritten.inc(inserted);
     const now = Date.now();
     for (const s of segments) {
       if (Number.isFinite(s.oldestBusTimestamp)) metrics.freshnessSeconds.observe(Math.max(0, now - s.oldestBusTimestamp) / 1000);
     }
-    return { inserted: rows.length, duplicates, rejected: rejects.length };
+    // Stored and recorded: nothing reads these rows' bytes any more.
+    for (const s of segments) returnBody(s.storage);
+    return { inserted, duplicates, rejected: rejects.length };
   }
 
   return { write };

@@ -1,10 +1,13 @@
 import t from 'tap';
 import { InsertBuffer, type FlushTrigger, type InsertBufferOptions } from '../src/insert-buffer.js';
 import type { Segment } from '../src/segment.js';
-import type { SegmentRow as PipelineRow } from '../src/segment.js';
 
-const rows = (n: number) => Array.from({ length: n }, (_, i): PipelineRow => ({ eventId: String(i), receivedAt: '', body: Buffer.alloc(0), start: 0, end: 0, payload: Buffer.from('{}'), busTimestamp: 0, partition: 0, offset: String(i), key: null }));
-const seg = (partition: number, n: number): Segment => ({ stream: 'events', partition, firstOffset: '0', lastOffset: String(n - 1), rows: rows(n), body: Buffer.alloc(0), rejects: [], dropped: 0, canonical: 0, oldestBusTimestamp: Date.now(), fenced: false });
+/** Only the counts matter to the buffer: rows without bytes. */
+const seg = (partition: number, n: number): Segment => ({
+  stream: 'events', partition, firstOffset: '0', lastOffset: String(n - 1), body: Buffer.alloc(0), storage: Buffer.alloc(0), rowCount: n,
+  rowStarts: new Uint32Array(n + 1), rowMessages: new Uint32Array(n), messages: [],
+  rejects: [], dropped: 0, canonical: 0, oldestBusTimestamp: Date.now(), fenced: false,
+});
 
 function buffer(over: Partial<InsertBufferOptions> = {}) {
   const flushes: { trigger: FlushTrigger; partitions: number[] }[] = [];
@@ -111,4 +114,32 @@ t.test('flushNow writes what is buffered and every later add at once', async (t)
   await buf.add(seg(1, 5));
   t.same(flushes.map((f) => f.trigger), ['stop', 'stop']);
   t.equal(buf.size, 0);
+});
+
+t.test('concurrentWrites: two flushes write at once, a third waits for a free slot', async (t) => {
+  const gates: (() => void)[] = [];
+  let running = 0;
+  let most = 0;
+  const { buf, flushes } = buffer({
+    maxRows: 10, concurrentWrites: 2,
+    write: async (segments, trigger) => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise<void>((r) => gates.push(r));
+      running--;
+      flushes.push({ trigger, partitions: segments.map((s) => s.partition) });
+    },
+  });
+  const adds = [0, 1, 2].map((p) => buf.add(seg(p, 10)));
+  await new Promise((r) => setImmediate(r));
+  t.equal(gates.length, 2, 'two writes started, the third flush is due but waits');
+  gates.shift()!();
+  await adds[0];
+  await new Promise((r) => setImmediate(r));
+  t.equal(gates.length, 2, 'the first write ending let the waiting flush start');
+  for (const g of gates.splice(0)) g();
+  await Promise.all(adds);
+  await buf.drained();
+  t.equal(most, 2, 'never more than two at once');
+  t.same(flushes.map((f) => f.partitions).sort(), [[0], [1], [2]], 'each segment written once');
 });

@@ -98,6 +98,9 @@ export function startEmbeddedConsumer(deps: EmbeddedConsumerDeps, handler: Batch
           try {
             await offsets.commit(accepted[accepted.length - 1].lastOffset + 1);
             metrics.committed.inc({ bus: 'embedded' }, accepted.reduce((n, b) => n + b.count, 0));
+            // As after any commit: segments now fully consumed may leave (with a deeper
+            // read-ahead, a stop often commits the last batches here rather than in the loop).
+            await deps.afterCommit(offsets.committed);
           } catch (err) {
             log.error({ err, committed: offsets.committed }, 'embedded bus: could not commit accepted batches; they will be redelivered');
           }

@@ -36,8 +36,8 @@ export class LogReader {
           r.stoppedAt.kind === 'corrupt' ? r.stoppedAt.reason : 'truncated'}`);
       }
       for (const rec of r.records) {
-        out.push({ partition: 0, offset: String(this.nextOffset), key: rec.key, value: rec.value, timestamp: rec.timestamp });
-        this.nextOffset++;
+        rec.offsetNumber = this.nextOffset++;
+        out.push(rec);
       }
       this.position = r.nextPosition;
       if (r.records.length === 0) await this.nextSegment();

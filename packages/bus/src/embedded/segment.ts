@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { decodeRecordAt, type DecodedRecord } from './record.js';
+import { decodeRecordAt, type RecordView } from './record.js';
 
 /**
  * A stream is a directory of segment files named by the offset of their first record,
@@ -21,7 +21,7 @@ export async function listSegmentBases(dir: string): Promise<number[]> {
 }
 
 export interface ReadResult {
-  records: DecodedRecord[];
+  records: RecordView[];
   /** Byte position just after the last returned record. */
   nextPosition: number;
   /** Set when reading stopped at a bad record; `incomplete` only when the record runs past `endPosition`. */
@@ -53,7 +53,7 @@ export async function readRecords(
   const available = endPosition - position;
   if (available <= 0) return { records: [], nextPosition: position };
   let buf = await readExactly(fh, Math.min(available, Math.max(limits.maxBytes, MIN_CHUNK_BYTES)), position);
-  const records: DecodedRecord[] = [];
+  const records: RecordView[] = [];
   let pos = 0;
   let bytes = 0;
   while (records.length < limits.maxRecords && bytes < limits.maxBytes) {
