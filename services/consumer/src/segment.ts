@@ -62,11 +62,14 @@ export const rowEventId = (s: Segment, i: number) => uuidText(s.body, s.rowStart
 /** Row i's received_at, ms. */
 export const rowReceivedAt = (s: Segment, i: number) => rowReceivedAtMs(s.body, s.rowStarts[i]);
 
+/** A message as poison: its bytes and origin, for the dead-letter stream and `events_rejected`. */
+const asRejected = (m: ConsumedMessage, reason: RejectReason, error: string): RejectedMessage => ({
+  reason, error, payload: m.value, key: m.key, partition: m.partition, offset: m.offset, busTimestamp: m.timestamp,
+});
+
 /** Row i as the poison it becomes when ClickHouse refuses it. */
-export function rowAsRejected(s: Segment, i: number, reason: RejectReason, error: string): RejectedMessage {
-  const m = s.messages[s.rowMessages[i]];
-  return { reason, error, payload: m.value, key: m.key, partition: m.partition, offset: m.offset, busTimestamp: m.timestamp };
-}
+export const rowAsRejected = (s: Segment, i: number, reason: RejectReason, error: string) =>
+  asRejected(s.messages[s.rowMessages[i]], reason, error);
 
 /**
  * decode → validate → enrich for every message of a batch, each accepted event encoded as
@@ -84,10 +87,6 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
   let dropped = 0;
   let canonical = 0;
   let oldestBusTimestamp = Infinity;
-  const reject = (message: ConsumedMessage, reason: RejectReason, error: string) => rejects.push({
-    reason, error, payload: message.value, key: message.key,
-    partition: batch.partition, offset: message.offset, busTimestamp: message.timestamp,
-  });
   for (let m = 0; m < messages.length; m++) {
     const message = messages[m];
     if (message.timestamp < oldestBusTimestamp) oldestBusTimestamp = message.timestamp;
@@ -109,7 +108,7 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
         continue;
       }
       if (result.kind === 'dead-letter') {
-        reject(message, result.reason, result.error);
+        rejects.push(asRejected(message, result.reason, result.error));
         continue;
       }
       try {
@@ -117,7 +116,7 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
       } catch (err) {
         // A validated event the encoder cannot write is a bug, not a reason to stall the partition.
         writer.pos = start;
-        reject(message, RejectReason.Internal, (err as Error).message);
+        rejects.push(asRejected(message, RejectReason.Internal, (err as Error).message));
         continue;
       }
     }

@@ -17,12 +17,6 @@ const BODY_FIXED_BYTES = 12;
 /** Anything longer is a garbage length field, not a record: ingest caps an event far below this. */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-export interface DecodedRecord {
-  timestamp: number;
-  key: string;
-  value: Buffer;
-}
-
 /**
  * A record where it sits in the chunk it was read into, handed to the consumer as the
  * message itself (the reader stamps its log offset). Key, value and offset are made only when
@@ -33,7 +27,7 @@ export interface DecodedRecord {
  * threads were the second-largest CPU user). This is one object per message; the value view
  * the consumer asks for once dies young.
  */
-export class RecordView implements DecodedRecord, ConsumedMessage {
+export class RecordView implements ConsumedMessage {
   readonly partition = 0;
   /** The log offset, set by the reader (-1 for records read without one, e.g. a scan). */
   offsetNumber = -1;
@@ -86,9 +80,8 @@ export function decodeRecordAt(buf: Buffer, pos: number): DecodeResult {
   }
   const end = pos + HEADER_BYTES + bodyLength;
   if (buf.length < end) return { kind: 'incomplete', recordBytes: HEADER_BYTES + bodyLength };
-  const body = buf.subarray(pos + HEADER_BYTES, end);
-  if (crc32(body) !== buf.readUInt32BE(pos + 4)) return { kind: 'corrupt', reason: 'CRC mismatch' };
   const bodyStart = pos + HEADER_BYTES;
+  if (crc32(buf.subarray(bodyStart, end)) !== buf.readUInt32BE(pos + 4)) return { kind: 'corrupt', reason: 'CRC mismatch' };
   const keyBytes = buf.readUInt32BE(bodyStart + 8);
   if (keyBytes > bodyLength - BODY_FIXED_BYTES) return { kind: 'corrupt', reason: 'key longer than record' };
   // Two 32-bit halves, not readBigInt64BE: no BigInt per record (ms timestamps fit 53 bits).
