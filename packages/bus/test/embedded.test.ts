@@ -111,6 +111,34 @@ t.test('segment clean-up: consumed segments go once out of retention; the active
   t.ok(replayed.accepted.every((m) => Number(m.offset) >= 36), 'replay reads what is retained');
 });
 
+t.test('a batch runs across segment boundaries up to its limits (a segment is not a delivery unit)', async (t) => {
+  const dir = freshDir();
+  // ~330-byte records, 3 per 1 KiB segment: 14 segments for 40 records.
+  const writer = await open(dir, { segmentBytes: 1024 });
+  for (let i = 0; i < 40; i++) await writer.publish([message('span', 'tok_spanning', i, 250)]);
+  t.ok(writer.stats().eventSegments >= 10, `rolled into ${writer.stats().eventSegments} segments`);
+  await writer.close();
+
+  const bus = await open(dir, { segmentBytes: 1024, maxBatchMessages: 16 });
+  const c = new Collector();
+  const consumer = await bus.consume(c.handler);
+  await c.until(40);
+  await consumer.stop();
+  t.same(c.deliveries.map((b) => b.messages.length), [16, 16, 8], 'batches filled to maxBatchMessages, not cut at each segment');
+  t.same(c.accepted.map((m) => payload(m).seq), Array.from({ length: 40 }, (_, i) => i), 'in order, none lost or repeated');
+  t.same(c.accepted.map((m) => m.offset), Array.from({ length: 40 }, (_, i) => String(i)));
+  await bus.close();
+
+  // The byte limit holds across segments too: 2,000 bytes is about 6 records of ~330.
+  const byBytes = await open(dir, { segmentBytes: 1024, maxBatchBytes: 2000 });
+  t.teardown(() => byBytes.close());
+  const replayed = new Collector();
+  await byBytes.replay({ stream: 'events', fromTime: 0, handler: replayed.handler });
+  const sizes = replayed.deliveries.map((b) => b.messages.reduce((sum, m) => sum + m.value.length, 0));
+  t.ok(replayed.deliveries.length > 1 && replayed.deliveries.slice(0, -1).every((b) => b.messages.length >= 5), `batches of ${replayed.deliveries.map((b) => b.messages.length)}`);
+  t.ok(sizes.every((n) => n <= 2000 + 330), 'no batch beyond maxBatchBytes by more than one record');
+});
+
 t.test('segment clean-up keeps retained history for replay and never deletes unconsumed records', async (t) => {
   const dir = freshDir();
   // ~330-byte records, 4 per 1 KiB segment: 10 segments, ~13 KB. A 9000-byte budget must drop

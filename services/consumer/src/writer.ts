@@ -1,12 +1,12 @@
 import type { EventBus } from '@chatlytics/bus';
-import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { isRetriable, type Logger } from '@chatlytics/core';
 import { ConsumerErrorCode, RejectReason } from './errors.js';
-import { compareSegments, rowAsRejected, rowEventId, rowReceivedAt, type RejectedMessage, type Segment } from './segment.js';
+import { compareSegments, rowAsRejected, rowEventId, type RejectedMessage, type Segment } from './segment.js';
 import { excludeRows, forEachSelected, refsBody, selectedRefs, selectionBody, selectionIds, type RowRef, type Selection } from './row-selection.js';
 import { IdTable } from './id-table.js';
 import { returnBody } from './body-pool.js';
-import { formatReceivedAt } from '@chatlytics/events';
+import { createStoredIdLookup } from './stored-ids.js';
 import { insertToken, contentToken } from './dedup-token.js';
 import { EVENT_COLUMNS } from './row-binary.js';
 import { retrying, type RetryContext } from './retry.js';
@@ -14,14 +14,6 @@ import { toDeadLetter, toRejectedRow } from './dead-letter.js';
 import type { RecentIds } from './recent-ids.js';
 import type { ConsumerMetrics } from './metrics.js';
 import type { FlushTrigger } from './insert-buffer.js';
-
-const EXISTING_IDS_SQL = sqlFile('consumer/existing-event-ids');
-
-/**
- * Ids per lookup: they travel as a query parameter, and against a server the parameters are
- * part of the URL (ClickHouse's default http_max_uri_size is 1 MiB; 2,000 UUIDs ≈ 80 kB).
- */
-const LOOKUP_CHUNK = 2000;
 
 /**
  * optimize_on_insert=0: ReplacingMergeTree would otherwise collapse equal keys while writing
@@ -54,6 +46,7 @@ export interface WriteSummary {
 
 export function createWriter(deps: WriterDeps) {
   const { clickhouse, log, metrics, retry } = deps;
+  const storedIds = createStoredIdLookup({ clickhouse, retry });
   /**
    * Per write in progress, the ids it is inserting (its own duplicate check, and the other
    * concurrent write's: a retried beacon split across two in-flight flushes is still caught).
@@ -70,28 +63,6 @@ export function createWriter(deps: WriterDeps) {
       return spare;
     }
     return new IdTable(Math.max(rows, 1024));
-  }
-
-  /**
-   * Event ids of fenced segments already in `events`. Rare (after a start or a failure), so
-   * text ids are fine here: ClickHouse returns them as text anyway.
-   */
-  async function storedIds(fenced: readonly Segment[]): Promise<Set<string>> {
-    const rows: { id: string; at: number }[] = [];
-    for (const s of fenced) for (let i = 0; i < s.rowCount; i++) rows.push({ id: rowEventId(s, i), at: rowReceivedAt(s, i) });
-    const found = new Set<string>();
-    for (let i = 0; i < rows.length; i += LOOKUP_CHUNK) {
-      const chunk = rows.slice(i, i + LOOKUP_CHUNK);
-      let from = chunk[0].at;
-      let to = from;
-      for (const r of chunk) { if (r.at < from) from = r.at; if (r.at > to) to = r.at; }
-      const result = await retrying('look up stored event ids', retry, () =>
-        clickhouse.query<{ event_id: string }>(EXISTING_IDS_SQL, {
-          from: formatReceivedAt(new Date(from)), to: formatReceivedAt(new Date(to)), ids: chunk.map((r) => r.id),
-        }));
-      for (const r of result) found.add(r.event_id.toLowerCase());
-    }
-    return found;
   }
 
   /**

@@ -110,7 +110,7 @@ function fromBody(body: Buffer, opts?: InsertOptions): Record<string, unknown>[]
   return decodeEventRows(body);
 }
 
-/** A ClickHouse with tables as arrays, insert-token deduplication, and the one lookup query the consumer runs. */
+/** A ClickHouse with tables as arrays, insert-token deduplication, and the lookup queries the consumer runs. */
 export class FakeClickHouse implements ClickHouseEngine {
   readonly kind = 'embedded' as const;
   readonly database = 'analytics';
@@ -132,6 +132,14 @@ export class FakeClickHouse implements ClickHouseEngine {
   async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
     if (!this.up) throw new AppError('CH_DOWN', 'ClickHouse unavailable', { retriable: true, statusCode: 503 });
     this.queries.push(sql);
+    if (/count\(\) AS stored/.test(sql)) {
+      // stored-time-range.sql: how many stored events fall in [from, to], and their first/last times.
+      const ms = (text: unknown) => Date.parse(`${String(text).replace(' ', 'T')}Z`);
+      const times = this.events.map((r) => ms(r.received_at)).filter((at) => at >= ms(params.from) && at <= ms(params.to));
+      const first = times.reduce((a, b) => Math.min(a, b), Infinity);
+      const last = times.reduce((a, b) => Math.max(a, b), -Infinity);
+      return [{ stored: String(times.length), first_ms: String(times.length ? first : 0), last_ms: String(times.length ? last : 0) }] as T[];
+    }
     if (/FROM events\b/.test(sql) && Array.isArray(params.ids)) {
       const ids = new Set((params.ids as string[]).map((s) => s.toLowerCase()));
       return this.events.filter((r) => ids.has(String(r.event_id).toLowerCase())).map((r) => ({ event_id: r.event_id })) as T[];

@@ -24,13 +24,19 @@ export class LogReader {
 
   constructor(private readonly log: SegmentedLog, public nextOffset: number, private readonly logger: Logger) {}
 
-  /** Up to the limits; an empty array only when nextOffset >= endOffset. */
+  /**
+   * Up to the limits, across segment boundaries (a segment is a unit of retention, not of
+   * delivery); an empty array only when nextOffset >= endOffset. Why cross them: a backlog batch
+   * used to end at every 16 MiB segment (~25k events), so the consumer's inserts were half the
+   * size its limits allow, and ClickHouse spent ~1 µs/event more merging twice as many parts.
+   */
   async read(limits: ReadLimits): Promise<ConsumedMessage[]> {
     const out: ConsumedMessage[] = [];
-    while (out.length === 0 && this.nextOffset < limits.endOffset) {
+    let bytes = 0;
+    while (this.nextOffset < limits.endOffset && out.length < limits.maxRecords && bytes < limits.maxBytes) {
       if (!this.segment || !this.fh) await this.seek(this.nextOffset);
-      const maxRecords = Math.min(limits.maxRecords, limits.endOffset - this.nextOffset);
-      const r = await readRecords(this.fh!, this.position, this.segment!.size, { maxRecords, maxBytes: limits.maxBytes });
+      const maxRecords = Math.min(limits.maxRecords - out.length, limits.endOffset - this.nextOffset);
+      const r = await readRecords(this.fh!, this.position, this.segment!.size, { maxRecords, maxBytes: limits.maxBytes - bytes });
       if (r.stoppedAt) {
         throw new BusLogCorruptError(`embedded bus: bad record in ${this.segment!.path} at byte ${r.nextPosition}: ${
           r.stoppedAt.kind === 'corrupt' ? r.stoppedAt.reason : 'truncated'}`);
@@ -39,8 +45,11 @@ export class LogReader {
         rec.offsetNumber = this.nextOffset++;
         out.push(rec);
       }
+      bytes += r.nextPosition - this.position;
       this.position = r.nextPosition;
       if (r.records.length === 0) await this.nextSegment();
+      // A limit stopped the read inside this segment: the batch is full.
+      else if (this.position < this.segment!.size) break;
     }
     return out;
   }
