@@ -1,4 +1,4 @@
-import { IdTable } from './id-table.js';
+import { IdKey, IdTable } from './id-table.js';
 
 /**
  * Event ids inserted recently, to leave out a client's retried beacon (same event_id) before
@@ -13,6 +13,7 @@ export class RecentIds {
   private previous: IdTable;
 
   private readonly capacity: number;
+  private readonly scratch = new IdKey();
 
   constructor(capacity: number) {
     this.capacity = Math.max(1, capacity);
@@ -21,10 +22,18 @@ export class RecentIds {
   }
 
   has(buf: Buffer, at: number): boolean {
-    return this.current.has(buf, at) || this.previous.has(buf, at);
+    return this.hasKey(this.scratch.load(buf, at));
   }
 
   add(buf: Buffer, at: number): void {
+    this.addKey(this.scratch.load(buf, at));
+  }
+
+  hasKey(key: IdKey): boolean {
+    return this.current.hasKey(key) || this.previous.hasKey(key);
+  }
+
+  addKey(key: IdKey): void {
     if (this.current.size >= this.capacity) {
       // The oldest generation is forgotten and its table reused (no 4 MB allocation per rotation).
       const oldest = this.previous;
@@ -32,6 +41,6 @@ export class RecentIds {
       this.previous = this.current;
       this.current = oldest;
     }
-    this.current.add(buf, at);
+    this.current.addKey(key);
   }
 }

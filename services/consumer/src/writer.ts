@@ -4,7 +4,7 @@ import { isRetriable, type Logger } from '@chatlytics/core';
 import { ConsumerErrorCode, RejectReason } from './errors.js';
 import { compareSegments, rowAsRejected, rowEventId, type RejectedMessage, type Segment } from './segment.js';
 import { excludeRows, forEachSelected, refsBody, selectedRefs, selectionBody, selectionIds, type RowRef, type Selection } from './row-selection.js';
-import { IdTable } from './id-table.js';
+import { IdKey, IdTable } from './id-table.js';
 import { returnBody } from './body-pool.js';
 import { createStoredIdLookup } from './stored-ids.js';
 import { insertToken, contentToken } from './dedup-token.js';
@@ -77,11 +77,16 @@ export function createWriter(deps: WriterDeps) {
     const keep: (Uint8Array | undefined)[] = [];
     let count = 0;
     let duplicates = 0;
+    const key = new IdKey();
+    const inOther = () => {
+      for (const t of others) if (t.hasKey(key)) return true;
+      return false;
+    };
     for (const s of segments) {
       let mask: Uint8Array | undefined;
       for (let i = 0; i < s.rowCount; i++) {
-        const at = s.rowStarts[i];
-        const where = !seen.add(s.body, at) ? 'batch' : deps.recent.has(s.body, at) || others.some((t) => t.has(s.body, at)) ? 'recent'
+        key.load(s.body, s.rowStarts[i]);
+        const where = !seen.addKey(key) ? 'batch' : deps.recent.hasKey(key) || inOther() ? 'recent'
           : s.fenced && stored.has(rowEventId(s, i)) ? 'stored' : undefined;
         if (where) {
           duplicates++;
@@ -177,7 +182,8 @@ export function createWriter(deps: WriterDeps) {
       }
     }
     await recordRejects(rejects, segments[0]?.stream ?? 'events');
-    forEachSelected(selection, (s, i) => deps.recent.add(s.body, s.rowStarts[i]));
+    const key = new IdKey();
+    forEachSelected(selection, (s, i) => deps.recent.addKey(key.load(s.body, s.rowStarts[i])));
     const inserted = selection.count;
     metrics.rowsWritten.inc(inserted);
     const now = Date.now();

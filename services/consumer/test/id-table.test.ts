@@ -1,7 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { IdTable } from '../src/id-table.js';
+import { IdKey, IdTable } from '../src/id-table.js';
 import { RecentIds } from '../src/recent-ids.js';
 import { RowWriter, rowReceivedAtMs, uuidText, encodeEventRow } from '../src/row-binary.js';
 import { storedEvent } from './events.js';
@@ -30,6 +30,39 @@ t.test('IdTable answers like a Set of the id texts', async (t) => {
     }
     return table.size === set.size;
   }), { numRuns: 300 });
+});
+
+t.test('ids whose hashes collide are told apart by their bytes', async (t) => {
+  // Hand-made keys: same tag (so the same slot chain), different words.
+  const key = (a: number, b: number) => Object.assign(new IdKey(), { a, b, c: 7, d: 9, tag: 0x55, nil: false });
+  const table = new IdTable(8);
+  t.ok(table.addKey(key(1, 2)));
+  t.notOk(table.hasKey(key(1, 3)), 'one word differs: not found, although the tag matches');
+  t.ok(table.addKey(key(1, 3)), 'and it takes the next slot');
+  t.ok(table.hasKey(key(1, 2)) && table.hasKey(key(1, 3)));
+  t.notOk(table.addKey(key(1, 3)));
+  t.equal(table.size, 2);
+  table.clear();
+  t.notOk(table.hasKey(key(1, 2)), 'clear empties it (the tags decide, stale words are ignored)');
+  t.ok(table.addKey(key(1, 3)));
+  t.equal(table.size, 1);
+});
+
+t.test('one key probed into several tables answers like a Set per table', async (t) => {
+  fc.assert(fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.boolean(), fc.integer({ min: 0, max: 40 })), { maxLength: 400 }), (ops) => {
+    const ids = Array.from({ length: 41 }, (_, i) => `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`);
+    const tables = [new IdTable(64), new IdTable(64), new IdTable(64)];
+    const sets = [new Set<string>(), new Set<string>(), new Set<string>()];
+    const key = new IdKey();
+    for (const [which, add, i] of ops) {
+      key.load(row(ids[i]), 3);
+      if (add) {
+        if (tables[which].addKey(key) !== !sets[which].has(ids[i])) return false;
+        sets[which].add(ids[i]);
+      } else if (tables.some((tb, k) => tb.hasKey(key) !== sets[k].has(ids[i]))) return false;
+    }
+    return true;
+  }), { numRuns: 200 });
 });
 
 t.test('the nil UUID is an id like any other', async (t) => {
