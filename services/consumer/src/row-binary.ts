@@ -13,8 +13,9 @@ export const EVENT_COLUMNS = [
 ] as const;
 
 /** Hex digit values by character code (-1: not a hex digit); 256 entries, so any byte indexes it. */
+const HEX_DIGITS = '0123456789abcdef';
 export const HEX = new Int8Array(256).fill(-1);
-for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
+for (let i = 0; i < 16; i++) HEX[HEX_DIGITS.charCodeAt(i)] = i;
 for (let i = 10; i < 16; i++) HEX['ABCDEF'.charCodeAt(i - 10)] = i;
 
 /**
@@ -126,8 +127,6 @@ export class RowWriter {
     this.pos += 16;
   }
 }
-
-const HEX_DIGITS = '0123456789abcdef';
 
 /** The lower-case text of the UUID RowWriter.uuid wrote at buf[at, at + 16). */
 export function uuidText(buf: Buffer, at: number): string {

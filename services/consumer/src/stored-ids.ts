@@ -36,25 +36,18 @@ export function createStoredIdLookup(deps: StoredIdsDeps) {
 
   return async function storedIds(fenced: readonly Segment[]): Promise<Set<string>> {
     const found = new Set<string>();
+    // Each row's time read once: it bounds the range query, then picks the candidates.
+    const times = fenced.map((s) => Float64Array.from({ length: s.rowCount }, (_, i) => rowReceivedAt(s, i)));
     let from = Infinity;
     let to = -Infinity;
-    for (const s of fenced) {
-      for (let i = 0; i < s.rowCount; i++) {
-        const at = rowReceivedAt(s, i);
-        if (at < from) from = at;
-        if (at > to) to = at;
-      }
-    }
+    for (const t of times) for (const at of t) { if (at < from) from = at; if (at > to) to = at; }
     if (from > to) return found;
     const range = await storedRange(from, to);
     if (!range) return found;
     const rows: { id: string; at: number }[] = [];
-    for (const s of fenced) {
-      for (let i = 0; i < s.rowCount; i++) {
-        const at = rowReceivedAt(s, i);
-        if (at >= range.first && at <= range.last) rows.push({ id: rowEventId(s, i), at });
-      }
-    }
+    fenced.forEach((s, k) => times[k].forEach((at, i) => {
+      if (at >= range.first && at <= range.last) rows.push({ id: rowEventId(s, i), at });
+    }));
     for (let i = 0; i < rows.length; i += LOOKUP_CHUNK) {
       const chunk = rows.slice(i, i + LOOKUP_CHUNK);
       let lo = chunk[0].at;

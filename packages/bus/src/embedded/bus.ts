@@ -77,14 +77,14 @@ async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => voi
   // while live traffic still arrives in small, fresh batches. Why that large: every insert is a
   // part that background merges rewrite; at 12.5k rows per insert the merges cost 4.4 µs of
   // CPU per event, at 50k 1.7, at 100k 0.9 (scratch measurement, chdb, 1M RowBinary rows) — on
-  // 2 cores that is CPU taken from the consumer itself. A read also stops at the end of a
-  // 16 MiB log segment, so batches average ~36k of the bench's 690-byte events. 40 MiB bounds
-  // what a batch holds in memory (twice, with read-ahead) and what a redelivery re-reads.
+  // 2 cores that is CPU taken from the consumer itself. A read runs across log segments
+  // (reader.ts), so a backlog batch is 50k of the bench's 690-byte events. 40 MiB bounds what a
+  // batch holds in memory and what a redelivery re-reads.
   // One partition would mean one batch at a time. Three in flight: the consumer writes two
   // flushes at once (its concurrentWrites) while it decodes the third; under backlog the
   // insert is the slower side, and two of them overlapping keep both cores busy
   // (bench:pipeline: 68–72k → 79–82k events/s against one insert with one batch read ahead).
-  // Each batch in flight holds its read chunk (≤ 16 MiB here) and its rows (about as much).
+  // Each batch in flight holds its read chunks (≤ maxBatchBytes) and its rows (a little less).
   const limits = {
     maxBatchMessages: opts.maxBatchMessages ?? 50_000,
     maxBatchBytes: opts.maxBatchBytes ?? 40 * 1024 * 1024,
