@@ -20,7 +20,7 @@ import { openEngines } from '../src/engines.js';
  * the commands run in one sequence and each invocation carries several assertions.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const entry = path.join(root, 'packages/runtime/src/cli.ts');
+const entry = path.join(root, 'services/standalone/src/cli.ts');
 const silent = pino({ level: 'silent' });
 
 interface Run { code: number | null; stdout: string; stderr: string; json: () => any }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const entry = path.join(root, 'packages/runtime/src/standalone.ts');
+const entry = path.join(root, 'services/standalone/src/standalone.ts');
 
 interface Started { child: ChildProcess; url: string; output: () => string }
 

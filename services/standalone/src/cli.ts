@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { acquireDataDirLock, DataDirLockedError } from '../../core/src/data-dir-lock.js';
+import { acquireDataDirLock, DataDirLockedError } from '@chatlytics/core';
 import { UsageError } from './cli/args.js';
 import { isCommandName, parseCommand, usageText, type CommandInput } from './cli/spec.js';
 
