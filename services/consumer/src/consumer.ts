@@ -6,8 +6,10 @@ import { InsertBuffer, type InsertBufferOptions } from './insert-buffer.js';
 import { createConsumerMetrics, registerLagGauge } from './metrics.js';
 import { RecentIds } from './recent-ids.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './retry.js';
-import { segmentKey, toSegment } from './segment.js';
+import { toSegment } from './segment.js';
 import { createWriter } from './writer.js';
+import { createFencing } from './fencing.js';
+import { createMessagePipeline, createMessageSteps } from './pipeline.js';
 
 export interface ConsumerOptions extends Omit<InsertBufferOptions, 'write' | 'now'> {
   backoff: BackoffOptions;
@@ -70,8 +72,8 @@ export interface Consumer {
 }
 
 /**
- * The consumer pipeline: bus batches → per-message steps (decode, validate, enrich) → the
- * shared insert buffer → one INSERT per flush → handlers resolve → offsets commit.
+ * The consumer: bus batches → per-message steps (pipeline.ts) → the shared insert buffer →
+ * one INSERT per flush (writer.ts) → handlers resolve → the bus commits their offsets.
  */
 export function createConsumer(deps: ConsumerDeps): Consumer {
   const { bus, clickhouse } = deps;
@@ -110,41 +112,28 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   });
   let buffer = newBuffer();
 
-  /**
-   * Per partition: the offset its next batch should start at, and whether batches must still
-   * be fenced. A batch is trusted (not fenced) only when it starts exactly where the previous
-   * batch this process was handed ends AND fencing is off. Fencing is on after a start (a
-   * crash or a rebalance may have left rows inserted but never committed), after any failed
-   * batch, and while fenced batches keep finding their last row already stored (the previous
-   * owner got further than the committed offset). It goes off when a fenced batch's last row
-   * was not stored yet: everything after it is new. The bus reads ahead (the next batch is
-   * handed over before this one is written), so `expected` moves at hand-over, not at the end.
-   */
-  const partitions = new Map<string, { expected: bigint; fencing: boolean }>();
+  const fencing = createFencing();
+  const pipeline = createMessagePipeline(createMessageSteps(), metrics);
 
   async function handleBatch(batch: ConsumedBatch): Promise<void> {
     if (batch.messages.length === 0) return;
-    const key = segmentKey(batch);
-    const state = partitions.get(key);
-    const fenced = state === undefined || state.fencing || BigInt(batch.messages[0].offset) !== state.expected;
-    const segment = toSegment(batch, fenced);
-    partitions.set(key, { expected: BigInt(segment.lastOffset) + 1n, fencing: state?.fencing ?? true });
+    const segment = toSegment(batch, fencing.mustFence(batch), pipeline);
+    fencing.handedOver(segment);
     counts.batches++;
     counts.messages += batch.messages.length;
     counts.dropped += segment.dropped;
     metrics.decoded.inc({ path: 'canonical' }, segment.canonical);
     metrics.decoded.inc({ path: 'general' }, batch.messages.length - segment.dropped - segment.canonical);
-    if (fenced) counts.fencedBatches++;
+    if (segment.fenced) counts.fencedBatches++;
     try {
       if (segment.rowCount > 0 || segment.rejects.length > 0) await buffer.add(segment);
     } catch (err) {
       counts.failedBatches++;
-      partitions.delete(key);
+      fencing.forget(batch);
       log.error({ err, partition: batch.partition, firstOffset: segment.firstOffset, lastOffset: segment.lastOffset }, 'batch not written: left uncommitted for redelivery');
       throw err;
     }
-    const current = partitions.get(key);
-    if (fenced && current) current.fencing = segment.tailAlreadyStored === true;
+    fencing.written(segment);
   }
 
   return {

@@ -21,14 +21,16 @@ function encodePayload(payload: Buffer): { payload: string; payload_encoding: 'u
 }
 
 /**
- * The dead-letter message: a JSON wrapper (reason code, error, origin and the original bytes),
- * keyed like the original so one user's poison stays in one partition. A wrapper rather than
+ * The dead-letter message: a JSON wrapper (reason code, error, the step that found it poison,
+ * origin and the original bytes), keyed like the original so one user's poison stays in one
+ * partition. A wrapper rather than
  * Kafka headers because the embedded bus carries no headers and a wrapper survives any tool.
  */
 export function toDeadLetter(reject: RejectedMessage, stream: string, now = Date.now()): BusMessage {
   const wrapper = {
     reason: reject.reason,
     error: reject.error,
+    step: reject.step,
     source: REJECT_SOURCE,
     stream,
     partition: reject.partition,

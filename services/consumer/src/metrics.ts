@@ -1,9 +1,10 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /**
- * The consumer's metrics (spec §11: written / rejected by reason / deduplicated, batch sizes,
- * lag). Get-or-create, because the standalone process and the tests build more than one
- * consumer or replay on one registry.
+ * The consumer's metrics: rows written, poison by reason, drops by reason, duplicates by where
+ * they were found, time per pipeline step, insert sizes and latency, freshness, lag.
+ * Get-or-create, because the standalone process and the tests build more than one consumer or
+ * replay on one registry.
  */
 function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
   return (registry.getSingleMetric(name) as T | undefined) ?? create();
@@ -19,6 +20,9 @@ export interface ConsumerMetrics {
   retries: Counter<'operation'>;
   flushes: Counter<'trigger'>;
   decoded: Counter<'path'>;
+  drops: Counter<'reason'>;
+  stepSeconds: Counter<'step'>;
+  stepMessages: Counter<'step'>;
 }
 
 export function createConsumerMetrics(registry: Registry): ConsumerMetrics {
@@ -61,6 +65,19 @@ export function createConsumerMetrics(registry: Registry): ConsumerMetrics {
       name: 'chatlytics_consumer_decoded_total',
       help: 'Messages decoded by the canonical transcoder (canonical) or by JSON.parse + schema validation (general)',
       labelNames: ['path'] as const, registers,
+    })),
+    drops: getOrCreate(registry, 'chatlytics_consumer_drops_total', () => new Counter({
+      name: 'chatlytics_consumer_drops_total', help: 'Messages left out as carrying no event (not poison), by reason (step.ts DropReason)',
+      labelNames: ['reason'] as const, registers,
+    })),
+    // Counters, not a histogram: the runner sums each step's time over a batch and adds it once
+    // (an observation per message would cost more than the fast path itself). Seconds divided by
+    // messages is the mean cost of a step per message that reached it.
+    stepSeconds: getOrCreate(registry, 'chatlytics_consumer_step_seconds_total', () => new Counter({
+      name: 'chatlytics_consumer_step_seconds_total', help: 'Time spent in each pipeline step, by step', labelNames: ['step'] as const, registers,
+    })),
+    stepMessages: getOrCreate(registry, 'chatlytics_consumer_step_messages_total', () => new Counter({
+      name: 'chatlytics_consumer_step_messages_total', help: 'Messages that entered each pipeline step, by step', labelNames: ['step'] as const, registers,
     })),
   };
 }

@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { ConsumedBatch, EventBus } from '@chatlytics/bus';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createMetricsRegistry, type Logger, type Registry } from '@chatlytics/core';
-import { parseReplayArgs } from './replay-args.js';
+import { parseReplayArgs, type ReplayStream } from './replay-args.js';
 import { createConsumerMetrics } from './metrics.js';
 import { RecentIds } from './recent-ids.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './retry.js';
 import { toSegment } from './segment.js';
+import { createMessagePipeline, createMessageSteps } from './pipeline.js';
 import { createWriter } from './writer.js';
 import { unwrapDeadLetter } from './dead-letter.js';
 
-export type ReplayStream = 'events' | 'dead-letter';
+export type { ReplayStream };
 
 export interface ReplayDeps {
   bus: EventBus;
@@ -43,11 +44,13 @@ export interface ReplaySummary {
 export async function replay(deps: ReplayDeps): Promise<ReplaySummary> {
   const log = deps.log.child({ component: 'replay', stream: deps.stream });
   const summary: ReplaySummary = { stream: deps.stream, from: deps.from.toISOString(), messages: 0, inserted: 0, duplicates: 0, rejected: 0 };
+  const metrics = createConsumerMetrics(deps.registry ?? createMetricsRegistry());
+  const pipeline = createMessagePipeline(createMessageSteps(), metrics);
   const writer = createWriter({
     clickhouse: deps.clickhouse,
     bus: deps.bus,
     log,
-    metrics: createConsumerMetrics(deps.registry ?? createMetricsRegistry()),
+    metrics,
     recent: new RecentIds(100_000),
     recordRejects: false,
     tokenPrefix: `replay:${randomUUID()}`,
@@ -67,7 +70,7 @@ export async function replay(deps: ReplayDeps): Promise<ReplaySummary> {
     handler: async (batch) => {
       if (batch.messages.length === 0) return;
       summary.messages += batch.messages.length;
-      const result = await writer.write([toSegment(unwrap(batch), true)], 'size');
+      const result = await writer.write([toSegment(unwrap(batch), true, pipeline)], 'size');
       summary.inserted += result.inserted;
       summary.duplicates += result.duplicates;
       summary.rejected += result.rejected;

@@ -1,14 +1,17 @@
 import type { ConsumedBatch, ConsumedMessage } from '@chatlytics/bus';
-import { runSteps } from './steps.js';
-import { RowWriter, encodeEventRow, rowReceivedAtMs, uuidText } from './row-binary.js';
-import { transcodeCanonicalEvent } from './canonical-transcode.js';
-import { RejectReason } from './errors.js';
+import { RowWriter, rowReceivedAtMs, uuidText } from './row-binary.js';
+import type { RejectReason } from './errors.js';
 import { takeBody } from './body-pool.js';
+import { CANONICAL_STEP } from './canonical-step.js';
+import type { MessagePipeline } from './pipeline.js';
+import type { Incoming } from './step.js';
 
 /** A poison message, kept whole for the dead-letter stream and `events_rejected`. */
 export interface RejectedMessage {
   reason: RejectReason;
   error: string;
+  /** The step that found it poison (a pipeline step, or `insert` for a row ClickHouse refused). */
+  step: string;
   payload: Buffer;
   key: string | null;
   partition: number;
@@ -63,21 +66,22 @@ export const rowEventId = (s: Segment, i: number) => uuidText(s.body, s.rowStart
 export const rowReceivedAt = (s: Segment, i: number) => rowReceivedAtMs(s.body, s.rowStarts[i]);
 
 /** A message as poison: its bytes and origin, for the dead-letter stream and `events_rejected`. */
-const asRejected = (m: ConsumedMessage, reason: RejectReason, error: string): RejectedMessage => ({
-  reason, error, payload: m.value, key: m.key, partition: m.partition, offset: m.offset, busTimestamp: m.timestamp,
+const asRejected = (m: ConsumedMessage, why: { reason: RejectReason; error: string; step: string }): RejectedMessage => ({
+  reason: why.reason, error: why.error, step: why.step,
+  payload: m.value, key: m.key, partition: m.partition, offset: m.offset, busTimestamp: m.timestamp,
 });
 
 /** Row i as the poison it becomes when ClickHouse refuses it. */
 export const rowAsRejected = (s: Segment, i: number, reason: RejectReason, error: string) =>
-  asRejected(s.messages[s.rowMessages[i]], reason, error);
+  asRejected(s.messages[s.rowMessages[i]], { reason, error, step: 'insert' });
 
 /**
- * decode → validate → enrich for every message of a batch, each accepted event encoded as
- * RowBinary straight into one Buffer (RowBinary is smaller than the JSON it came from, so the
- * bus bytes are a good first size). The canonical transcoder is tried first; what it declines
- * takes the general path.
+ * Every message of a batch through the pipeline (pipeline.ts), each accepted event a RowBinary
+ * row written straight into one Buffer (RowBinary is smaller than the JSON it came from, so the
+ * bus bytes are a good first size). A step asking for a retry fails the whole batch: nothing
+ * of it is committed, and the bus delivers it again.
  */
-export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
+export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: MessagePipeline): Segment {
   const { messages } = batch;
   const writer = new RowWriter(takeBody(messages.reduce((n, m) => n + m.value.length, 0)));
   const rowStarts = new Uint32Array(messages.length + 1);
@@ -87,42 +91,29 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean): Segment {
   let dropped = 0;
   let canonical = 0;
   let oldestBusTimestamp = Infinity;
-  for (let m = 0; m < messages.length; m++) {
-    const message = messages[m];
-    if (message.timestamp < oldestBusTimestamp) oldestBusTimestamp = message.timestamp;
-    const start = writer.pos;
-    let taken = false;
-    try {
-      // The fast path first: what the ingest wrote, byte for byte, needs no parse (canonical-transcode.ts).
-      taken = transcodeCanonicalEvent(message.value, writer);
-    } catch {
-      // A bug there must not stall the partition: the general path below decides instead.
-      writer.pos = start;
-    }
-    if (taken) {
-      canonical++;
-    } else {
-      const result = runSteps(message);
-      if (result.kind === 'drop') {
+  const incoming: Incoming = { message: messages[0], rows: writer };
+  try {
+    for (let m = 0; m < messages.length; m++) {
+      const message = messages[m];
+      if (message.timestamp < oldestBusTimestamp) oldestBusTimestamp = message.timestamp;
+      const start = writer.pos;
+      incoming.message = message;
+      const outcome = pipeline.run(incoming);
+      if (outcome.kind === 'row') {
+        if (pipeline.endedBy === CANONICAL_STEP) canonical++;
+        rowStarts[rowCount] = start;
+        rowMessages[rowCount] = m;
+        rowCount++;
+      } else if (outcome.kind === 'drop') {
         dropped++;
-        continue;
-      }
-      if (result.kind === 'dead-letter') {
-        rejects.push(asRejected(message, result.reason, result.error));
-        continue;
-      }
-      try {
-        encodeEventRow(writer, result.value.event);
-      } catch (err) {
-        // A validated event the encoder cannot write is a bug, not a reason to stall the partition.
-        writer.pos = start;
-        rejects.push(asRejected(message, RejectReason.Internal, (err as Error).message));
-        continue;
+      } else if (outcome.kind === 'dead-letter') {
+        rejects.push(asRejected(message, outcome));
+      } else {
+        throw outcome.error;
       }
     }
-    rowStarts[rowCount] = start;
-    rowMessages[rowCount] = m;
-    rowCount++;
+  } finally {
+    pipeline.report();
   }
   rowStarts[rowCount] = writer.pos;
   return {

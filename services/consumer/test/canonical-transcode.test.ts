@@ -5,8 +5,9 @@ import type { ConsumedMessage } from '@chatlytics/bus';
 import { StoredEvent, StoredItem, normalizeEvent, validateTrackingBody } from '@chatlytics/events';
 import { generateEvents } from '@chatlytics/testkit';
 import { transcodeCanonicalEvent } from '../src/canonical-transcode.js';
-import { EVENT_COLUMNS, RowWriter, encodeEventRow } from '../src/row-binary.js';
-import { runSteps } from '../src/steps.js';
+import { EVENT_COLUMNS, RowWriter } from '../src/row-binary.js';
+import { createMessagePipeline, createMessageSteps } from '../src/pipeline.js';
+import { CANONICAL_STEP } from '../src/canonical-step.js';
 import { chTime, storedEvent } from './events.js';
 
 /**
@@ -18,11 +19,13 @@ import { chTime, storedEvent } from './events.js';
 const message = (value: Buffer): ConsumedMessage => ({ partition: 0, offset: '1', key: null, value, timestamp: 0 });
 const PREFIX = Buffer.from([0xab, 0xcd]);
 
+/** The consumer's steps after the fast one: decode → validate → encode. */
+const generalPath = createMessagePipeline(createMessageSteps().filter((s) => s.name !== CANONICAL_STEP));
+
 function general(bytes: Buffer) {
-  const r = runSteps(message(bytes));
-  if (r.kind !== 'ok') return { kind: r.kind };
   const w = new RowWriter(16);
-  encodeEventRow(w, r.value.event);
+  const r = generalPath.run({ message: message(bytes), rows: w });
+  if (r.kind !== 'row') return { kind: r.kind };
   return { kind: 'ok', bytes: Buffer.from(w.bytes()) };
 }
 

@@ -2,6 +2,7 @@ import { createLogger, loadConfig } from '@chatlytics/core';
 import type { EventBus } from '@chatlytics/bus';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createConsumer, type ConsumerOptions } from '../src/consumer.js';
+import { createMessagePipeline, createMessageSteps } from '../src/pipeline.js';
 
 export const silent = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 export const testConfig = loadConfig({}, '/tmp');
@@ -23,3 +24,6 @@ export async function until(done: () => boolean | Promise<boolean>, what: string
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** The consumer's message steps, without metrics: what toSegment runs in the unit tests. */
+export const testPipeline = () => createMessagePipeline(createMessageSteps());

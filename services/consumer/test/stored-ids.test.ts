@@ -4,13 +4,13 @@ import { createStoredIdLookup } from '../src/stored-ids.js';
 import { toSegment } from '../src/segment.js';
 import { FakeClickHouse } from './fakes.js';
 import { events, toMessage } from './events.js';
-import { silent } from './helpers.js';
+import { silent, testPipeline } from './helpers.js';
 import { migratedChdb, tempDir } from './real-engines.js';
 import type { StoredEvent } from '@chatlytics/events';
 
 const retry = { log: silent, backoff: { baseMs: 1, maxMs: 2 }, shouldGiveUp: () => true, onRetry: () => {} };
 const segmentOf = (list: StoredEvent[]) =>
-  toSegment({ stream: 'events', partition: 0, messages: list.map((e, i) => ({ ...toMessage(e), partition: 0, offset: String(i), timestamp: Date.now() })) }, true);
+  toSegment({ stream: 'events', partition: 0, messages: list.map((e, i) => ({ ...toMessage(e), partition: 0, offset: String(i), timestamp: Date.now() })) }, true, testPipeline());
 
 /** Counts the queries of each kind a lookup makes. */
 function counting(ch: ClickHouseEngine) {

@@ -7,7 +7,7 @@ import { RecentIds } from '../src/recent-ids.js';
 import { toSegment } from '../src/segment.js';
 import { FakeClickHouse } from './fakes.js';
 import { events, toMessage } from './events.js';
-import { silent } from './helpers.js';
+import { silent, testPipeline } from './helpers.js';
 
 /** A writer over a FakeClickHouse whose inserts wait at a gate, so two writes overlap. */
 function gatedWriter() {
@@ -28,7 +28,7 @@ function gatedWriter() {
 }
 
 const segmentOf = (partition: number, list: ReturnType<typeof events>) =>
-  toSegment({ stream: 'events', partition, messages: list.map((e, i) => ({ ...toMessage(e), partition, offset: String(i), timestamp: Date.now() })) }, false);
+  toSegment({ stream: 'events', partition, messages: list.map((e, i) => ({ ...toMessage(e), partition, offset: String(i), timestamp: Date.now() })) }, false, testPipeline());
 
 t.test('an event id in two concurrent writes is inserted by one of them only', async (t) => {
   const { ch, gates, writer } = gatedWriter();

@@ -1,0 +1,71 @@
+import type { EventBus } from '@chatlytics/bus';
+import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import { isRetriable, type Logger } from '@chatlytics/core';
+import { returnBody } from './body-pool.js';
+import { toDeadLetter, toRejectedRow } from './dead-letter.js';
+import { contentToken } from './dedup-token.js';
+import { ConsumerErrorCode } from './errors.js';
+import { IdKey } from './id-table.js';
+import type { ConsumerMetrics } from './metrics.js';
+import type { RecentIds } from './recent-ids.js';
+import { retrying, type RetryContext } from './retry.js';
+import { forEachSelected, type Selection } from './row-selection.js';
+import type { RejectedMessage, Segment } from './segment.js';
+
+export interface FlushCommitDeps {
+  clickhouse: ClickHouseEngine;
+  bus: Pick<EventBus, 'publishDeadLetter'>;
+  log: Logger;
+  metrics: Pick<ConsumerMetrics, 'rejects' | 'rowsWritten' | 'freshnessSeconds'>;
+  recent: RecentIds;
+  retry: RetryContext;
+  /**
+   * Poison found while replaying was already dead-lettered on its first pass (or IS a dead
+   * letter): recording it again would only duplicate it.
+   */
+  recordRejects: boolean;
+  tokenPrefix: string;
+}
+
+/**
+ * What makes a flush final once ClickHouse acknowledged its insert, before its handlers resolve
+ * and the bus commits their offsets: the poison recorded (`events_rejected` and the dead-letter
+ * stream), the inserted ids remembered for the duplicate check, the flush counted, and the
+ * segments' bodies returned to the pool. A failure here fails the flush: nothing is committed.
+ */
+export function createFlushCommit(deps: FlushCommitDeps) {
+  const { clickhouse, log, metrics, retry } = deps;
+
+  async function recordRejects(rejects: RejectedMessage[], stream: string): Promise<void> {
+    for (const r of rejects) metrics.rejects.inc({ reason: r.reason });
+    if (rejects.length === 0) return;
+    if (!deps.recordRejects) {
+      log.warn({ count: rejects.length, stream, first: rejects[0].error }, 'poison while replaying: already recorded on its first pass, not recorded again');
+      return;
+    }
+    const token = contentToken(`${deps.tokenPrefix}:rejected`, rejects.map((r) => `${stream}:${r.partition}:${r.offset}`));
+    try {
+      await retrying('insert into events_rejected', retry, () => clickhouse.insert('events_rejected', rejects.map(toRejectedRow), { dedupToken: token }));
+    } catch (err) {
+      if (isRetriable(err) || (err as { code?: unknown }).code === ConsumerErrorCode.StoppedDuringRetry) throw err;
+      // The dead-letter stream below is the durable record; the table is the queryable copy.
+      log.error({ err, count: rejects.length }, 'events_rejected refused the rows; they are still dead-lettered');
+    }
+    await retrying('publish dead letters', retry, () => deps.bus.publishDeadLetter(rejects.map((r) => toDeadLetter(r, stream))));
+    const first = rejects[0];
+    log.warn({ count: rejects.length, reasons: [...new Set(rejects.map((r) => r.reason))], first: { partition: first.partition, offset: first.offset, step: first.step, error: first.error } }, 'poison messages dead-lettered');
+  }
+
+  return async function commit(segments: readonly Segment[], selection: Selection, rejects: RejectedMessage[]): Promise<void> {
+    await recordRejects(rejects, segments[0]?.stream ?? 'events');
+    const key = new IdKey();
+    forEachSelected(selection, (s, i) => deps.recent.addKey(key.load(s.body, s.rowStarts[i])));
+    metrics.rowsWritten.inc(selection.count);
+    const now = Date.now();
+    for (const s of segments) {
+      if (Number.isFinite(s.oldestBusTimestamp)) metrics.freshnessSeconds.observe(Math.max(0, now - s.oldestBusTimestamp) / 1000);
+    }
+    // Stored and recorded: nothing reads these rows' bytes any more.
+    for (const s of segments) returnBody(s.storage);
+  };
+}
