@@ -38,6 +38,8 @@ t.test('the consumer service answers /health, /ready (stores, lag, pipeline) and
   t.match(metrics, /chatlytics_consumer_rows_written_total 120/);
   t.match(metrics, /chatlytics_consumer_rejects_total\{reason="malformed_json"\} 1/);
   t.match(metrics, /chatlytics_consumer_lag_messages 0/);
+  t.match(metrics, /chatlytics_consumer_step_messages_total\{step="canonical"\} 121/, 'every message entered the first step');
+  t.match(metrics, /chatlytics_consumer_step_seconds_total\{step="decode"\} \d/, 'the garbage went on to decode');
   t.match(metrics, /chatlytics_consumer_insert_rows_count [1-9]/);
   t.match(metrics, /chatlytics_consumer_freshness_seconds_count [1-9]/);
   await consumer.stop();

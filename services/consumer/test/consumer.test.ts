@@ -46,7 +46,8 @@ t.test('a poison message between good ones: good ones land, poison goes to event
   t.match(ch.rejected[1].error, /event_id/);
   t.equal(bus.deadLetters.length, 2);
   const wrapper = JSON.parse(bus.deadLetters[0].value.toString());
-  t.match(wrapper, { reason: 'malformed_json', source: 'consumer', stream: 'events', partition: 0, offset: '10' });
+  t.match(wrapper, { reason: 'malformed_json', step: 'decode', source: 'consumer', stream: 'events', partition: 0, offset: '10' });
+  t.match(JSON.parse(bus.deadLetters[1].value.toString()), { reason: 'invalid_event', step: 'validate', offset: '11' }, 'each dead letter names its step');
   t.equal(unwrapDeadLetter(bus.deadLetters[0].value)?.toString(), '{"not": "an event"', 'the original bytes survive');
   t.equal(consumer.stats().rejected, 2);
 });
@@ -108,6 +109,7 @@ t.test('a non-retriable refusal is bisected: only the refused row is dead-letter
   t.same(ch.rejected.map((r) => r.reason), [RejectReason.InsertRejected]);
   t.equal(JSON.parse(String(ch.rejected[0].payload)).event_id, bad);
   t.equal(bus.deadLetters.length, 1);
+  t.match(JSON.parse(bus.deadLetters[0].value.toString()), { reason: 'insert_rejected', step: 'insert' });
 });
 
 t.test('a refusal not about a row (unknown table) fails the batch uncommitted, dead-letters nothing', async (t) => {
