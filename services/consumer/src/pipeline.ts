@@ -33,70 +33,84 @@ export type Outcome =
 
 export type PipelineMetrics = Pick<ConsumerMetrics, 'drops' | 'stepSeconds' | 'stepMessages'>;
 
-export interface MessagePipeline {
-  readonly names: readonly string[];
-  /** Runs the steps in order until one returns anything but ok. */
-  run(input: Incoming): Outcome;
-  /** The step that ended the last message run. */
-  readonly endedBy: string;
-  /** Adds the time spent in each step (and the messages that entered it) to /metrics, then starts from zero. */
-  report(): void;
-}
-
 /**
- * The runner. A step that throws is judged here, once for all: a retriable error retries the
- * batch, anything else is a bug and makes the message poison (a dead letter naming the step)
- * rather than stall its partition. Time is summed per step and reported per batch, so the
- * per-message cost is a clock read between steps, not a metric update.
+ * The runner: a loop over the steps that stops at the first result that is not ok. A step
+ * that throws is judged here, once for all: a retriable error retries the batch, anything else
+ * is a bug and makes the message poison (a dead letter naming the step) rather than stall its
+ * partition.
+ *
+ * Time is summed per step and added to /metrics once per batch (report()). Nearly every message
+ * ends at the first step (the fast path, ~1 µs), where a clock read per message would cost about
+ * a tenth of the step itself: that step is not timed message by message but gets the batch's
+ * time minus the later steps' (so it also carries the runner's own few ns per message). Every
+ * later step is timed exactly.
  */
-export function createMessagePipeline(steps: readonly AnyStep[], metrics?: PipelineMetrics): MessagePipeline {
-  const names = steps.map((s) => s.name);
-  const ms = new Float64Array(steps.length);
-  const entered = new Float64Array(steps.length);
-  let ended = 0;
+export class MessagePipeline {
+  readonly names: readonly string[];
+  /** The step that ended the last message run. */
+  endedBy: string;
+  private readonly ms: Float64Array;
+  private readonly entered: Float64Array;
+  /** When the batch being run started (performance.now()), or -1 before its first message. */
+  private batchStarted = -1;
 
-  function run(input: Incoming): Outcome {
-    let value: unknown = input;
+  constructor(private readonly steps: readonly AnyStep[], private readonly metrics?: PipelineMetrics) {
+    this.names = steps.map((s) => s.name);
+    this.endedBy = this.names[0];
+    this.ms = new Float64Array(steps.length);
+    this.entered = new Float64Array(steps.length);
+  }
+
+  /** Runs the steps in order until one returns anything but ok. */
+  run(input: Incoming): Outcome {
+    if (this.batchStarted < 0) this.batchStarted = performance.now();
+    let result = this.attempt(0, input);
+    this.entered[0]++;
+    if (result.kind !== 'ok') return this.end(0, result);
     let started = performance.now();
-    for (let k = 0; k < steps.length; k++) {
-      let result: StepResult<unknown>;
-      try {
-        result = steps[k].run(value);
-      } catch (err) {
-        result = isRetriable(err) ? retry(err) : deadLetter(RejectReason.Internal, (err as Error).message);
-      }
+    for (let k = 1; k < this.steps.length; k++) {
+      result = this.attempt(k, result.value);
       const now = performance.now();
-      ms[k] += now - started;
-      entered[k]++;
+      this.ms[k] += now - started;
+      this.entered[k]++;
       started = now;
-      if (result.kind === 'ok') {
-        value = result.value;
-        continue;
-      }
-      ended = k;
-      if (result.kind === 'dead-letter') return { ...result, step: names[k] };
-      if (result.kind === 'drop') metrics?.drops.inc({ reason: result.reason });
-      return result;
+      if (result.kind !== 'ok') return this.end(k, result);
     }
     // The last step never answers ok: a list that ends without a row is a bug.
-    ended = steps.length - 1;
-    return { kind: 'dead-letter', reason: RejectReason.Internal, error: 'no step made a row of the message', step: names[ended] };
+    return this.end(this.steps.length - 1, { kind: 'dead-letter', reason: RejectReason.Internal, error: 'no step made a row of the message' });
   }
 
-  function report(): void {
-    for (let k = 0; k < steps.length; k++) {
-      if (entered[k] === 0) continue;
-      metrics?.stepSeconds.inc({ step: names[k] }, ms[k] / 1000);
-      metrics?.stepMessages.inc({ step: names[k] }, entered[k]);
-      ms[k] = 0;
-      entered[k] = 0;
+  /** Adds the batch's time in each step (and the messages that entered it) to /metrics, then starts from zero. */
+  report(): void {
+    if (this.batchStarted < 0) return;
+    let later = 0;
+    for (let k = 1; k < this.steps.length; k++) later += this.ms[k];
+    this.ms[0] = Math.max(0, performance.now() - this.batchStarted - later);
+    this.batchStarted = -1;
+    for (let k = 0; k < this.steps.length; k++) {
+      if (this.entered[k] > 0) {
+        this.metrics?.stepSeconds.inc({ step: this.names[k] }, this.ms[k] / 1000);
+        this.metrics?.stepMessages.inc({ step: this.names[k] }, this.entered[k]);
+      }
+      this.ms[k] = 0;
+      this.entered[k] = 0;
     }
   }
 
-  return {
-    names,
-    run,
-    get endedBy() { return names[ended]; },
-    report,
-  };
+  private attempt(k: number, value: unknown): StepResult<unknown> {
+    try {
+      return this.steps[k].run(value);
+    } catch (err) {
+      return isRetriable(err) ? retry(err) : deadLetter(RejectReason.Internal, (err as Error).message);
+    }
+  }
+
+  private end(k: number, result: Exclude<StepResult<unknown>, { kind: 'ok' }>): Outcome {
+    this.endedBy = this.names[k];
+    if (result.kind === 'dead-letter') return { ...result, step: this.names[k] };
+    if (result.kind === 'drop') this.metrics?.drops.inc({ reason: result.reason });
+    return result;
+  }
 }
+
+export const createMessagePipeline = (steps: readonly AnyStep[], metrics?: PipelineMetrics) => new MessagePipeline(steps, metrics);
