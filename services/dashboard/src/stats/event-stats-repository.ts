@@ -2,6 +2,7 @@ import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
 import { dedupLookbackFrom } from './retry-lookback.js';
+import { wholeHours } from './rollup-hours.js';
 
 /** Raw counts and sums from ClickHouse; rates and rounding are derived by the caller. */
 export interface EngagementCounts {
@@ -46,9 +47,13 @@ const numbersOf = <K extends string>(row: Record<string, unknown> | undefined, k
  * parameters bound by the engine. Works on both engines (embedded chdb, server client).
  */
 export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventStatsRepository {
-  const params = (chatbotId: string, w: StatsWindow) => ({
-    chatbot_id: chatbotId, from: chTime(w.from), to: chTime(w.to), dedup_lookback_from: chTime(dedupLookbackFrom(w.from)),
-  });
+  const params = (chatbotId: string, w: StatsWindow) => {
+    const hours = wholeHours(w);
+    return {
+      chatbot_id: chatbotId, from: chTime(w.from), to: chTime(w.to), dedup_lookback_from: chTime(dedupLookbackFrom(w.from)),
+      hour_lo: chTime(hours.from), hour_hi: chTime(hours.to),
+    };
+  };
   const one = async (file: string, chatbotId: string, w: StatsWindow) =>
     (await clickhouse.query<Record<string, unknown>>(sqlFile(file), params(chatbotId, w)))[0];
 
