@@ -24,49 +24,50 @@ WHERE chatbot_id = {chatbot_id:String}
   AND received_at >= {from:DateTime64(3, 'UTC')} AND received_at <= {to:DateTime64(3, 'UTC')}
   AND prev_at < {dedup_lookback_from:DateTime64(3, 'UTC')};
 
--- Token bitmaps of the window: 'visitor', 'popup_displayed', 'bot_open', 'convo_started'
--- (tokens with such a counted event) and 'ab:control' / 'ab:test' (tokens with a counted
--- event of that A/B group). A set without tokens has no row.
+-- Token bitmaps of the window per UTC day of the counted event: 'visitor', 'popup_displayed',
+-- 'bot_open', 'convo_started' (tokens with such a counted event) and 'ab:control' / 'ab:test'
+-- (tokens with a counted event of that A/B group). A set without tokens has no row; the
+-- window's set is the union (groupBitmapMergeState) of its days.
 CREATE VIEW IF NOT EXISTS stats_window_token_sets AS
-SELECT set_name, groupBitmapMergeState(tokens) AS tokens
+SELECT day, set_name, groupBitmapMergeState(tokens) AS tokens
 FROM
 (
-    SELECT set_name, tokens
+    SELECT toDate(hour) AS day, set_name, tokens
     FROM stats_hourly_tokens
     WHERE chatbot_id = {chatbot_id:String}
       AND hour >= {hour_lo:DateTime64(3, 'UTC')} AND hour < {hour_hi:DateTime64(3, 'UTC')}
     UNION ALL
-    SELECT set_name, groupBitmapState(token_id) AS tokens
+    SELECT toDate(received_at) AS day, set_name, groupBitmapState(token_id) AS tokens
     FROM stats_window_rows(chatbot_id = {chatbot_id:String}, from = {from:DateTime64(3, 'UTC')}, to = {to:DateTime64(3, 'UTC')},
                            hour_lo = {hour_lo:DateTime64(3, 'UTC')}, hour_hi = {hour_hi:DateTime64(3, 'UTC')},
                            dedup_lookback_from = {dedup_lookback_from:DateTime64(3, 'UTC')})
     ARRAY JOIN arrayConcat(if(event IN ('visitor', 'popup_displayed', 'bot_open', 'convo_started'), [toString(event)], []),
                            if(ab_group IS NULL, [], [concat('ab:', assumeNotNull(ab_group))])) AS set_name
-    GROUP BY set_name
+    GROUP BY day, set_name
 )
-GROUP BY set_name;
+GROUP BY day, set_name;
 
--- Counted events of the window per (event, key): popup_displayed / popup_opened per popup
--- version ('unknown' for none), convo_started per open_way, click_through, message_like,
--- message_dislike (key '').
+-- Counted events of the window per (UTC day, event, key): popup_displayed / popup_opened per
+-- popup version ('unknown' for none), convo_started per open_way, click_through,
+-- message_like, message_dislike (key '').
 CREATE VIEW IF NOT EXISTS stats_window_counts AS
-SELECT event, key, sum(n) AS n
+SELECT day, event, key, sum(n) AS n
 FROM
 (
-    SELECT toString(event) AS event, key, n
+    SELECT toDate(hour) AS day, toString(event) AS event, key, n
     FROM stats_hourly_counts
     WHERE chatbot_id = {chatbot_id:String}
       AND hour >= {hour_lo:DateTime64(3, 'UTC')} AND hour < {hour_hi:DateTime64(3, 'UTC')}
       AND event != 'purchase'
     UNION ALL
-    SELECT toString(event) AS event, key, count() AS n
+    SELECT toDate(received_at) AS day, toString(event) AS event, key, count() AS n
     FROM stats_window_rows(chatbot_id = {chatbot_id:String}, from = {from:DateTime64(3, 'UTC')}, to = {to:DateTime64(3, 'UTC')},
                            hour_lo = {hour_lo:DateTime64(3, 'UTC')}, hour_hi = {hour_hi:DateTime64(3, 'UTC')},
                            dedup_lookback_from = {dedup_lookback_from:DateTime64(3, 'UTC')})
     WHERE event IN ('popup_displayed', 'popup_opened', 'convo_started', 'click_through', 'message_like', 'message_dislike')
-    GROUP BY event, key
+    GROUP BY day, event, key
 )
-GROUP BY event, key;
+GROUP BY day, event, key;
 
 -- Counted purchases of the window (retry rule and order rule applied; every token, the
 -- caller keeps those of visitors). after_chat: the token has a counted convo_started in the

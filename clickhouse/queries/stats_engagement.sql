@@ -11,9 +11,9 @@ SELECT
 FROM
 (
     SELECT
-        anyIf(tokens, set_name = 'visitor') AS v,
-        anyIf(tokens, set_name = 'popup_displayed') AS approached,
-        anyIf(tokens, set_name = 'bot_open') AS opened,
-        anyIf(tokens, set_name = 'convo_started') AS chatted
+        groupBitmapMergeStateIf(tokens, set_name = 'visitor') AS v,
+        groupBitmapMergeStateIf(tokens, set_name = 'popup_displayed') AS approached,
+        groupBitmapMergeStateIf(tokens, set_name = 'bot_open') AS opened,
+        groupBitmapMergeStateIf(tokens, set_name = 'convo_started') AS chatted
     FROM stats_window_token_sets(chatbot_id = {chatbot_id:String}, from = {from:DateTime64(3, 'UTC')}, to = {to:DateTime64(3, 'UTC')}, hour_lo = {hour_lo:DateTime64(3, 'UTC')}, hour_hi = {hour_hi:DateTime64(3, 'UTC')}, dedup_lookback_from = {dedup_lookback_from:DateTime64(3, 'UTC')})
 )

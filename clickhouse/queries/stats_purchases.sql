@@ -7,11 +7,12 @@
 -- Counted events and purchases: the stats_window_* views (migration 0003). The caller derives
 -- rates and averages.
 WITH
-    (SELECT anyIf(tokens, set_name = 'visitor') FROM stats_window_token_sets(chatbot_id = {chatbot_id:String}, from = {from:DateTime64(3, 'UTC')}, to = {to:DateTime64(3, 'UTC')}, hour_lo = {hour_lo:DateTime64(3, 'UTC')}, hour_hi = {hour_hi:DateTime64(3, 'UTC')}, dedup_lookback_from = {dedup_lookback_from:DateTime64(3, 'UTC')})) AS v,
-    (SELECT anyIf(tokens, set_name = 'convo_started') FROM stats_window_token_sets(chatbot_id = {chatbot_id:String}, from = {from:DateTime64(3, 'UTC')}, to = {to:DateTime64(3, 'UTC')}, hour_lo = {hour_lo:DateTime64(3, 'UTC')}, hour_hi = {hour_hi:DateTime64(3, 'UTC')}, dedup_lookback_from = {dedup_lookback_from:DateTime64(3, 'UTC')})) AS chatted
+    -- One read of the window's token sets: (visitors, chatted).
+    (SELECT (groupBitmapMergeStateIf(tokens, set_name = 'visitor'), groupBitmapMergeStateIf(tokens, set_name = 'convo_started'))
+     FROM stats_window_token_sets(chatbot_id = {chatbot_id:String}, from = {from:DateTime64(3, 'UTC')}, to = {to:DateTime64(3, 'UTC')}, hour_lo = {hour_lo:DateTime64(3, 'UTC')}, hour_hi = {hour_hi:DateTime64(3, 'UTC')}, dedup_lookback_from = {dedup_lookback_from:DateTime64(3, 'UTC')})) AS sets
 SELECT
-    bitmapCardinality(v) AS total_users,
-    bitmapAndCardinality(v, chatted) AS total_users_chatted,
+    bitmapCardinality(sets.1) AS total_users,
+    bitmapAndCardinality(sets.1, sets.2) AS total_users_chatted,
     uniqExact(token_id) AS total_users_purchased,
     uniqExactIf(token_id, after_chat) AS total_users_chatted_purchased,
     sum(revenue) AS total_revenue_purchased,
@@ -21,4 +22,4 @@ SELECT
     count() AS orders,
     countIf(after_chat) AS orders_after_chat
 FROM stats_window_purchases(chatbot_id = {chatbot_id:String}, from = {from:DateTime64(3, 'UTC')}, to = {to:DateTime64(3, 'UTC')}, hour_lo = {hour_lo:DateTime64(3, 'UTC')}, hour_hi = {hour_hi:DateTime64(3, 'UTC')}, dedup_lookback_from = {dedup_lookback_from:DateTime64(3, 'UTC')})
-WHERE bitmapContains(v, token_id)
+WHERE bitmapContains(sets.1, token_id)

@@ -27,6 +27,8 @@ export interface PurchaseTotals {
 }
 export interface AbGroupTotals { visitors: number; orders: number; purchasers: number; revenue: number }
 export interface InsightsEventCounts { total_click_throughs: number; likes: number; dislikes: number }
+/** One UTC day of the window that has counted events ('YYYY-MM-DD'). */
+export interface DayTotals { day: string; visitors: number; conversations: number; purchases: number; revenue: number }
 
 export interface EventStatsRepository {
   engagement(chatbotId: string, window: StatsWindow): Promise<EngagementCounts>;
@@ -34,6 +36,7 @@ export interface EventStatsRepository {
   purchases(chatbotId: string, window: StatsWindow): Promise<PurchaseTotals>;
   abTest(chatbotId: string, window: StatsWindow): Promise<{ control: AbGroupTotals; test: AbGroupTotals }>;
   insightsEvents(chatbotId: string, window: StatsWindow): Promise<InsightsEventCounts>;
+  timeseries(chatbotId: string, window: StatsWindow): Promise<DayTotals[]>;
 }
 
 /** DateTime64(3, 'UTC') text: the queries bind {from}/{to} with an explicit UTC zone. */
@@ -104,6 +107,11 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
 
     async insightsEvents(chatbotId, w) {
       return numbersOf(await one('stats_insights_events', chatbotId, w), ['total_click_throughs', 'likes', 'dislikes'] as const);
+    },
+
+    async timeseries(chatbotId, w) {
+      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_timeseries'), params(chatbotId, w));
+      return rows.map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) }));
     },
   };
 }
