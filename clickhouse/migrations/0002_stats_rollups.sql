@@ -40,8 +40,8 @@ CREATE TABLE IF NOT EXISTS stats_events
     revenue        Float64,
     -- The latest earlier copy of this event_id; NULL for its first copy.
     prev_at        Nullable(DateTime64(3, 'UTC')),
-    -- purchase: no order number, or the first row ever of its order number.
-    order_counts   Bool,
+    -- The token got its id with this row's insert.
+    token_new      Bool,
     -- purchase: the token's latest first-copy convo_started strictly before it.
     last_chat_at   Nullable(DateTime64(3, 'UTC'))
 )
@@ -64,16 +64,15 @@ PARTITION BY toYYYYMM(hour)
 ORDER BY (chatbot_id, hour, set_name)
 SETTINGS non_replicated_deduplication_window = 1000;
 
--- Counted events per (chatbot, hour, event, key), first copies only; purchases only when
--- their order counts, with their revenue (EUR, unknown currency as 0).
+-- Counted events per (chatbot, hour, event, key), first copies only (popup, conversation,
+-- click-through and reaction events).
 CREATE TABLE IF NOT EXISTS stats_hourly_counts
 (
     chatbot_id String,
     hour       DateTime('UTC'),
     event      LowCardinality(String),
     key        String,
-    n          UInt64,
-    revenue    Float64
+    n          UInt64
 )
 ENGINE = SummingMergeTree
 PARTITION BY toYYYYMM(hour)
@@ -88,6 +87,7 @@ CREATE TABLE IF NOT EXISTS stats_purchases
     received_at  DateTime64(3, 'UTC'),
     event_id     UUID,
     token_id     UInt64,
+    order_num    String,
     revenue      Float64,
     prev_at      Nullable(DateTime64(3, 'UTC')),
     last_chat_at Nullable(DateTime64(3, 'UTC'))
@@ -116,16 +116,17 @@ ORDER BY (chatbot_id, received_at, event_id)
 SETTINGS non_replicated_deduplication_window = 1000;
 
 
--- The classification. Inner to outer: copies and order firsts within the inserted block
--- (window functions), then the key-value state of earlier blocks (direct joins), then token
--- ids for new tokens and the last chat before each purchase. The outer window functions sort
--- the whole block, so every lookup is done before any row reaches stats_events and the state
--- writers below (which run after it).
+-- The classification. Inner to outer: copies within the inserted block (a window function),
+-- then the key-value state of earlier blocks (direct joins: two point reads per row), then
+-- token ids for new tokens and the last chat before each purchase. The outer window functions
+-- sort the whole block, so every lookup is done before any row reaches stats_events and the
+-- state writers below (which run after it).
 CREATE MATERIALIZED VIEW IF NOT EXISTS stats_events_mv TO stats_events AS
 SELECT
     chatbot_id, received_at, event_id, event, token,
-    if(new_token, counter + dense_rank() OVER (PARTITION BY new_token ORDER BY chatbot_id, token), known_token_id) AS token_id,
-    ab_group, key, order_num, revenue, prev_at, order_counts,
+    if(token_new, (SELECT max(value) FROM stats_kv_counters) + dense_rank() OVER (PARTITION BY token_new ORDER BY chatbot_id, token),
+       known_token_id) AS token_id,
+    ab_group, key, order_num, revenue, prev_at, token_new,
     if(event = 'purchase',
        multiIf(block_last_chat IS NULL, kv_last_chat, kv_last_chat IS NULL, block_last_chat, greatest(block_last_chat, kv_last_chat)),
        NULL) AS last_chat_at
@@ -143,12 +144,9 @@ FROM
             b.token AS token, b.ab_group AS ab_group, b.key AS key, b.order_num AS order_num, b.revenue AS revenue,
             if(b.block_prev IS NOT NULL, b.block_prev,
                if(e.key != '' AND e.last_at < b.received_at, toNullable(e.last_at), NULL)) AS prev_at,
-            b.event = 'purchase' AND (b.order_num = '' OR (b.block_order_first
-                AND (o.key = '' OR (o.first_at, o.first_id) > (b.received_at, b.event_id)))) AS order_counts,
-            t.key = '' AS new_token,
+            t.key = '' AS token_new,
             t.token_id AS known_token_id,
-            if(t.last_chat_at < b.received_at, t.last_chat_at, NULL) AS kv_last_chat,
-            c.value AS counter
+            if(t.last_chat_at < b.received_at, t.last_chat_at, NULL) AS kv_last_chat
         FROM
         (
             SELECT
@@ -158,47 +156,35 @@ FROM
                 ifNull(total_value_base, 0) AS revenue,
                 concat(chatbot_id, '/', toString(event_id)) AS event_key,
                 concat(chatbot_id, '/', token) AS token_key,
-                concat(chatbot_id, '/', order_num) AS order_key,
-                'token' AS counter_key,
                 lagInFrame(toNullable(received_at)) OVER (PARTITION BY chatbot_id, event_id ORDER BY received_at
-                                                          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS block_prev,
-                event = 'purchase' AND order_num != '' AND (received_at, event_id) = min((received_at, event_id))
-                    OVER (PARTITION BY chatbot_id, event = 'purchase', order_num) AS block_order_first
+                                                          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS block_prev
             FROM stats_feed
         ) AS b
         LEFT JOIN stats_kv_events AS e ON e.key = b.event_key
         LEFT JOIN stats_kv_tokens AS t ON t.key = b.token_key
-        LEFT JOIN stats_kv_orders AS o ON o.key = b.order_key
-        LEFT JOIN stats_kv_counters AS c ON c.key = b.counter_key
     )
 );
 
--- State writers: after each block, the key-value state includes it.
+-- State writers: after each block, the key-value state includes it. Blocks arrive in
+-- received_at order, so a block's latest time is the latest so far: plain upserts.
 CREATE MATERIALIZED VIEW IF NOT EXISTS stats_kv_events_mv TO stats_kv_events AS
-SELECT n.key AS key, if(o.key != '' AND o.last_at > n.last_at, o.last_at, n.last_at) AS last_at
-FROM (SELECT concat(chatbot_id, '/', toString(event_id)) AS key, max(received_at) AS last_at FROM stats_events GROUP BY key) AS n
-LEFT JOIN stats_kv_events AS o ON o.key = n.key;
+SELECT concat(chatbot_id, '/', toString(event_id)) AS key, max(received_at) AS last_at
+FROM stats_events
+GROUP BY key;
 
+-- New tokens, and tokens with a new first-copy chat (the others keep their entry).
 CREATE MATERIALIZED VIEW IF NOT EXISTS stats_kv_tokens_mv TO stats_kv_tokens AS
-SELECT
-    n.key AS key, n.token_id AS token_id,
-    multiIf(o.last_chat_at IS NULL, n.last_chat, n.last_chat IS NULL, o.last_chat_at, greatest(o.last_chat_at, n.last_chat)) AS last_chat_at
-FROM
-(
-    SELECT concat(chatbot_id, '/', token) AS key, any(token_id) AS token_id,
-           maxIf(toNullable(received_at), event = 'convo_started' AND prev_at IS NULL) AS last_chat
-    FROM stats_events GROUP BY key
-) AS n
-LEFT JOIN stats_kv_tokens AS o ON o.key = n.key;
-
-CREATE MATERIALIZED VIEW IF NOT EXISTS stats_kv_orders_mv TO stats_kv_orders AS
-SELECT concat(chatbot_id, '/', order_num) AS key, received_at AS first_at, event_id AS first_id
-FROM stats_events WHERE event = 'purchase' AND order_num != '' AND order_counts;
+SELECT concat(chatbot_id, '/', token) AS key, any(token_id) AS token_id,
+       maxIf(toNullable(received_at), event = 'convo_started' AND prev_at IS NULL) AS last_chat_at
+FROM stats_events
+WHERE token_new OR (event = 'convo_started' AND prev_at IS NULL)
+GROUP BY key;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS stats_kv_counters_mv TO stats_kv_counters AS
-SELECT n.key AS key, greatest(n.value, o.value) AS value
-FROM (SELECT 'token' AS key, max(token_id) AS value FROM stats_events) AS n
-LEFT JOIN stats_kv_counters AS o ON o.key = n.key;
+SELECT 'token' AS key, max(token_id) AS value
+FROM stats_events
+WHERE token_new
+HAVING count() > 0;
 
 -- Rollups.
 CREATE MATERIALIZED VIEW IF NOT EXISTS stats_hourly_tokens_mv TO stats_hourly_tokens AS
@@ -210,19 +196,39 @@ WHERE prev_at IS NULL
 GROUP BY chatbot_id, hour, set_name;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS stats_hourly_counts_mv TO stats_hourly_counts AS
-SELECT chatbot_id, toStartOfHour(toDateTime(received_at, 'UTC')) AS hour, event, key, count() AS n,
-       sum(if(event = 'purchase', revenue, 0)) AS revenue
+SELECT chatbot_id, toStartOfHour(toDateTime(received_at, 'UTC')) AS hour, event, key, count() AS n
 FROM stats_events
 WHERE prev_at IS NULL
-  AND (event IN ('popup_displayed', 'popup_opened', 'convo_started', 'click_through', 'message_like', 'message_dislike')
-       OR (event = 'purchase' AND order_counts))
+  AND event IN ('popup_displayed', 'popup_opened', 'convo_started', 'click_through', 'message_like', 'message_dislike')
 GROUP BY chatbot_id, hour, event, key;
 
--- "More than a day": the retry look-back of the statistics (RETRY_LOOKBACK_MS).
+-- Purchases that can count: a first copy that is its order's first row ever (the order
+-- look-up is done here, for purchases only), or any copy without an order number received
+-- more than a day (the retry look-back, RETRY_LOOKBACK_MS) after the copy before it.
 CREATE MATERIALIZED VIEW IF NOT EXISTS stats_purchases_mv TO stats_purchases AS
-SELECT chatbot_id, received_at, event_id, token_id, revenue, prev_at, last_chat_at
-FROM stats_events
-WHERE event = 'purchase' AND order_counts AND (prev_at IS NULL OR prev_at < received_at - INTERVAL 1 DAY);
+SELECT chatbot_id, received_at, event_id, token_id, order_num, revenue, prev_at, last_chat_at
+FROM
+(
+    SELECT
+        p.chatbot_id AS chatbot_id, p.received_at AS received_at, p.event_id AS event_id, p.token_id AS token_id,
+        p.order_num AS order_num, p.revenue AS revenue, p.prev_at AS prev_at, p.last_chat_at AS last_chat_at,
+        p.order_num = '' OR (p.block_first AND (o.key = '' OR (o.first_at, o.first_id) > (p.received_at, p.event_id))) AS order_counts
+    FROM
+    (
+        SELECT *, concat(chatbot_id, '/', order_num) AS order_key,
+               order_num != '' AND (received_at, event_id) = min((received_at, event_id)) OVER (PARTITION BY chatbot_id, order_num) AS block_first
+        FROM stats_events
+        WHERE event = 'purchase'
+    ) AS p
+    LEFT JOIN stats_kv_orders AS o ON o.key = p.order_key
+)
+WHERE order_counts AND (prev_at IS NULL OR (order_num = '' AND prev_at < received_at - INTERVAL 1 DAY));
+
+-- The first purchase row of each new order (stats_purchases holds an order's first row only).
+CREATE MATERIALIZED VIEW IF NOT EXISTS stats_kv_orders_mv TO stats_kv_orders AS
+SELECT concat(chatbot_id, '/', order_num) AS key, received_at AS first_at, event_id AS first_id
+FROM stats_purchases
+WHERE order_num != '' AND prev_at IS NULL;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS stats_late_copies_mv TO stats_late_copies AS
 SELECT chatbot_id, received_at, event_id, event, token_id, ab_group, key, assumeNotNull(copy_prev_at) AS prev_at
