@@ -8,3 +8,4 @@ export { splitStatements } from './sql-split.js';
 export { ClickHouseError, ClickHouseErrorCode } from './errors.js';
 export { CLICKHOUSE_DIR, MIGRATIONS_DIR, QUERIES_DIR } from './paths.js';
 export { clickhouseHttp, sqlApiKeyAuth, type ClickHouseHttpOptions } from './http-bridge/index.js';
+export { rebuildStatsRollups, type RollupRebuildResult } from './rollups.js';

@@ -16,6 +16,8 @@ export async function runCommand(input: CommandInput, ctx: CommandContext): Prom
       return (await import('./account-commands.js')).createApiKey(ctx, input);
     case 'migrate':
       return (await import('./data-commands.js')).migrate(ctx);
+    case 'rollups:rebuild':
+      return (await import('./data-commands.js')).rebuildRollups(ctx);
     case 'import':
       return (await import('./data-commands.js')).importFile(ctx, input.json);
     case 'demo':

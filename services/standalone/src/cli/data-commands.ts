@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { runMigrations } from '@chatlytics/clickhouse';
+import { rebuildStatsRollups, runMigrations } from '@chatlytics/clickhouse';
 import { parseFixture } from '@chatlytics/dashboard/fixtures/schema';
 import { importFixture } from '@chatlytics/dashboard/fixtures/import';
 import { createLocalRawContentStorage } from '@chatlytics/dashboard/storage/raw-content-storage';
@@ -26,6 +26,11 @@ export function migrate(ctx: CommandContext) {
     const ch = await runMigrations(clickhouse);
     return { postgres: 'up to date', clickhouse: { applied: ch.applied, alreadyApplied: ch.alreadyApplied } };
   });
+}
+
+/** `rollups:rebuild`: the statistics rollups recomputed from `events` (clickhouse/README.md, "Rollups"). */
+export function rebuildRollups(ctx: CommandContext) {
+  return withEngines(ctx, {}, async ({ clickhouse }) => rebuildStatsRollups(clickhouse));
 }
 
 /** `import`: the fixture (CONTRACT §8) upserted into PostgreSQL, its events backfilled into ClickHouse. */

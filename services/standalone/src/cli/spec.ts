@@ -10,6 +10,7 @@ import { parseArgs, required, UsageError } from './args.js';
  */
 export type CommandInput =
   | { command: 'migrate' }
+  | { command: 'rollups:rebuild' }
   | { command: 'import'; file: string; json: unknown }
   | { command: 'users:create'; email: string; password: string; account?: string }
   | { command: 'api-keys:create'; email: string; name?: string }
@@ -20,6 +21,7 @@ export type CommandName = CommandInput['command'];
 
 export const USAGE: Record<CommandName, string> = {
   migrate: 'migrate',
+  'rollups:rebuild': 'rollups:rebuild',
   import: 'import <file.json>',
   'users:create': 'users:create --email E --password P [--account NAME]',
   'api-keys:create': 'api-keys:create --email E [--name N]',
@@ -47,6 +49,7 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
   const args = parseArgs(argv);
   switch (name) {
     case 'migrate':
+    case 'rollups:rebuild':
     case 'demo':
       return { command: name };
     case 'import': {
