@@ -66,8 +66,12 @@ export function createGovernor(opts: GovernorOptions) {
         throw err;
       } finally {
         reply.raw.off('close', onClose);
-        const peak = query ? running.finish(query.id) : null;
-        if (query) quotas.end(principal.name, outcome.readRows);
+        const sampled = query ? running.finish(query.id) : null;
+        const peak = sampled?.peakMemory ?? null;
+        if (sampled) {
+          outcome = { ...outcome, readRows: Math.max(outcome.readRows, sampled.readRows), readBytes: Math.max(outcome.readBytes, sampled.readBytes) };
+          quotas.end(principal.name, outcome.readRows);
+        }
         release?.();
         opts.onQueryLogged?.(entry(principal, base, started, outcome, peak, failure, cancelled));
       }

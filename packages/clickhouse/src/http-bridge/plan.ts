@@ -75,6 +75,7 @@ export function planRequest(input: PlanInput): Plan {
   const keyword = firstKeyword(statements[0]);
   // One engine session serves every request for a database, so statements that change
   // session state would leak into other people's queries.
+  if (keyword === 'SET' && input.readonly) throw engineStyleError(164, 'READONLY', 'Cannot modify settings in readonly mode');
   if (keyword === 'USE' || keyword === 'SET') {
     throw engineStyleError(48, 'NOT_IMPLEMENTED', `${keyword} is not supported by this HTTP interface (requests share an engine session); use the database URL parameter or a SETTINGS clause`);
   }

@@ -23,6 +23,9 @@ export interface SqlQueryLogEntry {
   error_code: number;
 }
 
+const COLUMNS = ['query_id', 'key_name', 'raw_query', 'database', 'started_at', 'duration_ms', 'read_rows', 'read_bytes',
+  'result_bytes', 'peak_memory_usage', 'status', 'error_code'] as const satisfies readonly (keyof SqlQueryLogEntry)[];
+
 export const clickhouseTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
 export interface QueryLogWriter {
@@ -50,7 +53,9 @@ export function createQueryLogWriter(engine: ClickHouseEngine, log: Logger, opts
     const rows = buffer;
     buffer = [];
     if (rows.length === 0) return pending;
-    pending = pending.then(() => engine.insert('sql_query_log', rows)).catch((err: unknown) => {
+    // An explicit column list: the EPHEMERAL raw_query is only read when named.
+    const body = Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    pending = pending.then(() => engine.insert('sql_query_log', body, { format: 'JSONEachRow', columns: COLUMNS })).catch((err: unknown) => {
       log.error({ err, rows: rows.length }, 'could not write the SQL query log');
     });
     return pending;
