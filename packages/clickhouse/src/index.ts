@@ -7,5 +7,8 @@ export { sqlFile } from './sql-files.js';
 export { splitStatements } from './sql-split.js';
 export { ClickHouseError, ClickHouseErrorCode } from './errors.js';
 export { CLICKHOUSE_DIR, MIGRATIONS_DIR, QUERIES_DIR } from './paths.js';
-export { clickhouseHttp, sqlApiKeyAuth, type ClickHouseHttpOptions } from './http-bridge/index.js';
+export {
+  clickhouseHttp, sqlApiKeyAuth, sqlKeyAuth, BOOTSTRAP_KEY_NAME, limitSettings, createQueryLogWriter,
+  type ClickHouseHttpOptions, type SqlPrincipal, type QueryLogWriter, type SqlQueryLogEntry,
+} from './http-bridge/index.js';
 export { rebuildStatsRollups, type RollupRebuildResult } from './rollups.js';

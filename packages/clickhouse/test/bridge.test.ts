@@ -12,7 +12,7 @@ import { startBridge, tempDataDir } from './helpers.js';
 const KEY = 'test-sql-api-key-0123456789';
 const dir = tempDataDir(t);
 const { app, url } = await startBridge([
-  { prefix: '/clickhouse', opts: { sessionPath: dir, database: 'analytics', readonly: true, authenticate: sqlApiKeyAuth(KEY), maxExecutionTime: 5 } },
+  { prefix: '/clickhouse', opts: { sessionPath: dir, database: 'analytics', readonly: true, authenticate: sqlApiKeyAuth(KEY), limits: { maxExecutionTime: 5 } } },
   { prefix: '/rw', opts: { sessionPath: dir, database: 'analytics', readonly: false } },
 ]);
 t.teardown(() => app.close());

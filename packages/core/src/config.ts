@@ -43,6 +43,15 @@ export const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Type.String()),
   SESSION_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'at least 32 characters' })),
   SQL_API_KEY: Type.Optional(Type.String({ minLength: 16, description: 'at least 16 characters' })),
+  SQL_MAX_MEMORY_USAGE: Type.Optional(PositiveInt),
+  SQL_MAX_EXECUTION_TIME: Type.Optional(PositiveInt),
+  SQL_MAX_RESULT_ROWS: Type.Optional(PositiveInt),
+  SQL_MAX_RESULT_BYTES: Type.Optional(PositiveInt),
+  SQL_MAX_ROWS_TO_READ: Type.Optional(PositiveInt),
+  SQL_MAX_CONCURRENT_QUERIES: Type.Optional(PositiveInt),
+  SQL_QUOTA_QUERIES_PER_HOUR: Type.Optional(PositiveInt),
+  SQL_QUOTA_READ_ROWS_PER_HOUR: Type.Optional(PositiveInt),
+  SQL_KEY_ADMINS: Type.Optional(Type.String()),
   LOG_LEVEL: Type.Optional(Type.Union([
     Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'),
     Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent'),
@@ -76,9 +85,42 @@ export interface Config {
   track: { rateLimitPerMinute: number; allowedOrigins?: string[] };
   trustProxy?: string[];
   sessionSecret?: string;
+  /** The bootstrap key of the data team's SQL interface (named keys live in PostgreSQL). */
   sqlApiKey?: string;
+  sql: { limits: SqlLimits; quota: SqlQuota; /** E-mails of dashboard users who may manage SQL keys. */ keyAdmins: string[] };
   logLevel: string;
 }
+
+/**
+ * What one query of the data team may use, as ClickHouse settings (bytes, seconds, rows) plus
+ * how many may run at once. The embedded /clickhouse interface applies them to its sessions;
+ * clickhouse/deploy/users.d/data_team.xml must carry the same numbers (a test compares).
+ */
+export interface SqlLimits {
+  maxMemoryUsage: number;
+  maxExecutionTime: number;
+  maxResultRows: number;
+  maxResultBytes: number;
+  maxRowsToRead: number;
+  maxConcurrentQueries: number;
+}
+
+/** Per-key budget over a rolling hour; a key may carry its own, else these apply. */
+export interface SqlQuota {
+  queriesPerHour: number;
+  readRowsPerHour: number;
+}
+
+export const SQL_LIMIT_DEFAULTS: SqlLimits = {
+  maxMemoryUsage: 2_000_000_000,
+  maxExecutionTime: 30,
+  maxResultRows: 1_000_000,
+  // Results are buffered in the process before they are sent, so this bounds that buffer too.
+  maxResultBytes: 100_000_000,
+  maxRowsToRead: 1_000_000_000,
+  maxConcurrentQueries: 2,
+};
+export const SQL_QUOTA_DEFAULTS: SqlQuota = { queriesPerHour: 1000, readRowsPerHour: 100_000_000_000 };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -86,6 +128,7 @@ export class ConfigError extends Error {
 
 const truthy = (v: string | undefined, dflt: boolean) =>
   v === undefined ? dflt : ['true', '1', 'yes'].includes(v);
+const num = (v: string | undefined, dflt: number) => (v === undefined ? dflt : Number(v));
 const list = (v: string | undefined) =>
   v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean);
 
@@ -151,6 +194,21 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
     trustProxy: list(e.TRUST_PROXY),
     sessionSecret: e.SESSION_SECRET,
     sqlApiKey: e.SQL_API_KEY,
+    sql: {
+      limits: {
+        maxMemoryUsage: num(e.SQL_MAX_MEMORY_USAGE, SQL_LIMIT_DEFAULTS.maxMemoryUsage),
+        maxExecutionTime: num(e.SQL_MAX_EXECUTION_TIME, SQL_LIMIT_DEFAULTS.maxExecutionTime),
+        maxResultRows: num(e.SQL_MAX_RESULT_ROWS, SQL_LIMIT_DEFAULTS.maxResultRows),
+        maxResultBytes: num(e.SQL_MAX_RESULT_BYTES, SQL_LIMIT_DEFAULTS.maxResultBytes),
+        maxRowsToRead: num(e.SQL_MAX_ROWS_TO_READ, SQL_LIMIT_DEFAULTS.maxRowsToRead),
+        maxConcurrentQueries: num(e.SQL_MAX_CONCURRENT_QUERIES, SQL_LIMIT_DEFAULTS.maxConcurrentQueries),
+      },
+      quota: {
+        queriesPerHour: num(e.SQL_QUOTA_QUERIES_PER_HOUR, SQL_QUOTA_DEFAULTS.queriesPerHour),
+        readRowsPerHour: num(e.SQL_QUOTA_READ_ROWS_PER_HOUR, SQL_QUOTA_DEFAULTS.readRowsPerHour),
+      },
+      keyAdmins: (list(e.SQL_KEY_ADMINS) ?? []).map((a) => a.toLowerCase()),
+    },
     logLevel: e.LOG_LEVEL ?? 'info',
   };
 }

@@ -18,6 +18,8 @@ import { authRoutes } from './routes/auth-routes.js';
 import { chatbotRoutes } from './routes/chatbots.js';
 import { dataSourceRoutes } from './routes/data-sources.js';
 import { searchTestRoutes } from './routes/search-test.js';
+import { sqlKeyRoutes } from './routes/sql-keys.js';
+import { createSqlKeyRepository } from './repositories/sql-key-repository.js';
 import { createLocalRawContentStorage, type RawContentStorage } from './storage/raw-content-storage.js';
 import { dashboardValidatorCompiler } from './validation.js';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
@@ -94,6 +96,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });
     await api.register(dataSourceRoutes, { deps });
+    await api.register(sqlKeyRoutes, { deps, sqlKeys: createSqlKeyRepository({ db: opts.postgres.db }) });
     if (opts.clickhouse) {
       await api.register(statsRoutes, { config: opts.config, clickhouse: opts.clickhouse, db: opts.postgres.db, clock: deps.clock });
     }

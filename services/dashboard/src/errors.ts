@@ -32,6 +32,8 @@ export const Errors = {
   sessionRequired: () => new DashboardError('DASHBOARD_SESSION_REQUIRED', MESSAGES.unauthenticated, 401),
   crossOrigin: () => new DashboardError('DASHBOARD_CROSS_ORIGIN', MESSAGES.forbidden, 403),
   notFound: () => new DashboardError('DASHBOARD_NOT_FOUND', MESSAGES.notFound, 404),
+  /** SQL keys read every account's events: only users listed in SQL_KEY_ADMINS manage them. */
+  sqlKeysForbidden: () => new DashboardError('DASHBOARD_SQL_KEYS_FORBIDDEN', MESSAGES.forbidden, 403),
   routeNotFound: () => new DashboardError('DASHBOARD_ROUTE_NOT_FOUND', MESSAGES.notFound, 404),
   validation: (errors: FieldErrors) => new DashboardError('DASHBOARD_VALIDATION', MESSAGES.invalid, 422, { errors }),
   badCredentials: () => new DashboardError('DASHBOARD_BAD_CREDENTIALS', MESSAGES.badCredentials, 422, {

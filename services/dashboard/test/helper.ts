@@ -33,7 +33,9 @@ export interface TestApp {
  * The dashboard as the entry point builds it (fastify/demo style): a real database of the given
  * variant with the test fixture imported, raw contents in a temporary storage, time pinned to NOW.
  */
-export async function buildTestApp(t: { teardown(fn: () => unknown): void }, variant: DatabaseVariant, opts: { storage?: RawContentStorage } = {}): Promise<TestApp> {
+export async function buildTestApp(
+  t: { teardown(fn: () => unknown): void }, variant: DatabaseVariant, opts: { storage?: RawContentStorage; env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const tdb = await variant.open();
   t.teardown(() => tdb.destroy());
   const storage = opts.storage ?? createLocalRawContentStorage(path.join(tdb.dataDir, 'storage'));
@@ -46,7 +48,7 @@ export async function buildTestApp(t: { teardown(fn: () => unknown): void }, var
   // Start-up is not what these tests measure: on a loaded 2-core CI box plugin start can exceed
   // avvio's 10 s default, so the limit is generous rather than a source of flaky failures.
   const app: FastifyInstance = Fastify({ loggerInstance: pino({ level: 'info' }, stream) as FastifyBaseLogger, pluginTimeout: 120_000 });
-  const config = loadConfig({ DATA_DIR: tdb.dataDir, APP_URL, SESSION_SECRET: TEST_SESSION_SECRET });
+  const config = loadConfig({ DATA_DIR: tdb.dataDir, APP_URL, SESSION_SECRET: TEST_SESSION_SECRET, ...opts.env });
   await app.register(dashboardApp, {
     config, postgres: tdb.postgres, storage, passwordCost: TEST_SCRYPT_COST, clock: () => new Date(NOW),
   });

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { createMetricsRegistry, opsPlugin, resolveSessionSecret, type Config, type Logger } from '@chatlytics/core';
 import { createHttpServer } from '@chatlytics/core/http';
-import { clickhouseHttp, sqlApiKeyAuth } from '@chatlytics/clickhouse';
+import { clickhouseHttp, createQueryLogWriter, sqlKeyAuth } from '@chatlytics/clickhouse';
 import { ingestApp } from '@chatlytics/ingest';
-import { dashboardApp, dashboardSecuritySchemes } from '@chatlytics/dashboard';
+import { createSqlKeyRepository, dashboardApp, dashboardSecuritySchemes } from '@chatlytics/dashboard';
 import { createConsumer } from '@chatlytics/consumer';
 import { openEngines, clickhouseDataPath } from './engines.js';
 
@@ -37,15 +37,22 @@ export async function buildStandalone(config: Config, log: Logger): Promise<Stan
       config, postgres: engines.postgres, clickhouse: engines.clickhouse, log,
       sessionSecret: secret,
     });
-    // The data team's SQL endpoint exists only when a key is configured and ClickHouse is the
-    // embedded engine; against a server they use the server's own read-only user directly.
-    if (config.sqlApiKey && engines.clickhouse.kind === 'embedded') {
+    // The data team's SQL endpoint exists when ClickHouse is the embedded engine; against a
+    // server they use the server's own read-only user directly. Every request needs a key:
+    // SQL_API_KEY (bootstrap) or a named key from PostgreSQL.
+    if (engines.clickhouse.kind === 'embedded') {
+      const queryLog = createQueryLogWriter(engines.clickhouse, log);
+      const sqlKeys = createSqlKeyRepository({ db: engines.postgres.db });
+      app.addHook('onClose', async () => queryLog.close());
       await app.register(clickhouseHttp, {
         prefix: '/clickhouse',
         sessionPath: clickhouseDataPath(config),
         database: config.clickhouse.database,
         readonly: true,
-        authenticate: sqlApiKeyAuth(config.sqlApiKey),
+        authenticate: sqlKeyAuth({ bootstrapKey: config.sqlApiKey, lookup: (key) => sqlKeys.resolve(key, config.sql.quota) }),
+        limits: config.sql.limits,
+        quota: config.sql.quota,
+        onQueryLogged: (entry) => queryLog.write(entry),
       });
     }
     await consumer.start();

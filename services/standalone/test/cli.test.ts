@@ -120,6 +120,12 @@ t.test('admin CLI on an embedded DATA_DIR', async (t) => {
       [['users:create', '--email', 'not-an-email', '--password', 'long-enough'], /not an e-mail address/],
       [['api-keys:create'], /--email is required/],
       [['import'], /import needs a file/],
+      [['sql-keys:create'], /--name is required/],
+      [['sql-keys:create', '--name', 'has space'], /--name: letters/],
+      [['sql-keys:create', '--name', 'x', '--expires', 'soon'], /not an ISO-8601 date/],
+      [['sql-keys:create', '--name', 'x', '--expires', '2020-01-01'], /must be in the future/],
+      [['sql-keys:create', '--name', 'x', '--queries-per-hour', '0'], /positive integer/],
+      [['sql-keys:revoke'], /--name or --id is required/],
       [['import', path.join(dataDir, 'missing.json')], /cannot read .*missing\.json/],
     ];
     // Side by side on one DATA_DIR: arguments are checked before the lock is taken.
@@ -182,6 +188,27 @@ t.test('admin CLI on an embedded DATA_DIR', async (t) => {
     createdKey = key.json().key;
     t.match(createdKey, /^ck_[A-Za-z0-9_-]{22,}$/);
 
+  });
+
+  await t.test('sql-keys:create shows the key once; list never; revoke', async (t) => {
+    const created = await cli(dataDir, ['sql-keys:create', '--name', 'analyst', '--expires', '2999-01-01T00:00:00Z', '--queries-per-hour', '20']);
+    t.equal(created.code, 0, created.stderr);
+    const key = created.json();
+    t.match(key, { name: 'analyst', expiresAt: '2999-01-01T00:00:00.000Z', queriesPerHour: 20, readRowsPerHour: null, revokedAt: null });
+    t.match(key.key, /^cs_[A-Za-z0-9_-]{43}$/);
+    const twice = await cli(dataDir, ['sql-keys:create', '--name', 'analyst']);
+    t.equal(twice.code, 1);
+    t.match(twice.stderr, /already named analyst/);
+    const list = await cli(dataDir, ['sql-keys:list']);
+    t.equal(list.code, 0, list.stderr);
+    t.same(list.json().keys.map((k: { name: string }) => k.name), ['analyst']);
+    t.notOk(list.stdout.includes(key.key), 'the key itself is never listed');
+    const revoked = await cli(dataDir, ['sql-keys:revoke', '--name', 'analyst']);
+    t.equal(revoked.code, 0, revoked.stderr);
+    t.ok(revoked.json().revokedAt);
+    const again = await cli(dataDir, ['sql-keys:revoke', '--id', key.id]);
+    t.equal(again.code, 1);
+    t.match(again.stderr, /no active SQL key/);
   });
 
   let afterFirstImport: Record<string, string[]> = {};

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { KNOWN_ENV } from '@chatlytics/core';
+import { KNOWN_ENV, SQL_LIMIT_DEFAULTS, SQL_QUOTA_DEFAULTS } from '@chatlytics/core';
+import { limitSettings } from '@chatlytics/clickhouse';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true });
@@ -35,4 +36,20 @@ t.test('the data team user is read-only with limits', async (t) => {
   t.match(xml, /<readonly>1<\/readonly>/);
   t.match(xml, /<max_execution_time>\d+<\/max_execution_time>/);
   t.match(xml, /<max_memory_usage>\d+<\/max_memory_usage>/);
+});
+
+t.test("the data team user has the embedded interface's limits and quotas, number for number", async (t) => {
+  const xml = fs.readFileSync(path.join(root, 'clickhouse/deploy/users.d/data_team.xml'), 'utf8');
+  const section = (name: string) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(xml)?.[1] ?? '';
+  const profile = section('profiles');
+  const value = (block: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(block)?.[1];
+  for (const [name, expected] of Object.entries(limitSettings(SQL_LIMIT_DEFAULTS))) {
+    t.equal(value(profile, name), String(expected), `profile ${name}`);
+  }
+  t.equal(value(profile, 'max_concurrent_queries_for_user'), String(SQL_LIMIT_DEFAULTS.maxConcurrentQueries));
+  t.equal(value(profile, 'readonly'), '1');
+  const quota = section('quotas');
+  t.equal(value(quota, 'duration'), '3600');
+  t.equal(value(quota, 'queries'), String(SQL_QUOTA_DEFAULTS.queriesPerHour));
+  t.equal(value(quota, 'read_rows'), String(SQL_QUOTA_DEFAULTS.readRowsPerHour));
 });

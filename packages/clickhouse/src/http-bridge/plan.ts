@@ -41,6 +41,11 @@ export const PROTOCOL_PARAMS = new Set([
   'session_check', 'readonly', 'user', 'password', 'quota_key', 'role', 'client_protocol_version',
 ]);
 
+const READ_STATEMENTS = new Set(['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN', 'EXISTS']);
+const STATEMENTS = new Set([...READ_STATEMENTS, 'INSERT', 'CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'ATTACH', 'DETACH',
+  'OPTIMIZE', 'KILL', 'SYSTEM', 'GRANT', 'REVOKE', 'DELETE', 'UPDATE', 'UNDROP', 'EXCHANGE', 'MOVE', 'BACKUP', 'RESTORE',
+  'CHECK', 'WATCH', 'BEGIN', 'COMMIT', 'ROLLBACK', 'REPLACE', 'UNDO']);
+
 const INSERT_FORMAT = /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)\s*(?:\(([^)]*)\))?\s*FORMAT\s+([A-Za-z]+)\s*;?\s*$/i;
 
 export function planRequest(input: PlanInput): Plan {
@@ -70,9 +75,14 @@ export function planRequest(input: PlanInput): Plan {
   const keyword = firstKeyword(statements[0]);
   // One engine session serves every request for a database, so statements that change
   // session state would leak into other people's queries.
+  if (keyword === 'SET' && input.readonly) throw engineStyleError(164, 'READONLY', 'Cannot modify settings in readonly mode');
   if (keyword === 'USE' || keyword === 'SET') {
     throw engineStyleError(48, 'NOT_IMPLEMENTED', `${keyword} is not supported by this HTTP interface (requests share an engine session); use the database URL parameter or a SETTINGS clause`);
   }
+  // Not the engine's readonly check alone: every embedded session runs as the same engine
+  // user, so a KILL QUERY or SYSTEM statement that readonly=1 permits would reach the
+  // service's own queries. Words that start no statement are left to the parser (code 62).
+  if (input.readonly && STATEMENTS.has(keyword) && !READ_STATEMENTS.has(keyword)) throw readonlyError();
   const names = Object.keys(settings);
   if (names.length > 0) {
     // Like ClickHouse with readonly=1: settings cannot be changed at all.

@@ -10,8 +10,8 @@ import { isIdentifier } from '../identifiers.js';
  */
 export interface SessionPoolOptions {
   path: string;
-  /** Seconds a read-only query may run (--max_execution_time). */
-  maxExecutionTime: number;
+  /** Settings of every read-only session, in `--name=value` form (the data team's limits). */
+  readonlyArgs: readonly string[];
   /** Bound on open sessions: each holds a native connection, and database names come from callers. */
   maxSessions?: number;
 }
@@ -20,13 +20,17 @@ export class SessionPool {
   private readonly sessions = new Map<string, Promise<Session>>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
+  private controlSession?: Promise<Session>;
 
   constructor(private readonly opts: SessionPoolOptions) {}
 
   /** Runs `fn` on the session for this database; engine errors come back as coded errors. */
   async run<T>(database: string, readonly: boolean, fn: (s: Session) => Promise<T>): Promise<T> {
     const session = await this.get(database, readonly);
-    const p = fn(session);
+    return this.track(fn(session));
+  }
+
+  private async track<T>(p: Promise<T>): Promise<T> {
     this.inFlight.add(p);
     try {
       return await p;
@@ -55,7 +59,7 @@ export class SessionPool {
 
   private async open(database: string, readonly: boolean): Promise<Session> {
     const args: string[] = [...SERVER_LIKE_ARGS];
-    if (readonly) args.push('--readonly=1', `--max_execution_time=${this.opts.maxExecutionTime}`);
+    if (readonly) args.push('--readonly=1', ...this.opts.readonlyArgs);
     const session = new Session(this.opts.path, { connectionArgs: args });
     try {
       await session.queryAsync(`USE ${database}`);
@@ -66,11 +70,24 @@ export class SessionPool {
     }
   }
 
+  /**
+   * A statement about the engine itself (system.processes, KILL QUERY) on a session of its
+   * own, outside the limits and the per-database sessions. Read-only: ClickHouse lets
+   * readonly=1 kill queries.
+   */
+  async control(sql: string): Promise<string> {
+    if (this.closed) return '';
+    this.controlSession ??= Promise.resolve(new Session(this.opts.path, { connectionArgs: [...SERVER_LIKE_ARGS, '--readonly=1', '--max_execution_time=5'] }));
+    const session = await this.controlSession;
+    return this.track(session.queryAsync(sql, { format: 'TabSeparated' }).then((r) => r.text()));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.inFlight]);
     const all = await Promise.allSettled([...this.sessions.values()]);
     for (const r of all) if (r.status === 'fulfilled') r.value.close();
+    (await this.controlSession)?.close();
     this.sessions.clear();
   }
 }

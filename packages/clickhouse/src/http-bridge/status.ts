@@ -1,8 +1,8 @@
 /**
  * ClickHouse exception code → HTTP status, following ClickHouse's own
  * src/Server/HTTP/exceptionCodeToHTTPStatus.cpp for the codes the bridge can meet.
- * Two deliberate differences: 516 (bad or missing key) is 401, so HTTP clients know to
- * authenticate; 164 (a write on the read-only interface) is 403 instead of ClickHouse's
+ * Deliberate differences (the data team's limit codes below are 4xx too): 516 (bad or
+ * missing key) is 401, so HTTP clients know to authenticate; 164 (a write on the read-only interface) is 403 instead of ClickHouse's
  * 500, because the caller's mistake must not look like a server failure in our metrics.
  */
 const BAD_REQUEST = [
@@ -29,10 +29,20 @@ const STATUS = new Map<number, number>([
   [164, 403], // READONLY (ClickHouse: 500, see above)
   [48, 501], // NOT_IMPLEMENTED
   [159, 408], // TIMEOUT_EXCEEDED
-  [202, 503], // TOO_MANY_SIMULTANEOUS_QUERIES
+  // The data team's limits: the query asked for more than it may have. A client error, so
+  // it shows as the caller's in our metrics, never as a failure of the service.
+  [158, 400], // TOO_MANY_ROWS (max_rows_to_read)
+  [307, 400], // TOO_MANY_BYTES
+  [396, 400], // TOO_MANY_ROWS_OR_BYTES (max_result_rows / max_result_bytes)
+  [241, 400], // MEMORY_LIMIT_EXCEEDED of the query itself; the process-wide limit is 503 below
+  [201, 429], // QUOTA_EXCEEDED (a key's hourly budget)
+  [202, 429], // TOO_MANY_SIMULTANEOUS_QUERIES (ClickHouse: 503; it is the caller's concurrency)
+  [394, 499], // QUERY_WAS_CANCELLED: the client went away
 ]);
 
-export function httpStatusFor(clickhouseCode: number): number {
+export function httpStatusFor(clickhouseCode: number, message = ''): number {
+  // "Memory limit (total) exceeded" is the whole engine running short, not this query's limit.
+  if (clickhouseCode === 241 && /\(total\)/.test(message)) return 503;
   return STATUS.get(clickhouseCode) ?? 500;
 }
 

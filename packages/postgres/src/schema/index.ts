@@ -2,3 +2,4 @@ export * from './accounts.js';
 export * from './chatbots.js';
 export * from './conversations.js';
 export * from './email-jobs.js';
+export * from './sql-keys.js';

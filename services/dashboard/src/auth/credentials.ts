@@ -1,13 +1,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type CredentialKind = 'api_key' | 'token';
+export type CredentialKind = 'api_key' | 'token' | 'sql_key';
 
-const PREFIX: Record<CredentialKind, string> = { api_key: 'ck_', token: 'ct_' };
+const PREFIX: Record<CredentialKind, string> = { api_key: 'ck_', token: 'ct_', sql_key: 'cs_' };
 
 /** 32 random bytes = 256 bits, above the 128 CONTRACT §2 asks for. */
 const RANDOM_BYTES = 32;
 
-/** A new plain credential (`ck_…` or `ct_…`); shown once, only its digest is stored. */
+/** A new plain credential (`ck_…`, `ct_…` or the SQL interface's `cs_…`); shown once, only its digest is stored. */
 export function generateCredential(kind: CredentialKind): string {
   return PREFIX[kind] + randomBytes(RANDOM_BYTES).toString('base64url');
 }
@@ -15,6 +15,7 @@ export function generateCredential(kind: CredentialKind): string {
 export function credentialKind(plain: string): CredentialKind | null {
   if (plain.startsWith(PREFIX.api_key)) return 'api_key';
   if (plain.startsWith(PREFIX.token)) return 'token';
+  if (plain.startsWith(PREFIX.sql_key)) return 'sql_key';
   return null;
 }
 

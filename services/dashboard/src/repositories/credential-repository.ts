@@ -26,7 +26,8 @@ export function createCredentialRepository({ db }: { db: Database }) {
     /** The principal of a plain API key or auth token, or null when it is unknown or expired. */
     async resolve(plain: string, now = new Date()): Promise<CredentialPrincipal | null> {
       const kind = credentialKind(plain);
-      if (!kind) return null;
+      // SQL keys open the SQL interface only (sql-key-repository.ts), never the dashboard.
+      if (!kind || kind === 'sql_key') return null;
       const digest = sha256Hex(plain);
       if (kind === 'api_key') {
         const [row] = await apiKeyByDigest().execute({ digest });

@@ -5,3 +5,4 @@ export * from './data-source-repository.js';
 export * from './search-repository.js';
 export * from './session-repository.js';
 export * from './user-repository.js';
+export * from './sql-key-repository.js';

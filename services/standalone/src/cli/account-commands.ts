@@ -6,7 +6,7 @@ import { UsageError } from './args.js';
 import type { CommandContext } from './context.js';
 
 /** Account commands touch PostgreSQL only: not loading or starting ClickHouse saves seconds per call. */
-async function withPostgres<T>(ctx: CommandContext, fn: (db: Database) => Promise<T>): Promise<T> {
+export async function withPostgres<T>(ctx: CommandContext, fn: (db: Database) => Promise<T>): Promise<T> {
   const postgres = await createPostgres({ databaseUrl: ctx.config.databaseUrl, dataDir: ctx.config.dataDir, log: ctx.log });
   try {
     await postgres.migrate();

@@ -14,6 +14,12 @@ export async function runCommand(input: CommandInput, ctx: CommandContext): Prom
       return (await import('./account-commands.js')).createUser(ctx, input);
     case 'api-keys:create':
       return (await import('./account-commands.js')).createApiKey(ctx, input);
+    case 'sql-keys:create':
+      return (await import('./sql-key-commands.js')).createSqlKey(ctx, input);
+    case 'sql-keys:list':
+      return (await import('./sql-key-commands.js')).listSqlKeys(ctx);
+    case 'sql-keys:revoke':
+      return (await import('./sql-key-commands.js')).revokeSqlKey(ctx, input.key);
     case 'migrate':
       return (await import('./data-commands.js')).migrate(ctx);
     case 'rollups:rebuild':

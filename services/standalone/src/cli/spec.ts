@@ -14,6 +14,9 @@ export type CommandInput =
   | { command: 'import'; file: string; json: unknown }
   | { command: 'users:create'; email: string; password: string; account?: string }
   | { command: 'api-keys:create'; email: string; name?: string }
+  | { command: 'sql-keys:create'; name: string; expiresAt?: Date; queriesPerHour?: number; readRowsPerHour?: number }
+  | { command: 'sql-keys:list' }
+  | { command: 'sql-keys:revoke'; key: string }
   | { command: 'demo' }
   | { command: 'replay'; argv: string[] };
 
@@ -25,6 +28,9 @@ export const USAGE: Record<CommandName, string> = {
   import: 'import <file.json>',
   'users:create': 'users:create --email E --password P [--account NAME]',
   'api-keys:create': 'api-keys:create --email E [--name N]',
+  'sql-keys:create': 'sql-keys:create --name N [--expires ISO-8601] [--queries-per-hour N] [--read-rows-per-hour N]',
+  'sql-keys:list': 'sql-keys:list',
+  'sql-keys:revoke': 'sql-keys:revoke --name N | --id UUID',
   demo: 'demo',
   replay: 'replay --from <ISO-8601> [--stream events|dead-letter]',
 };
@@ -51,7 +57,15 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
     case 'migrate':
     case 'rollups:rebuild':
     case 'demo':
+    case 'sql-keys:list':
       return { command: name };
+    case 'sql-keys:create':
+      return sqlKeyCreate(args);
+    case 'sql-keys:revoke': {
+      const key = args.options.id ?? args.options.name;
+      if (!key || key === 'true') throw new UsageError(`--name or --id is required (usage: ${USAGE[name]})`);
+      return { command: name, key };
+    }
     case 'import': {
       const file = args.positionals[0];
       if (!file) throw new UsageError(`import needs a file (usage: ${USAGE.import})`);
@@ -78,4 +92,24 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
       }
       return { command: name, argv };
   }
+}
+
+// The same rule as the management API's name schema: names appear in the query log.
+const SQL_KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
+
+function positiveInt(args: ReturnType<typeof parseArgs>, name: string): number | undefined {
+  const v = args.options[name];
+  if (v === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(v)) throw new UsageError(`--${name} must be a positive integer`);
+  return Number(v);
+}
+
+function sqlKeyCreate(args: ReturnType<typeof parseArgs>): CommandInput {
+  const name = required(args, 'name', USAGE['sql-keys:create']);
+  if (!SQL_KEY_NAME.test(name)) throw new UsageError('--name: letters, digits, _ . @ - (at most 64)');
+  const expires = args.options.expires;
+  const expiresAt = expires === undefined ? undefined : new Date(expires);
+  if (expiresAt && (Number.isNaN(expiresAt.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(expires!))) throw new UsageError(`--expires ${JSON.stringify(expires)} is not an ISO-8601 date`);
+  if (expiresAt && expiresAt.getTime() <= Date.now()) throw new UsageError('--expires must be in the future');
+  return { command: 'sql-keys:create', name, expiresAt, queriesPerHour: positiveInt(args, 'queries-per-hour'), readRowsPerHour: positiveInt(args, 'read-rows-per-hour') };
 }

@@ -1,0 +1,93 @@
+import t from 'tap';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { start } from './child.js';
+
+/**
+ * One over-limit query of the data team while 20 connections keep tracking, in `npm start`'s
+ * single process: the query fails with the memory-limit code and a 4xx, every tracked event is
+ * acknowledged and stored, the tracking p99 stays within 2× of the runs without the query
+ * (measured before and after it), and the process RSS stays under the query's limit plus what
+ * the process used without it.
+ */
+const LIMIT = 1_000_000_000;
+const KEY = 'sql-memory-test-key-0123456789';
+const CONNECTIONS = 20;
+
+// Start-up alone can take minutes on a loaded CI machine; the measurement itself takes ~20 s.
+t.setTimeout(600_000);
+
+const rssOf = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+};
+
+function p99(latencies: number[]): number {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
+}
+
+t.test('an over-limit query fails alone; tracking does not notice', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-sqlmem-'));
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const s = await start(dataDir, { SQL_API_KEY: KEY, SQL_MAX_MEMORY_USAGE: String(LIMIT), TRACK_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'info' }, 300_000);
+  t.teardown(() => { if (s.child.exitCode === null) s.child.kill('SIGKILL'); });
+  const pid = s.child.pid!;
+
+  let sent = 0;
+  let failed = 0;
+  /** 20 connections tracking until `until` resolves (at least `minMs`); latencies and peak RSS of the phase. */
+  const phase = async (label: string, minMs: number, until: Promise<unknown> = Promise.resolve()) => {
+    const latencies: number[] = [];
+    let peak = rssOf(pid);
+    const sampler = setInterval(() => { peak = Math.max(peak, rssOf(pid)); }, 20);
+    let done = false;
+    void Promise.all([until, new Promise((r) => setTimeout(r, minMs))]).then(() => { done = true; });
+    await Promise.all(Array.from({ length: CONNECTIONS }, async (_, c) => {
+      while (!done) {
+        const t0 = performance.now();
+        const res = await fetch(`${s.url}/api/analytics/track`, {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ event: 'visitor', token: `mem-${label}-${c}-${sent}`, data: { chatbot_id: 'bot-sqlmem' } }),
+        });
+        await res.arrayBuffer();
+        latencies.push(performance.now() - t0);
+        sent++;
+        if (res.status !== 200) failed++;
+      }
+    }));
+    clearInterval(sampler);
+    return { p99: p99(latencies), peak, requests: latencies.length };
+  };
+
+  // Warm-up: the first requests compile code paths; not part of any comparison.
+  await phase('warm', 2000);
+  const before = await phase('before', 4000);
+  const query = fetch(`${s.url}/clickhouse/`, {
+    method: 'POST', headers: { 'x-clickhouse-key': KEY },
+    body: 'SELECT length(groupArray(toString(number))) FROM numbers(100000000)',
+  }).then(async (r) => ({ status: r.status, code: r.headers.get('x-clickhouse-exception-code'), text: await r.text() }));
+  const during = await phase('during', 4000, query);
+  const after = await phase('after', 4000);
+  const result = await query;
+  t.comment(JSON.stringify({ before, during, after, result: { ...result, text: result.text.slice(0, 160) }, load: os.loadavg() }));
+
+  t.equal(result.status, 400, 'a client error');
+  t.equal(result.code, '241', 'MEMORY_LIMIT_EXCEEDED');
+  t.match(result.text, /memory limit exceeded/i);
+  t.equal(failed, 0, 'every tracked event acknowledged');
+  const baseline = Math.max(before.p99, after.p99);
+  t.ok(during.p99 <= 2 * baseline, `tracking p99 ${during.p99.toFixed(1)} ms ≤ 2 × ${baseline.toFixed(1)} ms`);
+  const ownUse = Math.max(before.peak, after.peak);
+  t.ok(during.peak <= ownUse + LIMIT, `RSS ${(during.peak / 1e6).toFixed(0)} MB ≤ ${(ownUse / 1e6).toFixed(0)} MB + the ${LIMIT / 1e6} MB limit`);
+
+  // Stored: the consumer writes every acknowledged event (the data team's key reads them back).
+  let stored = 0;
+  for (let i = 0; i < 300 && stored < sent; i++) {
+    const r = await fetch(`${s.url}/clickhouse/?query=${encodeURIComponent("SELECT count() FROM events WHERE chatbot_id = 'bot-sqlmem'")}`, { headers: { 'x-clickhouse-key': KEY } });
+    stored = Number((await r.text()).trim());
+    if (stored < sent) await new Promise((r) => setTimeout(r, 200));
+  }
+  t.equal(stored, sent, `all ${sent} tracked events stored`);
+});
