@@ -18,10 +18,10 @@ export interface EmbeddedBusOptions {
   registry?: Registry;
   /** Default 16 MiB: big enough that rolling is rare, small enough that clean-up frees space in useful steps. */
   segmentBytes?: number;
-  /** Group-commit window of an idle log (default 1 ms; 0 = end of the current I/O phase). */
-  fsyncDelayMs?: number;
-  /** Flush at once when this much is queued; caps one write + fsync (default 1 MiB). */
+  /** Caps one group-commit write + fsync (default 1 MiB). */
   groupCommitBytes?: number;
+  /** Caps one group-commit write + fsync in messages (default 8,192). */
+  groupCommitMessages?: number;
   /** Defaults: keep fully consumed segments 24 h, or less once the stream exceeds 1 GiB. */
   retention?: Partial<Retention>;
   maxBatchMessages?: number;
@@ -99,7 +99,7 @@ async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => voi
     log.error({ committed: offsets.committed, endOffset: events.endOffset }, 'embedded bus: committed offset beyond the log end; resuming at the end');
     await offsets.commit(events.endOffset);
   }
-  const groupCommit = { lingerMs: opts.fsyncDelayMs ?? 1, maxBatchBytes: opts.groupCommitBytes ?? 1024 * 1024 };
+  const groupCommit = { maxBatchBytes: opts.groupCommitBytes ?? 1024 * 1024, maxBatchMessages: opts.groupCommitMessages ?? 8192 };
   const committers = {
     events: new GroupCommitter(events, groupCommit, (n) => metrics.fsyncBatchSize.observe({ stream: 'events' }, n)),
     'dead-letter': new GroupCommitter(deadLetters, groupCommit, (n) => metrics.fsyncBatchSize.observe({ stream: 'dead-letter' }, n)),
