@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { loadConfig, type Config } from './config.js';
-import { loggerOptions } from './logger.js';
+import { lazyChildLogger, loggerOptions, type Logger } from './logger.js';
 
 export interface HttpServerOptions {
   title: string;
@@ -29,6 +29,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
     // One line per tracking beacon would cost more than the beacon; request logs only when debugging.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+    childLoggerFactory: (logger, bindings, childOpts) => lazyChildLogger(logger as Logger, bindings, childOpts),
   });
   await app.register(swagger, {
     openapi: {
