@@ -39,7 +39,7 @@ export interface EmbeddedEventBus extends EventBus {
   stats(): { eventsFsyncs: number; deadLetterFsyncs: number; eventSegments: number };
 }
 
-/** One open log per directory per process; the lock file guards against other processes. */
+/** One open log per directory per process; the DATA_DIR lock (a listening socket) guards against other processes. */
 const openDirs = new Set<string>();
 
 /**
@@ -52,23 +52,23 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Embed
   const dir = path.resolve(opts.dir);
   if (openDirs.has(dir)) throw new BusInUseError(`embedded bus ${dir} is already open in this process`);
   await fs.mkdir(dir, { recursive: true });
-  let lock: { release(): void };
+  let lock: { release(): Promise<void> };
   try {
-    lock = acquireDataDirLock(dir, 'event-bus');
+    lock = await acquireDataDirLock(dir, 'event-bus');
   } catch (err) {
     throw new BusInUseError((err as Error).message, { cause: err });
   }
   openDirs.add(dir);
   try {
-    return await openBus(dir, opts, () => { lock.release(); openDirs.delete(dir); });
+    return await openBus(dir, opts, async () => { openDirs.delete(dir); await lock.release(); });
   } catch (err) {
-    lock.release();
+    await lock.release();
     openDirs.delete(dir);
     throw err;
   }
 }
 
-async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => void): Promise<EmbeddedEventBus> {
+async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => Promise<void>): Promise<EmbeddedEventBus> {
   const log = opts.log;
   const metrics = createBusMetrics(opts.registry);
   const segmentBytes = opts.segmentBytes ?? 16 * 1024 * 1024;
@@ -168,7 +168,7 @@ async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => voi
       await Promise.allSettled(replays);
       await Promise.all([committers.events.close(), committers['dead-letter'].close()]);
       await Promise.all([events.close(), deadLetters.close()]);
-      release();
+      await release();
     },
 
     stats() {
