@@ -7,7 +7,7 @@ import t from 'tap';
 import { acquireDataDirLock, DataDirLockedError } from '../src/data-dir-lock.js';
 
 const holder = fileURLToPath(new URL('./fixtures/hold-lock.ts', import.meta.url));
-const tmp = (t: Tap.Test) => {
+const tmp = (t: { teardown(fn: () => void): void }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-lock-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
