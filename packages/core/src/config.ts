@@ -43,6 +43,11 @@ export const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Type.String()),
   SESSION_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'at least 32 characters' })),
   SQL_API_KEY: Type.Optional(Type.String({ minLength: 16, description: 'at least 16 characters' })),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Optional(PositiveInt),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Optional(PositiveInt),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(PositiveInt),
+  HTTP_IDLE_TIMEOUT_MS: Type.Optional(PositiveInt),
+  HTTP_MAX_CONNECTIONS: Type.Optional(PositiveInt),
   LOG_LEVEL: Type.Optional(Type.Union([
     Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'),
     Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent'),
@@ -77,6 +82,13 @@ export interface Config {
   trustProxy?: string[];
   sessionSecret?: string;
   sqlApiKey?: string;
+  /**
+   * Limits of every HTTP server, sized for tracking beacons (a few hundred bytes): a client
+   * that has not sent its headers within headersTimeoutMs, or its whole request within
+   * requestTimeoutMs, or that stays silent idleTimeoutMs, is disconnected. maxConnections
+   * unset = derived from the process's file-descriptor limit (see connection-guard.ts).
+   */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number; maxConnections?: number };
   logLevel: string;
 }
 
@@ -151,6 +163,13 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
     trustProxy: list(e.TRUST_PROXY),
     sessionSecret: e.SESSION_SECRET,
     sqlApiKey: e.SQL_API_KEY,
+    http: {
+      headersTimeoutMs: Number(e.HTTP_HEADERS_TIMEOUT_MS ?? 5000),
+      requestTimeoutMs: Number(e.HTTP_REQUEST_TIMEOUT_MS ?? 10_000),
+      keepAliveTimeoutMs: Number(e.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 5000),
+      idleTimeoutMs: Number(e.HTTP_IDLE_TIMEOUT_MS ?? 10_000),
+      maxConnections: e.HTTP_MAX_CONNECTIONS === undefined ? undefined : Number(e.HTTP_MAX_CONNECTIONS),
+    },
     logLevel: e.LOG_LEVEL ?? 'info',
   };
 }

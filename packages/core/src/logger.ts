@@ -47,5 +47,7 @@ class LazyChildLogger {
 }
 
 export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown>, opts: object): Logger {
+  // A route's own log level or serializers: rare, and the stand-in reads levels from the parent.
+  if (Object.keys(opts).length > 0) return parent.child(bindings, opts);
   return new LazyChildLogger(parent, bindings, opts) as unknown as Logger;
 }

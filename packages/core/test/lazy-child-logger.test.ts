@@ -33,3 +33,12 @@ t.test('nothing is built for a request that logs nothing below the level', async
   child.error('kept again');
   t.equal(children, 1, 'one real child, on first use');
 });
+
+t.test('a route with its own log level gets a real child at that level', async (t) => {
+  const { logger, lines } = capture('info');
+  const child = lazyChildLogger(logger, { reqId: 'req-3' }, { level: 'warn' });
+  child.info('hidden by the route level');
+  child.warn('shown');
+  await new Promise((r) => setImmediate(r));
+  t.same(lines.map((l) => l.msg), ['shown']);
+});
