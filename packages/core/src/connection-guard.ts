@@ -38,9 +38,14 @@ const answering = (socket: Socket) => (socket as Socket & { _httpMessage?: unkno
  * every open connection is answering a request is the new one refused. A beacon's request
  * is parsed within a millisecond of connecting, so it is neither the oldest nor idle.
  */
-export function guardConnections(server: Server, max: number): { open(): number } {
+export function guardConnections(server: Server, max: number): { open(): number; shutdown(): void } {
   const sockets = new Set<Socket>();
+  let closing = false;
   server.on('connection', (socket: Socket) => {
+    if (closing) {
+      socket.destroy();
+      return;
+    }
     if (sockets.size >= max) {
       let victim: Socket | undefined;
       for (const s of sockets) {
@@ -56,5 +61,16 @@ export function guardConnections(server: Server, max: number): { open(): number 
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  return { open: () => sockets.size };
+  return {
+    open: () => sockets.size,
+    /**
+     * On shutdown: connections without a request being answered are dropped (a half-sent
+     * request would otherwise hold server.close() until its timeout, past the grace period);
+     * requests being answered finish, and new connections are refused.
+     */
+    shutdown() {
+      closing = true;
+      for (const s of sockets) if (!answering(s)) s.destroy();
+    },
+  };
 }

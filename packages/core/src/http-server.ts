@@ -42,7 +42,8 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
   });
   const fdLimit = openFileLimit();
   const maxConnections = limits.maxConnections ?? defaultMaxConnections(fdLimit);
-  guardConnections(app.server, maxConnections);
+  const guard = guardConnections(app.server, maxConnections);
+  app.addHook('preClose', (done) => { guard.shutdown(); done(); });
   app.log.info({ maxConnections, fdLimit }, 'http connection cap');
   await app.register(swagger, {
     openapi: {

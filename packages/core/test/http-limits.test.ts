@@ -61,3 +61,13 @@ t.test('past the connection cap the oldest idle connection makes room; a beacon 
   await new Promise((r) => setTimeout(r, 100));
   t.same(closed, [0], 'exactly the oldest idle connection was closed');
 });
+
+t.test('closing drops half-sent requests at once instead of waiting for their timeout', async (t) => {
+  const { app, port } = await server({ HTTP_HEADERS_TIMEOUT_MS: '60000', HTTP_REQUEST_TIMEOUT_MS: '60000' });
+  const slow = slowClient(port, 'POST /beacon HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n');
+  await new Promise((r) => setTimeout(r, 200));
+  const started = Date.now();
+  await app.close();
+  t.ok(Date.now() - started < 2000, `closed in ${Date.now() - started} ms`);
+  t.ok((await slow).ms < 3000, 'the slow client was disconnected');
+});

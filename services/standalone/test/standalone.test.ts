@@ -1,42 +1,8 @@
 import t from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const entry = path.join(root, 'services/standalone/src/standalone.ts');
-
-interface Started { child: ChildProcess; url: string; output: () => string }
-
-/** Starts `npm start`'s entry point exactly as the script does, on a free port, embedded engines only. */
-function start(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Started> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root',
-    DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extraEnv,
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start in time:\n${out}`)), 120_000);
-    const onData = () => {
-      const m = out.match(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        resolve({ child, url: m[1], output: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited with ${code} before listening:\n${out}`)); });
-  });
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+import { exited, start } from './helpers.js';
 
 t.test('npm start: one process, embedded engines, health/ready, tracking lands, graceful stop', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-standalone-'));
