@@ -28,6 +28,9 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     connectionTimeout: limits.idleTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
+    // Opening embedded engines and migrating inside plugins can take longer than Fastify's
+    // 10 s default on a busy machine; a slow start is better than a failed one.
+    pluginTimeout: 60_000,
     http: { headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs), connectionsCheckingInterval: 1000 },
     logger: loggerOptions(config.logLevel, opts.name),
     // Only the listed proxies' X-Forwarded-For is believed; otherwise request.ip is the socket peer,
