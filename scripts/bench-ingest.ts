@@ -2,20 +2,19 @@
  * Ingest throughput benchmark (`npm run bench:ingest`). One run measures, side by side:
  *   (a) baseline: a bare Fastify route answering {success:true}, no validation, no bus;
  *   (b) the real ingest plugin on the embedded durable log (temp dir, fsync'd group commits);
- *   (c) the real ingest plugin on Kafka (KAFKA_BROKERS, or librdkafka's mock cluster via kcat).
+ *   (c) the real ingest plugin on Kafka (KAFKA_BROKERS, or librdkafka's mock cluster via kcat);
+ *   (d) `standalone`: the all-in-one sweep of bench-ingest-allinone.ts (npm start's process).
  * Each server runs in its own child process so autocannon's CPU is not the server's; the
  * baseline is measured in the same run, on the same machine state, so the ratio means something.
- *
- * Per scenario: max throughput (autocannon, closed loop: req/s, p50/p99, server CPU per request),
- * then p50/p99 at 80 % of that rate (autocannon overallRate, see measureAt), and the server's
- * peak RSS. Targets: (b) ≥ 0.7 × (a) req/s,
+ * Per scenario: max throughput (closed loop: req/s, p50/p99, server CPU per request), then
+ * p50/p99 at 80 % of that rate (see measureAt), and peak RSS. Targets: (b) ≥ 0.7 × (a) req/s,
  * p99 < 25 ms at 80 % of max, RSS ≤ 200 MB.
  *
  * Env: BENCH_DURATION (s per measurement, default 10), BENCH_ROUNDS (default 3),
  * BENCH_CONNECTIONS (default 256: tracking traffic is many independent browsers, and ingest's
  * round trip includes an fsync or a Kafka ack, so fewer connections would measure that latency
- * rather than the server's capacity), BENCH_SCENARIOS
- * (comma list of bare,embedded,kafka), KAFKA_BROKERS (else kcat's mock is started if present).
+ * rather than the server's capacity), BENCH_SCENARIOS (comma list of
+ * bare,embedded,kafka,standalone), KAFKA_BROKERS (else kcat's mock is started if present).
  * Internal: `--serve <scenario>` makes this file the child server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,18 +23,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { allInOneSweep, serveAllInOne } from './bench-ingest-allinone.js';
+import { payloadMix } from './bench-ingest-payloads.js';
 
-type Scenario = 'bare' | 'embedded' | 'kafka';
+type Scenario = 'bare' | 'embedded' | 'kafka' | 'standalone';
 const thisFile = fileURLToPath(import.meta.url);
 
 // ---------------------------------------------------------------- child: the server under test
 
 async function serve(scenario: Scenario): Promise<void> {
   const { loadConfig, createLogger } = await import('@chatlytics/core');
-  const app = Fastify({ logger: false });
+  let app: FastifyInstance = Fastify({ logger: false });
   let closeBus = async () => {};
-  if (scenario === 'bare') {
+  let onMessage: (msg: string) => Promise<unknown> | undefined = () => undefined;
+  if (scenario === 'standalone') {
+    ({ app, close: closeBus, onMessage } = await serveAllInOne());
+  } else if (scenario === 'bare') {
     app.post('/api/analytics/track', async () => ({ success: true }));
   } else {
     const { createEmbeddedBus, createKafkaBus } = await import('@chatlytics/bus');
@@ -78,35 +82,12 @@ async function serve(scenario: Scenario): Promise<void> {
       process.send!({ rss: process.memoryUsage().rss, cpuUs: cpu.user + cpu.system });
     }
     if (msg === 'stop') void stop();
+    void onMessage(msg)?.then((answer) => process.send!(answer as object));
   });
   process.send({ port });
 }
 
 // ---------------------------------------------------------------- parent: load and measure
-
-/** A realistic mix: mostly page-level events, some funnels, purchases with items; distinct tokens. */
-function payloadMix(n: number): string[] {
-  const bodies: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const token = `bench_${i.toString(36).padStart(6, '0')}${i % 3}`;
-    const chatbot_id = `bot-${i % 20}`;
-    const url = `https://shop-${i % 20}.example/products/${i % 500}`;
-    const r = i % 20;
-    let body: object;
-    if (r < 8) body = { event: 'visitor', token, data: { chatbot_id, url } };
-    else if (r < 11) body = { event: 'popup_displayed', token, data: { chatbot_id, popup_version: `v${i % 3}` } };
-    else if (r < 12) body = { event: 'popup_opened', token, data: { chatbot_id, popup_version: `v${i % 3}` } };
-    else if (r < 14) body = { event: 'convo_started', token, data: { chatbot_id, open_way: i % 2 ? 'popup' : 'chat_button' } };
-    else if (r < 16) body = { event: 'message_sent', token, data: { chatbot_id } };
-    else if (r < 18) body = { event: 'added_to_cart', token, data: { chatbot_id, items: [{ item_id: `sku-${i % 300}`, value: 19.9, quantity: 1 }] } };
-    else {
-      const items = Array.from({ length: 1 + (i % 4) }, (_, k) => ({ item_id: `sku-${(i + k) % 300}`, price: String(9.5 + k), quantity: 1 + (k % 2), currency: k % 2 ? 'USD' : 'EUR' }));
-      body = { event: i % 2 ? 'purchase' : 'tracktrans', token, ab_test: true, data: { chatbot_id, orderNum: `order-${i}`, currency: 'EUR', items, url } };
-    }
-    bodies.push(JSON.stringify(body));
-  }
-  return bodies;
-}
 
 /** Everything this run started, stopped even when the run is interrupted (Ctrl-C, timeout). */
 const started = new Set<ChildProcess>();
@@ -208,7 +189,7 @@ async function main(): Promise<void> {
   const seconds = Number(process.env.BENCH_DURATION ?? 10);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 256);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-  const wanted = (process.env.BENCH_SCENARIOS ?? 'bare,embedded,kafka').split(',') as Scenario[];
+  const wanted = (process.env.BENCH_SCENARIOS ?? 'bare,embedded,kafka,standalone').split(',') as Scenario[];
   // autocannon builds every request for every connection up front: a few hundred bodies keep
   // that instant even at 256 connections, and still give hundreds of distinct tokens.
   const bodies = payloadMix(400);
@@ -219,7 +200,7 @@ async function main(): Promise<void> {
     if (mock) Object.assign(env, { KAFKA_BROKERS: mock.brokers, KAFKA_CREATE_TOPICS: 'false', KAFKA_IDEMPOTENT: 'false' });
     else console.log('kafka: KAFKA_BROKERS unset and kcat not available (apt-get install -y kcat): skipped');
   }
-  const scenarios = wanted.filter((s) => s !== 'kafka' || env.KAFKA_BROKERS);
+  const scenarios = wanted.filter((s) => (s !== 'kafka' || env.KAFKA_BROKERS) && s !== 'standalone');
   const results: Record<string, { max: Run; at80: Run; rssMb: number }> = {};
   try {
     const servers = new Map<Scenario, { child: ChildProcess; port: number }>();
@@ -284,6 +265,9 @@ async function main(): Promise<void> {
       + `p99 at 80% ${r.at80.p99} ms (target < 25: ${verdict(r.at80.p99 < 25)}), RSS ${r.rssMb.toFixed(0)} MB (target ≤ 200: ${verdict(r.rssMb <= 200)})`);
   }
   console.log(`machine load average during the run: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
+  if (wanted.includes('standalone')) {
+    await allInOneSweep({ startServer: (s) => startServer(s, env), load: (c, p, ...rest) => load(c, p, bodies, ...rest), seconds, rounds });
+  }
 }
 
 if (process.argv[2] === '--serve') {

@@ -52,6 +52,11 @@ export const EnvSchema = Type.Object({
   SQL_QUOTA_QUERIES_PER_HOUR: Type.Optional(PositiveInt),
   SQL_QUOTA_READ_ROWS_PER_HOUR: Type.Optional(PositiveInt),
   SQL_KEY_ADMINS: Type.Optional(Type.String()),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Optional(PositiveInt),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Optional(PositiveInt),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(PositiveInt),
+  HTTP_IDLE_TIMEOUT_MS: Type.Optional(PositiveInt),
+  HTTP_MAX_CONNECTIONS: Type.Optional(PositiveInt),
   LOG_LEVEL: Type.Optional(Type.Union([
     Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'),
     Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent'),
@@ -88,6 +93,13 @@ export interface Config {
   /** The bootstrap key of the data team's SQL interface (named keys live in PostgreSQL). */
   sqlApiKey?: string;
   sql: { limits: SqlLimits; quota: SqlQuota; /** E-mails of dashboard users who may manage SQL keys. */ keyAdmins: string[] };
+  /**
+   * Limits of every HTTP server, sized for tracking beacons (a few hundred bytes): a client
+   * that has not sent its headers within headersTimeoutMs, or its whole request within
+   * requestTimeoutMs, or that stays silent idleTimeoutMs, is disconnected. maxConnections
+   * unset = derived from the process's file-descriptor limit (see connection-guard.ts).
+   */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number; maxConnections?: number };
   logLevel: string;
 }
 
@@ -208,6 +220,13 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
         readRowsPerHour: num(e.SQL_QUOTA_READ_ROWS_PER_HOUR, SQL_QUOTA_DEFAULTS.readRowsPerHour),
       },
       keyAdmins: (list(e.SQL_KEY_ADMINS) ?? []).map((a) => a.toLowerCase()),
+    },
+    http: {
+      headersTimeoutMs: Number(e.HTTP_HEADERS_TIMEOUT_MS ?? 5000),
+      requestTimeoutMs: Number(e.HTTP_REQUEST_TIMEOUT_MS ?? 10_000),
+      keepAliveTimeoutMs: Number(e.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 5000),
+      idleTimeoutMs: Number(e.HTTP_IDLE_TIMEOUT_MS ?? 10_000),
+      maxConnections: e.HTTP_MAX_CONNECTIONS === undefined ? undefined : Number(e.HTTP_MAX_CONNECTIONS),
     },
     logLevel: e.LOG_LEVEL ?? 'info',
   };

@@ -2,7 +2,8 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { loadConfig, type Config } from './config.js';
-import { loggerOptions } from './logger.js';
+import { defaultMaxConnections, guardConnections, openFileLimit } from './connection-guard.js';
+import { lazyChildLogger, loggerOptions, type Logger } from './logger.js';
 
 export interface HttpServerOptions {
   title: string;
@@ -14,12 +15,23 @@ export interface HttpServerOptions {
 }
 
 /**
- * The Fastify instance every entry point starts from: logging, proxy trust, OpenAPI docs.
- * Swagger is registered before any route so the docs see every route's schema.
+ * The Fastify instance every entry point starts from: logging, proxy trust, timeouts and the
+ * connection cap, OpenAPI docs. Swagger is registered before any route so the docs see every
+ * route's schema.
  */
 export async function createHttpServer(opts: HttpServerOptions): Promise<FastifyInstance> {
   const { config } = opts;
+  const limits = config.http;
   const app = Fastify({
+    // A slow or silent client holds a descriptor: cut it off (see Config.http). Node checks the
+    // header and request deadlines every connectionsCheckingInterval (30 s by default).
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Opening embedded engines and migrating inside plugins can take longer than Fastify's
+    // 10 s default on a busy machine; a slow start is better than a failed one.
+    pluginTimeout: 60_000,
+    http: { headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs), connectionsCheckingInterval: 1000 },
     logger: loggerOptions(config.logLevel, opts.name),
     // Only the listed proxies' X-Forwarded-For is believed; otherwise request.ip is the socket peer,
     // so a client cannot dodge the per-IP rate limit by inventing headers.
@@ -29,7 +41,13 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
     // One line per tracking beacon would cost more than the beacon; request logs only when debugging.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+    childLoggerFactory: (logger, bindings, childOpts) => lazyChildLogger(logger as Logger, bindings, childOpts),
   });
+  const fdLimit = openFileLimit();
+  const maxConnections = limits.maxConnections ?? defaultMaxConnections(fdLimit);
+  const guard = guardConnections(app.server, maxConnections);
+  app.addHook('preClose', (done) => { guard.shutdown(); done(); });
+  app.log.info({ maxConnections, fdLimit }, 'http connection cap');
   await app.register(swagger, {
     openapi: {
       info: { title: opts.title, version: '0.1.0', description: 'Chatlytics: event tracking and analytics for AI shop-assistant chatbots' },

@@ -10,9 +10,9 @@ const log = createLogger(config.logLevel, 'consumer');
 // The embedded engines (chdb, the event log) allow one process per DATA_DIR; against servers
 // (Kafka and a ClickHouse URL) several consumers may run side by side in one group.
 const embedded = !config.kafka.brokers || !config.clickhouse.url;
-let lock: { release(): void } | undefined;
+let lock: { release(): Promise<void> } | undefined;
 try {
-  if (embedded) lock = acquireDataDirLock(config.dataDir, 'consumer');
+  if (embedded) lock = await acquireDataDirLock(config.dataDir, 'consumer');
 } catch (err) {
   exitOnStartupError(err);
 }
@@ -35,12 +35,12 @@ try {
     await app.close();
     await consumer.stop();
     for (const engine of opened.reverse()) await engine.close();
-    lock?.release();
+    await lock?.release();
   }, log);
   await app.listen({ port: config.consumerPort, host: config.host });
 } catch (err) {
   log.fatal({ err }, 'consumer start-up failed');
   for (const engine of opened.reverse()) await engine.close().catch(() => undefined);
-  lock?.release();
+  await lock?.release();
   process.exit(1);
 }

@@ -27,8 +27,8 @@ export interface IngestAppOptions {
   clientHashSecret?: string;
   /** A publisher owned by the caller (the entry point drains it on shutdown); else one is created and drained on close. */
   publisher?: EventPublisher;
-  /** Micro-batching tuning of the publisher created here. */
-  batching?: Pick<PublisherOptions, 'maxDelayMs' | 'maxBatchEvents' | 'maxBatchBytes'>;
+  /** Batching and overload bounds of the publisher created here. */
+  batching?: Omit<PublisherOptions, 'bus' | 'metrics'>;
 }
 
 export const TRACK_POST_PATHS = ['/api/analytics/track', '/api/events/track', '/api/save'] as const;
@@ -117,7 +117,7 @@ export const ingestApp: FastifyPluginAsync<IngestAppOptions> = async (app: Fasti
 };
 
 export default ingestApp;
-export { createPublisher, EventPublisher, PUBLISHER_DEFAULTS } from './publisher.js';
+export { createPublisher, EventPublisher, PUBLISHER_DEFAULTS, PublisherOverloadedError } from './publisher.js';
 export { TRACK_ERRORS, TrackError, BUS_RETRY_AFTER_SECONDS } from './errors.js';
 export { createOriginPolicy } from './origin-policy.js';
 export { createIngestMetrics } from './metrics.js';

@@ -2,7 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { encodeStoredEvent, normalizeEvent, validateTrackingBody } from '@chatlytics/events';
 import { BUS_RETRY_AFTER_SECONDS, TrackError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
-import type { EventPublisher } from './publisher.js';
+import { PublisherOverloadedError, type EventPublisher } from './publisher.js';
+
+/** After an overload refusal: the queue drains in well under a second at the bus's pace. */
+export const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 
 export interface TrackHandlerDeps {
   publisher: Pick<EventPublisher, 'publish'>;
@@ -32,6 +35,8 @@ export function createTrackHandler(deps: TrackHandlerDeps) {
     try {
       await deps.publisher.publish(encodeStoredEvent(event));
     } catch (err) {
+      // Overload is answered many times a second while it lasts: counted in metrics, not logged.
+      if (err instanceof PublisherOverloadedError) throw new TrackError('ANALYTICS_004', { retryAfter: OVERLOAD_RETRY_AFTER_SECONDS, cause: err });
       request.log.warn({ err, eventId: event.event_id }, 'event not durable: answering 503');
       throw new TrackError('ANALYTICS_004', { retryAfter: BUS_RETRY_AFTER_SECONDS, cause: err });
     }

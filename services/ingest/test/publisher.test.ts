@@ -1,37 +1,73 @@
 import t from 'tap';
 import { Registry } from 'prom-client';
 import { createIngestMetrics } from '../src/metrics.js';
-import { createPublisher, PublisherClosedError } from '../src/publisher.js';
+import { createPublisher, PublisherClosedError, PublisherOverloadedError } from '../src/publisher.js';
 import { buildIngest, FakeBus, metricValue, TOKEN } from './helper.js';
 
 const msg = (i: number, bytes = 10) => ({ key: `k${i}`, value: Buffer.alloc(bytes, 97) });
 
-t.test('concurrent publishes share one bus call and all resolve once it is durable', async (t) => {
+t.test('publishes of one I/O phase share one bus call and all resolve once it is durable', async (t) => {
   const bus = new FakeBus();
-  const publisher = createPublisher({ bus, maxDelayMs: 5 });
+  const publisher = createPublisher({ bus });
   await Promise.all(Array.from({ length: 20 }, (_, i) => publisher.publish(msg(i))));
   t.equal(bus.calls.length, 1);
   t.same(bus.calls[0].map((m) => m.key), Array.from({ length: 20 }, (_, i) => `k${i}`), 'arrival order kept');
 });
 
-t.test('a full batch goes out without waiting for the timer', async (t) => {
+t.test('no time window: what gathers while batches are in flight goes out when one settles', async (t) => {
   const bus = new FakeBus();
-  // A delay far beyond the test's run time: only the size trigger can flush.
-  const publisher = createPublisher({ bus, maxDelayMs: 60_000, maxBatchEvents: 4 });
+  const publisher = createPublisher({ bus, maxInFlight: 1 });
+  bus.hold();
+  const first = publisher.publish(msg(0));
+  await new Promise((r) => setImmediate(r));
+  t.equal(bus.calls.length, 0, 'the first batch is in flight, held by the bus');
+  const gathered = Array.from({ length: 5 }, (_, i) => publisher.publish(msg(i + 1)));
+  await new Promise((r) => setTimeout(r, 20));
+  t.equal(publisher.pendingEvents, 6, 'nothing else is sent while the one allowed batch is in flight');
+  bus.release();
+  await Promise.all([first, ...gathered]);
+  t.same(bus.calls.map((c) => c.length), [1, 5], 'the gathered events went out together, right after');
+});
+
+t.test('a full batch goes out at once, without waiting for the I/O phase to end', async (t) => {
+  const bus = new FakeBus();
+  const publisher = createPublisher({ bus, maxBatchEvents: 4 });
   await Promise.all(Array.from({ length: 8 }, (_, i) => publisher.publish(msg(i))));
   t.same(bus.calls.map((c) => c.length), [4, 4]);
 });
 
+t.test('past the pending bound a publish is refused at once (overload), and accepted again once it drained', async (t) => {
+  const bus = new FakeBus();
+  const publisher = createPublisher({ bus, maxPendingEvents: 5 });
+  bus.hold();
+  const accepted = Array.from({ length: 5 }, (_, i) => publisher.publish(msg(i)));
+  await t.rejects(publisher.publish(msg(5)), PublisherOverloadedError);
+  bus.release();
+  await Promise.all(accepted);
+  await publisher.publish(msg(6));
+  t.equal(bus.calls.flat().length, 6);
+});
+
+t.test('the pending byte bound refuses too', async (t) => {
+  const bus = new FakeBus();
+  const publisher = createPublisher({ bus, maxPendingBytes: 250 });
+  bus.hold();
+  const accepted = [publisher.publish(msg(0, 100)), publisher.publish(msg(1, 100)), publisher.publish(msg(2, 100))];
+  await t.rejects(publisher.publish(msg(3, 100)), PublisherOverloadedError);
+  bus.release();
+  await Promise.all(accepted);
+});
+
 t.test('the byte cap splits batches', async (t) => {
   const bus = new FakeBus();
-  const publisher = createPublisher({ bus, maxDelayMs: 60_000, maxBatchEvents: 1000, maxBatchBytes: 300 });
+  const publisher = createPublisher({ bus, maxBatchEvents: 1000, maxBatchBytes: 300 });
   await Promise.all(Array.from({ length: 6 }, (_, i) => publisher.publish(msg(i, 100))));
   t.same(bus.calls.map((c) => c.length), [3, 3]);
 });
 
 t.test('a refused batch rejects every waiting caller; the next batch is independent', async (t) => {
   const bus = new FakeBus();
-  const publisher = createPublisher({ bus, maxDelayMs: 1 });
+  const publisher = createPublisher({ bus });
   bus.failure = new Error('disk full');
   const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => publisher.publish(msg(i))));
   t.same(results.map((r) => r.status), Array(5).fill('rejected'));
@@ -42,13 +78,13 @@ t.test('a refused batch rejects every waiting caller; the next batch is independ
 });
 
 t.test('a bus that throws synchronously rejects the batch too', async (t) => {
-  const publisher = createPublisher({ bus: { publish: () => { throw new Error('sync'); } }, maxDelayMs: 1 });
+  const publisher = createPublisher({ bus: { publish: () => { throw new Error('sync'); } } });
   await t.rejects(publisher.publish(msg(1)), { message: 'sync' });
 });
 
 t.test('drain sends what is queued, waits for in-flight batches, then refuses new events', async (t) => {
   const bus = new FakeBus();
-  const publisher = createPublisher({ bus, maxDelayMs: 60_000 });
+  const publisher = createPublisher({ bus });
   bus.hold();
   const settled: string[] = [];
   const pending = Array.from({ length: 3 }, (_, i) => publisher.publish(msg(i)).then(() => settled.push(`k${i}`)));
@@ -67,7 +103,7 @@ t.test('drain sends what is queued, waits for in-flight batches, then refuses ne
 t.test('metrics: batch sizes, published and failed counts', async (t) => {
   const registry = new Registry();
   const bus = new FakeBus();
-  const publisher = createPublisher({ bus, maxDelayMs: 1, metrics: createIngestMetrics(registry) });
+  const publisher = createPublisher({ bus, metrics: createIngestMetrics(registry) });
   await Promise.all([publisher.publish(msg(1)), publisher.publish(msg(2))]);
   bus.failure = new Error('down');
   await publisher.publish(msg(3)).catch(() => {});
@@ -78,7 +114,7 @@ t.test('metrics: batch sizes, published and failed counts', async (t) => {
 });
 
 t.test('through HTTP: many concurrent requests make few publish calls; 200 only after durability', async (t) => {
-  const { app, bus } = await buildIngest({ batching: { maxDelayMs: 60_000, maxBatchEvents: 50 } });
+  const { app, bus } = await buildIngest({ batching: { maxInFlight: 4, maxBatchEvents: 50 } });
   t.teardown(() => app.close());
   bus.hold();
   let answered = 0;
@@ -95,7 +131,7 @@ t.test('through HTTP: many concurrent requests make few publish calls; 200 only 
 });
 
 t.test('through HTTP: a refused batch answers 503 to every request in it', async (t) => {
-  const { app, bus } = await buildIngest({ batching: { maxDelayMs: 60_000, maxBatchEvents: 10 } });
+  const { app, bus } = await buildIngest({ batching: { maxBatchEvents: 10 } });
   t.teardown(() => app.close());
   bus.failure = new Error('down');
   const responses = await Promise.all(Array.from({ length: 10 }, () =>
@@ -103,16 +139,37 @@ t.test('through HTTP: a refused batch answers 503 to every request in it', async
   t.same(responses.map((r) => r.statusCode), Array(10).fill(503));
 });
 
-t.test('closing the app drains the publisher it created: queued requests still get their 200', async (t) => {
+t.test('closing the app drains the publisher it created: requests waiting for the bus still get their 200', async (t) => {
   let reachedHandler!: () => void;
   const inHandler = new Promise<void>((resolve) => { reachedHandler = resolve; });
   // The clock is read just before the event is queued: a deterministic "request is in flight" signal.
   const clock = () => { reachedHandler(); return new Date(); };
-  const { app, bus } = await buildIngest({ clock, batching: { maxDelayMs: 60_000 } });
-  const pending = app.inject({ method: 'POST', url: '/api/analytics/track', payload: { event: 'visitor', token: TOKEN } });
+  const { app, bus } = await buildIngest({ clock });
+  bus.hold();
+  let answered = false;
+  const pending = app.inject({ method: 'POST', url: '/api/analytics/track', payload: { event: 'visitor', token: TOKEN } })
+    .finally(() => { answered = true; });
   await inHandler;
-  t.equal(bus.calls.length, 0, 'still queued (the timer is a minute away)');
-  await app.close();
+  const closing = app.close();
+  await new Promise((r) => setTimeout(r, 20));
+  t.notOk(answered, 'no answer while the bus holds the batch');
+  bus.release();
+  await closing;
   t.equal((await pending).statusCode, 200);
   t.equal(bus.calls.length, 1);
+});
+
+t.test('through HTTP: overload answers 503 with Retry-After at once', async (t) => {
+  const { app, bus } = await buildIngest({ batching: { maxPendingEvents: 3 } });
+  t.teardown(() => { bus.release(); return app.close(); });
+  bus.hold();
+  const held = Array.from({ length: 3 }, (_, i) =>
+    app.inject({ method: 'POST', url: '/api/analytics/track', payload: { event: 'visitor', token: `${TOKEN}${i}` } }));
+  await new Promise((r) => setTimeout(r, 20));
+  const refused = await app.inject({ method: 'POST', url: '/api/analytics/track', payload: { event: 'visitor', token: TOKEN } });
+  t.equal(refused.statusCode, 503);
+  t.equal(refused.headers['retry-after'], '1');
+  t.equal(refused.json().error.code, 'ANALYTICS_004');
+  bus.release();
+  t.same((await Promise.all(held)).map((r) => r.statusCode), [200, 200, 200]);
 });

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { acquireDataDirLock, DataDirLockedError } from '@chatlytics/core';
+import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '@chatlytics/core';
 import { UsageError } from './cli/args.js';
 import { isCommandName, parseCommand, usageText, type CommandInput } from './cli/spec.js';
 
@@ -40,9 +40,9 @@ const log = pino(loggerOptions(process.env.LOG_LEVEL ? config.logLevel : 'warn',
 
 // The embedded engines allow one process per DATA_DIR: refuse rather than corrupt a running server's data.
 const embedded = !config.databaseUrl || !config.clickhouse.url || !config.kafka.brokers;
-let lock: { release(): void } | undefined;
+let lock: DataDirLock | undefined;
 try {
-  if (embedded) lock = acquireDataDirLock(config.dataDir, `cli ${name}`);
+  if (embedded) lock = await acquireDataDirLock(config.dataDir, `cli ${name}`);
 } catch (err) {
   fail(err instanceof DataDirLockedError ? err.message : `cannot lock DATA_DIR: ${(err as Error).message}`);
 }
@@ -52,10 +52,10 @@ try {
   const result = await runCommand(input, { config, log });
   // Exit only once the result is flushed: stdout may be a pipe the reader drains slowly.
   await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`, () => resolve()));
-  lock?.release();
+  await lock?.release();
   process.exit(0);
 } catch (err) {
-  lock?.release();
+  await lock?.release();
   if (err instanceof UsageError) fail(err.message);
   // By name, not instanceof: the fixture module is only loaded by the commands that need it.
   if ((err as Error).name === 'FixtureError') fail(['invalid fixture:', ...(err as { problems: string[] }).problems.map((p) => `  ${p}`)].join('\n'));

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { createMetricsRegistry, opsPlugin, resolveSessionSecret, type Config, type Logger } from '@chatlytics/core';
+import { createMetricsRegistry, opsPlugin, resolveSessionSecret, type Config, type Logger, type Registry } from '@chatlytics/core';
+import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createHttpServer } from '@chatlytics/core/http';
 import { clickhouseHttp, createQueryLogWriter, sqlKeyAuth } from '@chatlytics/clickhouse';
 import { ingestApp } from '@chatlytics/ingest';
@@ -9,6 +10,9 @@ import { openEngines, clickhouseDataPath } from './engines.js';
 
 export interface Standalone {
   app: FastifyInstance;
+  /** For benchmarks and tests that count what reached ClickHouse and what was accepted. */
+  clickhouse: ClickHouseEngine;
+  registry: Registry;
   close(): Promise<void>;
 }
 
@@ -65,6 +69,8 @@ export async function buildStandalone(config: Config, log: Logger): Promise<Stan
   let closed: Promise<void> | undefined;
   return {
     app,
+    clickhouse: engines.clickhouse,
+    registry,
     close() {
       // Order matters: stop accepting requests (the ingest plugin drains its publisher in
       // onClose), then let the consumer finish and commit its batch, then close the engines.

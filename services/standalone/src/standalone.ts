@@ -7,7 +7,7 @@ const config = loadConfigOrExit(process.env);
 const log = createLogger(config.logLevel, 'chatlytics');
 let lock;
 try {
-  lock = acquireDataDirLock(config.dataDir, 'npm start');
+  lock = await acquireDataDirLock(config.dataDir, 'npm start');
 } catch (err) {
   exitOnStartupError(err);
 }
@@ -15,11 +15,11 @@ try {
   const runtime = await buildStandalone(config, log);
   closeOnSignals(async () => {
     await runtime.close();
-    lock.release();
+    await lock.release();
   }, log);
   await runtime.app.listen({ port: config.port, host: config.host });
 } catch (err) {
   log.fatal({ err }, 'start-up failed');
-  lock.release();
+  await lock.release();
   process.exit(1);
 }

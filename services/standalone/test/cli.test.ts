@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { pino } from 'pino';
 import { sql } from 'drizzle-orm';
-import { loadConfig } from '@chatlytics/core';
+import { acquireDataDirLock, loadConfig } from '@chatlytics/core';
 import { createPostgres } from '@chatlytics/postgres';
 import { createEventBus } from '@chatlytics/bus';
 import { encodeStoredEvent, eventIdFromSeed, formatReceivedAt, type StoredEvent } from '@chatlytics/events';
@@ -150,11 +150,10 @@ t.test('admin CLI on an embedded DATA_DIR', async (t) => {
   });
 
   await t.test('a DATA_DIR held by another live process is refused', async (t) => {
-    const lockFile = path.join(dataDir, '.lock');
     // This test process plays the running server.
-    fs.writeFileSync(lockFile, JSON.stringify({ pid: process.pid, owner: 'npm start' }));
+    const lock = await acquireDataDirLock(dataDir, 'npm start');
     const run = await cli(dataDir, ['migrate']);
-    fs.unlinkSync(lockFile);
+    await lock.release();
     t.equal(run.code, 1);
     t.match(run.stderr, new RegExp(`in use by another process \\(pid ${process.pid}, npm start\\)`));
     t.equal(run.stdout, '');

@@ -47,8 +47,14 @@ t.test('npm start: one process, embedded engines, health/ready, tracking lands, 
   // A second process on the same DATA_DIR is refused with a clear message.
   await t.rejects(start(dataDir), /in use by another process/);
 
-  s.child.kill('SIGTERM');
-  t.equal(await exited(s.child), 0, 'SIGTERM drains and exits 0');
+  // kill -9, then a restart at once: the DATA_DIR lock dies with its holder.
+  s.child.kill('SIGKILL');
+  const again = await start(dataDir, { SQL_API_KEY: 'standalone-test-key-123' });
+  t.teardown(() => { if (again.child.exitCode === null) again.child.kill('SIGKILL'); });
+  t.equal((await fetch(`${again.url}/health`)).status, 200, 'restarted at once after kill -9');
+
+  again.child.kill('SIGTERM');
+  t.equal(await exited(again.child), 0, 'SIGTERM drains and exits 0');
   t.notOk(fs.existsSync(path.join(dataDir, '.lock')), 'lock released');
 });
 

@@ -18,10 +18,10 @@ export interface EmbeddedBusOptions {
   registry?: Registry;
   /** Default 16 MiB: big enough that rolling is rare, small enough that clean-up frees space in useful steps. */
   segmentBytes?: number;
-  /** Group-commit window of an idle log (default 1 ms; 0 = end of the current I/O phase). */
-  fsyncDelayMs?: number;
-  /** Flush at once when this much is queued; caps one write + fsync (default 1 MiB). */
+  /** Caps one group-commit write + fsync (default 1 MiB). */
   groupCommitBytes?: number;
+  /** Caps one group-commit write + fsync in messages (default 8,192). */
+  groupCommitMessages?: number;
   /** Defaults: keep fully consumed segments 24 h, or less once the stream exceeds 1 GiB. */
   retention?: Partial<Retention>;
   maxBatchMessages?: number;
@@ -39,7 +39,7 @@ export interface EmbeddedEventBus extends EventBus {
   stats(): { eventsFsyncs: number; deadLetterFsyncs: number; eventSegments: number };
 }
 
-/** One open log per directory per process; the lock file guards against other processes. */
+/** One open log per directory per process; the DATA_DIR lock (a listening socket) guards against other processes. */
 const openDirs = new Set<string>();
 
 /**
@@ -52,23 +52,23 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Embed
   const dir = path.resolve(opts.dir);
   if (openDirs.has(dir)) throw new BusInUseError(`embedded bus ${dir} is already open in this process`);
   await fs.mkdir(dir, { recursive: true });
-  let lock: { release(): void };
+  let lock: { release(): Promise<void> };
   try {
-    lock = acquireDataDirLock(dir, 'event-bus');
+    lock = await acquireDataDirLock(dir, 'event-bus');
   } catch (err) {
     throw new BusInUseError((err as Error).message, { cause: err });
   }
   openDirs.add(dir);
   try {
-    return await openBus(dir, opts, () => { lock.release(); openDirs.delete(dir); });
+    return await openBus(dir, opts, async () => { openDirs.delete(dir); await lock.release(); });
   } catch (err) {
-    lock.release();
+    await lock.release();
     openDirs.delete(dir);
     throw err;
   }
 }
 
-async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => void): Promise<EmbeddedEventBus> {
+async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => Promise<void>): Promise<EmbeddedEventBus> {
   const log = opts.log;
   const metrics = createBusMetrics(opts.registry);
   const segmentBytes = opts.segmentBytes ?? 16 * 1024 * 1024;
@@ -99,7 +99,7 @@ async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => voi
     log.error({ committed: offsets.committed, endOffset: events.endOffset }, 'embedded bus: committed offset beyond the log end; resuming at the end');
     await offsets.commit(events.endOffset);
   }
-  const groupCommit = { lingerMs: opts.fsyncDelayMs ?? 1, maxBatchBytes: opts.groupCommitBytes ?? 1024 * 1024 };
+  const groupCommit = { maxBatchBytes: opts.groupCommitBytes ?? 1024 * 1024, maxBatchMessages: opts.groupCommitMessages ?? 8192 };
   const committers = {
     events: new GroupCommitter(events, groupCommit, (n) => metrics.fsyncBatchSize.observe({ stream: 'events' }, n)),
     'dead-letter': new GroupCommitter(deadLetters, groupCommit, (n) => metrics.fsyncBatchSize.observe({ stream: 'dead-letter' }, n)),
@@ -168,7 +168,7 @@ async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => voi
       await Promise.allSettled(replays);
       await Promise.all([committers.events.close(), committers['dead-letter'].close()]);
       await Promise.all([events.close(), deadLetters.close()]);
-      release();
+      await release();
     },
 
     stats() {

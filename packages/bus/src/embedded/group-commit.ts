@@ -3,14 +3,10 @@ import { BusUnavailableError } from '../errors.js';
 import type { SegmentedLog } from './log.js';
 
 export interface GroupCommitOptions {
-  /**
-   * How long an idle log waits for more publishes before writing (0 = until the current I/O
-   * phase ends). While an fsync is in flight, arriving publishes queue anyway and go out
-   * together right after it, so this only matters for the first publish of a burst.
-   */
-  lingerMs: number;
-  /** Flush without waiting once this much is queued; also caps one write + fsync. */
+  /** Caps one write + fsync in bytes (a single larger publish still goes alone). */
   maxBatchBytes: number;
+  /** Caps one write + fsync in messages. */
+  maxBatchMessages: number;
 }
 
 interface PendingAppend {
@@ -24,15 +20,15 @@ interface PendingAppend {
 const RECORD_OVERHEAD_BYTES = 20;
 
 /**
- * Group commit: publishes that arrive close together are written with one write and made
- * durable with ONE fsync, and each publish resolves only after that fsync. Durability per
- * publish stays the contract while the fsync cost is shared by everyone waiting.
+ * Group commit without a timer: an idle log writes a publish at once; while that write +
+ * fsync is in flight, arriving publishes gather, and when it ends everything gathered goes
+ * out in the next write with ONE fsync (up to the byte and message caps). Each publish
+ * resolves only after its fsync, so durability per publish stays the contract while latency
+ * follows the disk and the fsync cost is shared by everyone waiting.
  */
 export class GroupCommitter {
   private pending: PendingAppend[] = [];
-  private pendingBytes = 0;
   private flushing = false;
-  private timer?: { cancel(): void };
   private closed = false;
   private idleWaiters: (() => void)[] = [];
 
@@ -50,42 +46,26 @@ export class GroupCommitter {
     for (const m of messages) bytes += RECORD_OVERHEAD_BYTES + m.key.length * 3 + m.value.length;
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ messages, bytes, resolve, reject });
-      this.pendingBytes += bytes;
-      this.schedule();
+      // A running flush loop picks the new publishes up after its current fsync.
+      if (!this.flushing) void this.flush();
     });
-  }
-
-  private schedule(): void {
-    if (this.flushing) return; // the running flush loop picks the new publishes up
-    if (this.pendingBytes >= this.opts.maxBatchBytes) {
-      this.timer?.cancel();
-      void this.flush();
-      return;
-    }
-    if (this.timer) return;
-    if (this.opts.lingerMs > 0) {
-      const t = setTimeout(() => void this.flush(), this.opts.lingerMs);
-      this.timer = { cancel: () => clearTimeout(t) };
-    } else {
-      const t = setImmediate(() => void this.flush());
-      this.timer = { cancel: () => clearImmediate(t) };
-    }
   }
 
   private takeGroup(): PendingAppend[] {
     let bytes = 0;
+    let messages = 0;
     let n = 0;
-    // At least one publish, however large; then as many as fit under maxBatchBytes.
-    while (n < this.pending.length && (n === 0 || bytes + this.pending[n].bytes <= this.opts.maxBatchBytes)) {
+    // At least one publish, however large; then as many as fit under both caps.
+    while (n < this.pending.length && (n === 0 || (bytes + this.pending[n].bytes <= this.opts.maxBatchBytes
+      && messages + this.pending[n].messages.length <= this.opts.maxBatchMessages))) {
       bytes += this.pending[n].bytes;
+      messages += this.pending[n].messages.length;
       n++;
     }
-    this.pendingBytes -= bytes;
     return this.pending.splice(0, n);
   }
 
   private async flush(): Promise<void> {
-    this.timer = undefined;
     if (this.flushing) return;
     this.flushing = true;
     try {
@@ -112,7 +92,6 @@ export class GroupCommitter {
   async close(): Promise<void> {
     this.closed = true;
     if (this.pending.length === 0 && !this.flushing) return;
-    this.timer?.cancel();
     const idle = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     if (!this.flushing) void this.flush();
     await idle;
