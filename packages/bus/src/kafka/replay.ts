@@ -20,19 +20,12 @@ export interface KafkaReplayDeps {
 
 interface Range { start: bigint; end: bigint }
 
-/**
- * Per partition, the first offset to read. Brokers answer "first offset with timestamp >= t";
- * librdkafka's mock cluster does not implement that lookup and answers the end for any t.
- * Probing with t = 1 tells them apart (a real broker answers the log start of a non-empty
- * partition); without the lookup we read from the log start and filter by timestamp.
- */
-async function startOffsets(admin: KafkaAdmin, topic: string, fromTime: number, ends: PartitionOffsets[], log: Logger): Promise<Map<number, bigint>> {
-  const [byTime, probe] = await Promise.all([admin.offsetsForTime(topic, fromTime), admin.offsetsForTime(topic, 1)]);
-  const lookupWorks = ends.every((p) => p.high === p.low || probe.get(p.partition) !== p.high);
-  if (!lookupWorks) log.info({ topic }, 'broker has no offset-by-timestamp lookup; replay scans from the log start');
+/** Per partition, the first offset whose timestamp is >= `fromTime` (the end when there is none), never below the log start. */
+async function startOffsets(admin: KafkaAdmin, topic: string, fromTime: number, ends: PartitionOffsets[]): Promise<Map<number, bigint>> {
+  const byTime = await admin.offsetsForTime(topic, fromTime);
   return new Map(ends.map((p) => {
     const found = byTime.get(p.partition);
-    return [p.partition, lookupWorks && found !== undefined && found > p.low ? found : p.low];
+    return [p.partition, found !== undefined && found > p.low ? found : p.low];
   }));
 }
 
@@ -49,7 +42,7 @@ export async function replayKafka(deps: KafkaReplayDeps, opts: ReplayOptions): P
   try {
     await admin.ensureTopics();
     const ends = await admin.topicOffsets(topic);
-    const starts = await startOffsets(admin, topic, opts.fromTime, ends, log);
+    const starts = await startOffsets(admin, topic, opts.fromTime, ends);
     for (const p of ends) {
       const start = starts.get(p.partition) ?? p.low;
       if (start < p.high) ranges.set(p.partition, { start, end: p.high });
