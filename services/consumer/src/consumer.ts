@@ -113,8 +113,9 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   /**
    * Per partition: the offset its next batch should start at, and whether batches must still
    * be fenced. A batch is trusted (not fenced) only when it starts exactly where the previous
-   * batch this process was handed ends AND fencing is off. Fencing is on after a start (a
-   * crash or a rebalance may have left rows inserted but never committed), after any failed
+   * batch this process was handed ends AND fencing is off. Fencing is on after a start or a
+   * (re)assignment (a crash or the partition's previous owner may have left rows inserted but
+   * never committed), after any failed
    * batch, and while fenced batches keep finding their last row already stored (the previous
    * owner got further than the committed offset). It goes off when a fenced batch's last row
    * was not stored yet: everything after it is new. The bus reads ahead (the next batch is
@@ -125,7 +126,8 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   async function handleBatch(batch: ConsumedBatch): Promise<void> {
     if (batch.messages.length === 0) return;
     const key = segmentKey(batch);
-    const state = partitions.get(key);
+    // A partition (re)assigned by a Kafka rebalance starts over as after a restart: fenced.
+    const state = batch.firstAfterAssignment ? undefined : partitions.get(key);
     const fenced = state === undefined || state.fencing || BigInt(batch.messages[0].offset) !== state.expected;
     const segment = toSegment(batch, fenced);
     partitions.set(key, { expected: BigInt(segment.lastOffset) + 1n, fencing: state?.fencing ?? true });
