@@ -56,21 +56,22 @@ export class KafkaAdmin {
 
   /**
    * kafkajs' own waitForLeaders gives up on UNKNOWN_TOPIC_OR_PARTITION, which a KRaft broker
-   * answers until the new topic's metadata has reached it; this waits through that too.
+   * answers until the new topic's metadata has reached it, and a leader listed in metadata may
+   * still answer NOT_LEADER_OR_FOLLOWER for a moment. Ready = every partition answers an
+   * offsets request (what lag() and the producer need next).
    */
   private async leadersElected(admin: Admin, topics: string[]): Promise<void> {
     const deadline = Date.now() + this.timeouts.requestMs;
-    let why = 'no metadata';
     for (;;) {
       try {
         const meta = await admin.fetchTopicMetadata({ topics });
         const waiting = meta.topics.filter((t) => t.partitions.length === 0 || t.partitions.some((p) => p.leader < 0));
-        if (waiting.length === 0) return;
-        why = `no leader yet for ${waiting.map((t) => t.name).join(', ')}`;
+        if (waiting.length > 0) throw new Error(`no leader yet for ${waiting.map((t) => t.name).join(', ')}`);
+        await Promise.all(topics.map((topic) => admin.fetchTopicOffsets(topic)));
+        return;
       } catch (err) {
-        why = (err as Error).message;
+        if (Date.now() >= deadline) throw new Error(`topics not ready within ${this.timeouts.requestMs} ms: ${(err as Error).message}`);
       }
-      if (Date.now() >= deadline) throw new Error(`topic leaders not elected within ${this.timeouts.requestMs} ms: ${why}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

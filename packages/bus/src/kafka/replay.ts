@@ -86,12 +86,18 @@ export async function replayKafka(deps: KafkaReplayDeps, opts: ReplayOptions): P
       delivered += messages.length;
     }
     resolveOffset(batch.lastOffset());
+    range.start = BigInt(batch.lastOffset()) + 1n;
     if (BigInt(batch.lastOffset()) >= range.end - 1n) {
       ranges.delete(batch.partition);
       if (ranges.size === 0) abort.abort();
     }
   };
 
+  // Seek on every join, not once after run(): a crash-restart (a cluster that just came back)
+  // makes a new group member that starts from nothing; `start` follows what was delivered.
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    for (const [partition, range] of ranges) consumer.seek({ topic, partition, offset: range.start.toString() });
+  });
   consumer.on(consumer.events.CRASH, (e) => {
     // kafkajs gives up on this consumer (no restart): the replay could never finish, so it fails.
     if (!e.payload.restart) { failure ??= toUnavailable(e.payload.error, 'replay'); abort.abort(); }
@@ -100,7 +106,6 @@ export async function replayKafka(deps: KafkaReplayDeps, opts: ReplayOptions): P
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
     await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch });
-    for (const [partition, range] of ranges) consumer.seek({ topic, partition, offset: range.start.toString() });
     await finished;
   } catch (err) {
     failure ??= toUnavailable(err, 'replay');
