@@ -1,10 +1,11 @@
 // Used by run.sh: exits 0 once every broker of the cluster is listed in a metadata answer
-// from the bootstrap address, 1 after two minutes (a slow JVM start on a busy 2-core machine).
+// from the bootstrap address, 1 after five minutes (a 3-node start on a busy 2-core machine
+// has taken over two).
 import { Kafka, logLevel } from 'kafkajs';
 
 const [bootstrap, expected] = process.argv.slice(2);
 const want = Number(expected);
-const deadline = Date.now() + 120_000;
+const deadline = Date.now() + 300_000;
 const kafka = new Kafka({
   clientId: 'kafka-run-wait', brokers: bootstrap.split(','), logLevel: logLevel.NOTHING,
   connectionTimeout: 1000, requestTimeout: 3000, retry: { retries: 0 },
