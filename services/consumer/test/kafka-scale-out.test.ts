@@ -12,6 +12,8 @@ import { tempDir } from './real-engines.js';
 // the server adapter (CLICKHOUSE_URL) against the project's ClickHouse HTTP interface over
 // the embedded engine, served by this test process (the same bridge as /clickhouse).
 const kafka = serverUnderTest('KAFKA_BROKERS');
+// JVM and service start-ups dominate; on a busy 2-core machine they have taken minutes.
+t.setTimeout(900_000);
 
 t.test('3 consumer processes, one SIGKILLed mid-stream, a 4th started: every acknowledged event stored exactly once', { skip: kafka.skip }, async (t) => {
   const dirs = tempDir('consumer-scale-out-');

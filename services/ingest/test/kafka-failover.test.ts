@@ -13,6 +13,8 @@ import { decodeStoredEvent } from '@chatlytics/events';
 // (scripts/kafka/run.sh --brokers 3: replication 3, min.insync.replicas=2, and the producer
 // writes with acks=all), because it kills nodes under the running ingest service.
 const kafka = serverUnderTest('KAFKA_BROKERS');
+// JVM and service start-ups dominate; on a busy 2-core machine they have taken minutes.
+t.setTimeout(900_000);
 const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
 async function leaderOf(brokers: string, topic: string, partition: number): Promise<number> {

@@ -12,6 +12,8 @@ import { decodeStoredEvent } from '@chatlytics/events';
 // (scripts/kafka/run.sh), because it kills that broker: the ingest service keeps running and
 // publishing with the idempotent producer across the restart.
 const kafka = serverUnderTest('KAFKA_BROKERS');
+// JVM and service start-ups dominate; on a busy 2-core machine they have taken minutes.
+t.setTimeout(900_000);
 const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
 t.test('ingest on Kafka survives a broker restart: 200 or 503 + Retry-After, then 200 again, no event written twice', { skip: kafka.skip }, async (t) => {
