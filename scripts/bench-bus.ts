@@ -3,16 +3,16 @@
  * Publishes realistic ~400-byte events durably from many concurrent publishers (one event
  * per publish, as ingest does per request), then consumes them, for the embedded log and
  * Kafka, in one run. The baseline is the embedded log with ONE publisher: every publish
- * pays its own fsync, which is what group commit saves. With KAFKA_BROKERS unset and kcat
- * installed, Kafka means librdkafka's mock cluster (in-memory; not a production figure).
+ * pays its own fsync, which is what group commit saves. Kafka is KAFKA_BROKERS, or else a
+ * real single broker started with scripts/kafka/run.sh for the run (acks=all, idempotent, gzip).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger, loadConfig } from '@chatlytics/core';
 import { createEmbeddedBus, createKafkaBus, type BusMessage, type EventBus } from '@chatlytics/bus';
+import { startKafka } from '@chatlytics/bus/testing';
 
 const { values: args } = parseArgs({
   options: { events: { type: 'string', default: '20000' }, concurrency: { type: 'string', default: '64' } },
@@ -82,41 +82,17 @@ async function embedded(name: string, events: number, concurrency: number): Prom
   }
 }
 
-/** librdkafka's mock cluster inside kcat; it prints its bootstrap servers on stderr. */
-async function startMockKafka(): Promise<{ brokers: string; child: ChildProcess } | undefined> {
-  if (spawnSync('kcat', ['-V']).error) return undefined;
-  const child = spawn('kcat', ['-C', '-b', '127.0.0.1:1', '-X', 'test.mock.num.brokers=3', '-d', 'mock', '-t', 'bench-bootstrap'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const brokers = await new Promise<string | undefined>((resolve) => {
-    let err = '';
-    const timer = setTimeout(() => resolve(undefined), 10_000);
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /bootstrap\.servers=(\S+)/.exec(err);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-    child.on('exit', () => { clearTimeout(timer); resolve(undefined); });
-  });
-  if (!brokers) { child.kill(); return undefined; }
-  child.stderr!.resume();
-  return { brokers, child };
-}
-
 async function kafka(events: number, concurrency: number): Promise<Result | string> {
-  let mock: Awaited<ReturnType<typeof startMockKafka>>;
   let cfg = loadConfig(process.env).kafka;
-  if (!cfg.brokers) {
-    mock = await startMockKafka();
-    if (!mock) return 'skipped: KAFKA_BROKERS unset and kcat unavailable';
-    // The mock has no controller and cannot issue producer ids (see Config.kafka).
-    cfg = { ...cfg, brokers: mock.brokers.split(','), createTopics: false, idempotent: false };
-  }
+  const local = cfg.brokers ? undefined : await startKafka({ brokers: 1 });
+  if (local) cfg = { ...cfg, brokers: local.brokers.split(',') };
   const run = `bench-bus-${Date.now().toString(36)}`;
   const bus = createKafkaBus({ kafka: { ...cfg, topic: run, dlqTopic: `${run}-dlq`, groupId: `${run}-group` }, log, sessionTimeoutMs: 6000 });
   try {
-    return await measure(mock ? 'kafka (mock cluster)' : 'kafka', bus, events, concurrency);
+    return await measure(local ? 'kafka (1 local broker)' : 'kafka', bus, events, concurrency);
   } finally {
     await bus.close();
-    mock?.child.kill();
+    await local?.stop();
   }
 }
 

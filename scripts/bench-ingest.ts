@@ -2,7 +2,7 @@
  * Ingest throughput benchmark (`npm run bench:ingest`). One run measures, side by side:
  *   (a) baseline: a bare Fastify route answering {success:true}, no validation, no bus;
  *   (b) the real ingest plugin on the embedded durable log (temp dir, fsync'd group commits);
- *   (c) the real ingest plugin on Kafka (KAFKA_BROKERS, or librdkafka's mock cluster via kcat);
+ *   (c) the real ingest plugin on Kafka (KAFKA_BROKERS, or a single local broker from scripts/kafka/run.sh);
  *   (d) `standalone`: the all-in-one sweep of bench-ingest-allinone.ts (npm start's process).
  * Each server runs in its own child process so autocannon's CPU is not the server's; the
  * baseline is measured in the same run, on the same machine state, so the ratio means something.
@@ -14,7 +14,7 @@
  * BENCH_CONNECTIONS (default 256: tracking traffic is many independent browsers, and ingest's
  * round trip includes an fsync or a Kafka ack, so fewer connections would measure that latency
  * rather than the server's capacity), BENCH_SCENARIOS (comma list of
- * bare,embedded,kafka,standalone), KAFKA_BROKERS (else kcat's mock is started if present).
+ * bare,embedded,kafka,standalone), KAFKA_BROKERS (else a local broker is started with run.sh).
  * Internal: `--serve <scenario>` makes this file the child server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,6 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { startKafka, type KafkaCluster } from '@chatlytics/bus/testing';
 import { allInOneSweep, serveAllInOne } from './bench-ingest-allinone.js';
 import { payloadMix } from './bench-ingest-payloads.js';
 
@@ -164,27 +165,6 @@ async function load(child: ChildProcess, port: number, bodies: string[], seconds
   };
 }
 
-/** librdkafka's mock cluster (kcat keeps it alive); resolves its bootstrap servers. */
-async function startKafkaMock(): Promise<{ brokers: string; stop(): void } | undefined> {
-  const kcat = spawn('kcat', ['-C', '-b', '127.0.0.1:1', '-X', 'test.mock.num.brokers=3', '-d', 'mock', '-t', 'bench-ingest-keepalive'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  started.add(kcat);
-  kcat.once('exit', () => started.delete(kcat));
-  return new Promise((resolve) => {
-    let err = '';
-    kcat.once('error', () => resolve(undefined));
-    kcat.stderr!.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      const m = /bootstrap\.servers=(\S+)/.exec(err);
-      if (m) {
-        kcat.stderr!.removeAllListeners('data');
-        kcat.stderr!.resume();
-        resolve({ brokers: m[1], stop: () => kcat.kill('SIGTERM') });
-      }
-    });
-    kcat.once('exit', () => resolve(undefined));
-  });
-}
-
 async function main(): Promise<void> {
   const seconds = Number(process.env.BENCH_DURATION ?? 10);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 256);
@@ -194,13 +174,12 @@ async function main(): Promise<void> {
   // that instant even at 256 connections, and still give hundreds of distinct tokens.
   const bodies = payloadMix(400);
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn' };
-  let mock: { brokers: string; stop(): void } | undefined;
+  let local: KafkaCluster | undefined;
   if (wanted.includes('kafka') && !process.env.KAFKA_BROKERS) {
-    mock = await startKafkaMock();
-    if (mock) Object.assign(env, { KAFKA_BROKERS: mock.brokers, KAFKA_CREATE_TOPICS: 'false', KAFKA_IDEMPOTENT: 'false' });
-    else console.log('kafka: KAFKA_BROKERS unset and kcat not available (apt-get install -y kcat): skipped');
+    local = await startKafka({ brokers: 1 });
+    env.KAFKA_BROKERS = local.brokers;
   }
-  const scenarios = wanted.filter((s) => (s !== 'kafka' || env.KAFKA_BROKERS) && s !== 'standalone');
+  const scenarios = wanted.filter((s) => s !== 'standalone');
   const results: Record<string, { max: Run; at80: Run; rssMb: number }> = {};
   try {
     const servers = new Map<Scenario, { child: ChildProcess; port: number }>();
@@ -243,7 +222,7 @@ async function main(): Promise<void> {
       await new Promise((r) => child.once('exit', r));
     }
   } finally {
-    mock?.stop();
+    await local?.stop();
   }
 
   const f = (n: number, d = 0) => n.toFixed(d).padStart(8);

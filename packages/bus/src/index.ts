@@ -3,7 +3,6 @@ export * from './errors.js';
 export { createEventBus } from './create.js';
 export { createKafkaBus, type KafkaBusOptions } from './kafka/bus.js';
 export type { KafkaTimeouts } from './kafka/client.js';
-export type { TopicDefaults } from './kafka/admin.js';
 export { createEmbeddedBus, type EmbeddedBusOptions, type EmbeddedEventBus } from './embedded/bus.js';
 export type { Retention } from './embedded/log.js';
 export type { BackoffOptions } from './delivery.js';

@@ -6,6 +6,7 @@ export interface BusMetrics {
   fsyncBatchSize: Histogram<'stream'>;
   consumed: Counter<'bus' | 'stream'>;
   committed: Counter<'bus'>;
+  rebalances: Counter<'bus'>;
 }
 
 /**
@@ -41,6 +42,10 @@ export function createBusMetrics(registry: Registry = new Registry()): BusMetric
     })),
     committed: metric(registry, 'chatlytics_bus_committed_messages_total', () => new Counter({
       name: 'chatlytics_bus_committed_messages_total', help: 'Messages whose offsets the consumer group committed',
+      labelNames: ['bus'], registers,
+    })),
+    rebalances: metric(registry, 'chatlytics_bus_partition_assignments_total', () => new Counter({
+      name: 'chatlytics_bus_partition_assignments_total', help: 'Times the consumer group (re)assigned partitions to this member',
       labelNames: ['bus'], registers,
     })),
   };

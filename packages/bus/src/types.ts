@@ -25,6 +25,13 @@ export interface ConsumedBatch {
   stream: 'events' | 'dead-letter';
   partition: number;
   messages: ConsumedMessage[];
+  /**
+   * Kafka: true on this member's first batch of the partition since the group (re)assigned it
+   * (until that batch is accepted, its redeliveries too). The previous owner may have written
+   * rows past the committed offset without committing them, so treat the batch as one after
+   * a restart (the consumer fences it: looks its event ids up before inserting).
+   */
+  firstAfterAssignment?: boolean;
 }
 
 /**

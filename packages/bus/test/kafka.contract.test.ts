@@ -5,10 +5,11 @@ import { createKafkaBus } from '../src/index.js';
 import { runBusContract } from './contract.js';
 import { testBackoff, testLog } from './helpers.js';
 
-// Against a real or mock cluster (CI: librdkafka's mock, KAFKA_CREATE_TOPICS=false, KAFKA_IDEMPOTENT=false).
+// Against a real broker (CI: scripts/kafka/run.sh) with the defaults: topics created at
+// start-up, idempotent producer on.
 const server = serverUnderTest('KAFKA_BROKERS');
 
-// Cases run concurrently: each mostly waits for the mock's group-join delay (~3 s), not for CPU.
+// Cases run concurrently: each mostly waits for its group to form, not for CPU.
 t.test('kafka bus contract', { skip: server.skip, jobs: 6 }, async (t) => {
   // Tests are entry points: the flags come from the environment like in production.
   const base = loadConfig(process.env).kafka;

@@ -31,6 +31,8 @@ export const EnvSchema = Type.Object({
   KAFKA_GROUP_ID: Type.Optional(Type.String({ minLength: 1 })),
   KAFKA_CREATE_TOPICS: Type.Optional(Bool),
   KAFKA_IDEMPOTENT: Type.Optional(Bool),
+  KAFKA_PARTITIONS: Type.Optional(PositiveInt),
+  KAFKA_REPLICATION_FACTOR: Type.Optional(PositiveInt),
   APP_URL: Type.Optional(HttpUrl),
   RESEND_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   RESEND_BASE_URL: Type.Optional(HttpUrl),
@@ -79,10 +81,14 @@ export interface Config {
     topic: string;
     dlqTopic: string;
     groupId: string;
-    /** Off only against brokers without a controller (librdkafka's mock cluster in CI). */
+    /** Create both topics at start-up (existing ones are left alone); off when they are managed elsewhere. */
     createTopics: boolean;
-    /** Off only against brokers that cannot issue producer ids (same mock). */
+    /** Idempotent producer: a retried send is never written twice. */
     idempotent: boolean;
+    /** Partitions of a created topic (default 6): the ceiling on consumer processes sharing the load. */
+    partitions: number;
+    /** Replication factor of a created topic (default 1: one local broker; 3 on a production cluster). */
+    replicationFactor: number;
   };
   appUrl: string;
   mail: { resendApiKey?: string; resendBaseUrl?: string; from: string; templateId?: string };
@@ -187,6 +193,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
       groupId: e.KAFKA_GROUP_ID ?? 'analytics-consumer',
       createTopics: truthy(e.KAFKA_CREATE_TOPICS, true),
       idempotent: truthy(e.KAFKA_IDEMPOTENT, true),
+      partitions: Number(e.KAFKA_PARTITIONS ?? 6),
+      replicationFactor: Number(e.KAFKA_REPLICATION_FACTOR ?? 1),
     },
     appUrl: (e.APP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
     mail: {

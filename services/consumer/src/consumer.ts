@@ -117,6 +117,8 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
 
   async function handleBatch(batch: ConsumedBatch): Promise<void> {
     if (batch.messages.length === 0) return;
+    // A partition (re)assigned by a Kafka rebalance starts over as after a restart: fenced.
+    if (batch.firstAfterAssignment) fencing.forget(batch);
     const segment = toSegment(batch, fencing.mustFence(batch), pipeline);
     fencing.handedOver(segment);
     counts.batches++;

@@ -160,6 +160,31 @@ t.test('a redelivery after a crash between insert and commit is fenced: stored r
   t.ok(second.stats().fencedBatches >= 2, 'each partition fenced on its first batch, and on while the stored rows go on');
 });
 
+t.test('a partition handed back by a rebalance is fenced as after a restart: what its other owner stored is left out', async (t) => {
+  const bus = new FakeBus(1, 30);
+  bus.flagAssignments = true;
+  const ch = new FakeClickHouse();
+  const sent = events(60);
+  await bus.publish(sent.slice(0, 30).map(toMessage));
+  const a = consumerFor(bus, ch);
+  await a.start();
+  await until(async () => (await bus.lag()) === 0, 'A stored and committed offsets 0-29');
+  await a.stop();
+  // The partition moves to B, which stores offsets 30-59 and dies before committing them.
+  await bus.publish(sent.slice(30).map(toMessage));
+  const b = consumerFor(bus, ch);
+  await b.start();
+  await until(async () => (await bus.lag()) === 0, 'B stored 30-59');
+  await b.stop();
+  bus.resetCommits([30]);
+  // Back to A, whose own bookkeeping expects offset 30 next: only the flag says someone else was here.
+  await a.start();
+  await until(async () => (await bus.lag()) === 0, 'A again');
+  await a.stop();
+  t.equal(ch.events.length, 60, 'raw rows not doubled');
+  t.equal(a.stats().duplicates, 30, "B's rows found stored and left out");
+});
+
 t.test('the same event id twice (a retried beacon) is written once', async (t) => {
   const bus = new FakeBus(1, 100);
   const ch = new FakeClickHouse();

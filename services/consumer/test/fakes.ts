@@ -15,6 +15,8 @@ export class FakeBus implements EventBus {
   readonly deadLetters: BusMessage[] = [];
   private committed: number[];
   private handle: { stopped: boolean; loops: Promise<void>[] } | undefined;
+  /** As Kafka after a (re)assignment: each consume() flags its first batch of every partition. */
+  flagAssignments = false;
 
   constructor(partitionCount = 4, private readonly maxBatch = 100) {
     this.partitions = Array.from({ length: partitionCount }, () => []);
@@ -44,6 +46,7 @@ export class FakeBus implements EventBus {
     const state = { stopped: false, loops: [] as Promise<void>[] };
     this.handle = state;
     const loop = async (partition: number) => {
+      let firstAfterAssignment = this.flagAssignments;
       while (!state.stopped) {
         const from = this.committed[partition];
         const messages = this.partitions[partition].slice(from, from + this.maxBatch);
@@ -52,7 +55,8 @@ export class FakeBus implements EventBus {
           continue;
         }
         try {
-          await handler({ stream: 'events', partition, messages });
+          await handler({ stream: 'events', partition, messages, firstAfterAssignment });
+          firstAfterAssignment = false;
           this.committed[partition] = from + messages.length;
         } catch {
           await new Promise((r) => setTimeout(r, 5));

@@ -6,7 +6,7 @@ import { events, toMessage } from './events.js';
 import { consumerFor, silent, until } from './helpers.js';
 import { counts, deadLetters, migratedChdb, tempDir } from './real-engines.js';
 
-// The same pipeline against Kafka (CI: librdkafka's mock cluster, 4 partitions per topic),
+// The same pipeline against a real Kafka broker (CI: scripts/kafka/run.sh, 6 partitions per topic),
 // so batches of several partitions share the buffer for real. Skipped locally without
 // KAFKA_BROKERS; under CI a missing variable fails (serverUnderTest).
 const server = serverUnderTest('KAFKA_BROKERS');

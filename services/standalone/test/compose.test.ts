@@ -14,7 +14,14 @@ t.test('docker-compose.yml parses and wires the whole topology', async (t) => {
     t.ok(compose.services[name], `service ${name}`);
     t.ok(compose.services[name].healthcheck, `${name} has a healthcheck`);
   }
-  t.match(compose.services.kafka.environment.KAFKA_PROCESS_ROLES, /controller/, 'Kafka runs in KRaft mode');
+  for (const [name, id] of [['kafka', 1], ['kafka-2', 2], ['kafka-3', 3]] as const) {
+    const env = compose.services[name].environment;
+    t.match(env.KAFKA_PROCESS_ROLES, /controller/, `${name} runs in KRaft mode`);
+    t.equal(env.KAFKA_NODE_ID, id, `${name} is node ${id}`);
+    t.equal(env.KAFKA_ADVERTISED_LISTENERS, `PLAINTEXT://${name}:9092`, `${name} advertises itself`);
+    t.equal(env.KAFKA_MIN_INSYNC_REPLICAS, 2, 'a write needs 2 of the 3 replicas');
+  }
+  t.equal(compose.services.ingest.environment.KAFKA_REPLICATION_FACTOR, 3, 'topics created with 3 replicas');
   t.same(compose.services.ingest.command, ['npm', 'run', 'start:ingest']);
   t.same(compose.services.consumer.command, ['npm', 'run', 'start:consumer']);
   t.same(compose.services.dashboard.command, ['npm', 'run', 'start:dashboard']);

@@ -2,15 +2,6 @@ import type { Admin, Kafka } from 'kafkajs';
 import type { Config, Logger } from '@chatlytics/core';
 import { toUnavailable, withDeadline, type KafkaTimeouts } from './client.js';
 
-export interface TopicDefaults {
-  /** Default 6: the ceiling on consumer processes sharing the load; cheap to have a few spare. */
-  numPartitions: number;
-  /** Default -1 = the broker's default.replication.factor (3 on a production cluster). */
-  replicationFactor: number;
-}
-
-export const DEFAULT_TOPIC_DEFAULTS: TopicDefaults = { numPartitions: 6, replicationFactor: -1 };
-
 export interface PartitionOffsets { partition: number; low: bigint; high: bigint }
 
 /** One lazily connected admin client: topic creation, lag and offsets. */
@@ -21,7 +12,6 @@ export class KafkaAdmin {
   constructor(
     private readonly kafka: Kafka,
     private readonly cfg: Config['kafka'],
-    private readonly topicDefaults: TopicDefaults,
     private readonly timeouts: KafkaTimeouts,
     private readonly log: Logger,
   ) {}
@@ -40,22 +30,50 @@ export class KafkaAdmin {
     }
   }
 
-  /** Creates both topics once when KAFKA_CREATE_TOPICS is on; existing topics are left as they are. */
+  /**
+   * Creates both topics once when KAFKA_CREATE_TOPICS is on (KAFKA_PARTITIONS partitions,
+   * KAFKA_REPLICATION_FACTOR replicas); existing topics are left as they are.
+   */
   ensureTopics(): Promise<void> {
     if (!this.cfg.createTopics) return Promise.resolve();
     this.topicsReady ??= (async () => {
       const admin = await this.client();
+      const topics = [this.cfg.topic, this.cfg.dlqTopic];
+      const { partitions: numPartitions, replicationFactor } = this.cfg;
       const created = await admin.createTopics({
-        waitForLeaders: true,
+        waitForLeaders: false,
         timeout: this.timeouts.requestMs,
-        topics: [this.cfg.topic, this.cfg.dlqTopic].map((topic) => ({ topic, ...this.topicDefaults })),
+        topics: topics.map((topic) => ({ topic, numPartitions, replicationFactor })),
       });
-      this.log.info({ topics: [this.cfg.topic, this.cfg.dlqTopic], created }, 'kafka topics ensured');
+      await this.leadersElected(admin, topics);
+      this.log.info({ topics, created, numPartitions, replicationFactor }, 'kafka topics ensured');
     })().catch((err) => {
       this.topicsReady = undefined;
       throw toUnavailable(err, 'createTopics (set KAFKA_CREATE_TOPICS=false when the topics are managed elsewhere)');
     });
     return this.topicsReady;
+  }
+
+  /**
+   * kafkajs' own waitForLeaders gives up on UNKNOWN_TOPIC_OR_PARTITION, which a KRaft broker
+   * answers until the new topic's metadata has reached it, and a leader listed in metadata may
+   * still answer NOT_LEADER_OR_FOLLOWER for a moment. Ready = every partition answers an
+   * offsets request (what lag() and the producer need next).
+   */
+  private async leadersElected(admin: Admin, topics: string[]): Promise<void> {
+    const deadline = Date.now() + this.timeouts.requestMs;
+    for (;;) {
+      try {
+        const meta = await admin.fetchTopicMetadata({ topics });
+        const waiting = meta.topics.filter((t) => t.partitions.length === 0 || t.partitions.some((p) => p.leader < 0));
+        if (waiting.length > 0) throw new Error(`no leader yet for ${waiting.map((t) => t.name).join(', ')}`);
+        await Promise.all(topics.map((topic) => admin.fetchTopicOffsets(topic)));
+        return;
+      } catch (err) {
+        if (Date.now() >= deadline) throw new Error(`topics not ready within ${this.timeouts.requestMs} ms: ${(err as Error).message}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   async topicOffsets(topic: string): Promise<PartitionOffsets[]> {

@@ -4,7 +4,7 @@ import { BusUnavailableError } from '../errors.js';
 import { createBusMetrics } from '../metrics.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from '../delivery.js';
 import { createKafkaClient, DEFAULT_TIMEOUTS, type KafkaTimeouts } from './client.js';
-import { DEFAULT_TOPIC_DEFAULTS, KafkaAdmin, type TopicDefaults } from './admin.js';
+import { KafkaAdmin } from './admin.js';
 import { KafkaPublisher } from './producer.js';
 import { startKafkaConsumer } from './consumer.js';
 import { replayKafka } from './replay.js';
@@ -15,8 +15,6 @@ export interface KafkaBusOptions {
   log: Logger;
   registry?: Registry;
   timeouts?: Partial<KafkaTimeouts>;
-  /** Used only when kafka.createTopics is on. */
-  topicDefaults?: Partial<TopicDefaults>;
   retryBackoff?: BackoffOptions;
   /** Partitions whose batches are handled at the same time (default 4; each partition stays sequential). */
   partitionsConsumedConcurrently?: number;
@@ -36,7 +34,7 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   const metrics = createBusMetrics(opts.registry);
   const backoff = opts.retryBackoff ?? DEFAULT_BACKOFF;
   const kafka = createKafkaClient(opts.kafka, opts.clientId ?? 'chatlytics', timeouts, log);
-  const admin = new KafkaAdmin(kafka, opts.kafka, { ...DEFAULT_TOPIC_DEFAULTS, ...opts.topicDefaults }, timeouts, log);
+  const admin = new KafkaAdmin(kafka, opts.kafka, timeouts, log);
   const publisher = new KafkaPublisher(kafka, opts.kafka, admin, timeouts, log, metrics);
   const consumers = new Set<ConsumerHandle>();
   const replays = new Set<Promise<unknown>>();

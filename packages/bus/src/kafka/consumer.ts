@@ -59,11 +59,25 @@ export async function startKafkaConsumer(deps: KafkaConsumerDeps, handler: Batch
   consumer.on(consumer.events.CRASH, (e) => {
     log.error({ err: e.payload.error, restart: e.payload.restart, groupId: cfg.groupId }, 'kafka consumer crashed');
   });
+  // Partitions this member was (re)assigned whose first batch was not accepted yet. Every join
+  // is a new assignment: even a partition kept across the rebalance may have been another
+  // member's meanwhile (this one was expelled after a missed session timeout, then rejoined).
+  // Revoked partitions need nothing here: their in-flight batch either completes (its rows
+  // are stored, so committing them is harmless) or stops without committing (isStale).
+  const freshlyAssigned = new Set<number>();
+  consumer.on(consumer.events.GROUP_JOIN, (e) => {
+    const partitions = e.payload.memberAssignment[cfg.topic] ?? [];
+    freshlyAssigned.clear();
+    for (const p of partitions) freshlyAssigned.add(p);
+    metrics.rebalances.inc({ bus: 'kafka' });
+    log.info({ groupId: cfg.groupId, memberId: e.payload.memberId, partitions, durationMs: e.payload.duration }, 'kafka partitions assigned');
+  });
 
   const eachBatch = async (payload: EachBatchPayload) => {
     const { batch } = payload;
     if (batch.isEmpty()) return;
-    const consumed = { stream: 'events' as const, partition: batch.partition, messages: toConsumedMessages(batch) };
+    const firstAfterAssignment = freshlyAssigned.has(batch.partition);
+    const consumed = { stream: 'events' as const, partition: batch.partition, messages: toConsumedMessages(batch), firstAfterAssignment };
     const accepted = await deliverUntilAccepted(handler, consumed, {
       backoff: deps.backoff, log, signal: abort.signal,
       shouldContinue: () => payload.isRunning() && !payload.isStale(),
@@ -72,6 +86,7 @@ export async function startKafkaConsumer(deps: KafkaConsumerDeps, handler: Batch
     });
     // Not accepted (stopping or revoked): leave the offset where it is, whoever fetches next redelivers.
     if (!accepted) return;
+    freshlyAssigned.delete(batch.partition);
     const last = batch.lastOffset();
     payload.resolveOffset(last);
     try {

@@ -20,19 +20,12 @@ export interface KafkaReplayDeps {
 
 interface Range { start: bigint; end: bigint }
 
-/**
- * Per partition, the first offset to read. Brokers answer "first offset with timestamp >= t";
- * librdkafka's mock cluster does not implement that lookup and answers the end for any t.
- * Probing with t = 1 tells them apart (a real broker answers the log start of a non-empty
- * partition); without the lookup we read from the log start and filter by timestamp.
- */
-async function startOffsets(admin: KafkaAdmin, topic: string, fromTime: number, ends: PartitionOffsets[], log: Logger): Promise<Map<number, bigint>> {
-  const [byTime, probe] = await Promise.all([admin.offsetsForTime(topic, fromTime), admin.offsetsForTime(topic, 1)]);
-  const lookupWorks = ends.every((p) => p.high === p.low || probe.get(p.partition) !== p.high);
-  if (!lookupWorks) log.info({ topic }, 'broker has no offset-by-timestamp lookup; replay scans from the log start');
+/** Per partition, the first offset whose timestamp is >= `fromTime` (the end when there is none), never below the log start. */
+async function startOffsets(admin: KafkaAdmin, topic: string, fromTime: number, ends: PartitionOffsets[]): Promise<Map<number, bigint>> {
+  const byTime = await admin.offsetsForTime(topic, fromTime);
   return new Map(ends.map((p) => {
     const found = byTime.get(p.partition);
-    return [p.partition, lookupWorks && found !== undefined && found > p.low ? found : p.low];
+    return [p.partition, found !== undefined && found > p.low ? found : p.low];
   }));
 }
 
@@ -49,7 +42,7 @@ export async function replayKafka(deps: KafkaReplayDeps, opts: ReplayOptions): P
   try {
     await admin.ensureTopics();
     const ends = await admin.topicOffsets(topic);
-    const starts = await startOffsets(admin, topic, opts.fromTime, ends, log);
+    const starts = await startOffsets(admin, topic, opts.fromTime, ends);
     for (const p of ends) {
       const start = starts.get(p.partition) ?? p.low;
       if (start < p.high) ranges.set(p.partition, { start, end: p.high });
@@ -93,12 +86,18 @@ export async function replayKafka(deps: KafkaReplayDeps, opts: ReplayOptions): P
       delivered += messages.length;
     }
     resolveOffset(batch.lastOffset());
+    range.start = BigInt(batch.lastOffset()) + 1n;
     if (BigInt(batch.lastOffset()) >= range.end - 1n) {
       ranges.delete(batch.partition);
       if (ranges.size === 0) abort.abort();
     }
   };
 
+  // Seek on every join, not once after run(): a crash-restart (a cluster that just came back)
+  // makes a new group member that starts from nothing; `start` follows what was delivered.
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    for (const [partition, range] of ranges) consumer.seek({ topic, partition, offset: range.start.toString() });
+  });
   consumer.on(consumer.events.CRASH, (e) => {
     // kafkajs gives up on this consumer (no restart): the replay could never finish, so it fails.
     if (!e.payload.restart) { failure ??= toUnavailable(e.payload.error, 'replay'); abort.abort(); }
@@ -107,7 +106,6 @@ export async function replayKafka(deps: KafkaReplayDeps, opts: ReplayOptions): P
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
     await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch });
-    for (const [partition, range] of ranges) consumer.seek({ topic, partition, offset: range.start.toString() });
     await finished;
   } catch (err) {
     failure ??= toUnavailable(err, 'replay');
