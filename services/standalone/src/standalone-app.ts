@@ -6,6 +6,7 @@ import { ingestApp } from '@chatlytics/ingest';
 import { dashboardApp, dashboardSecuritySchemes } from '@chatlytics/dashboard';
 import { createConsumer } from '@chatlytics/consumer';
 import { openEngines, clickhouseDataPath } from './engines.js';
+import { trackerExample } from './tracker-example.js';
 
 export interface Standalone {
   app: FastifyInstance;
@@ -37,6 +38,7 @@ export async function buildStandalone(config: Config, log: Logger): Promise<Stan
       config, postgres: engines.postgres, clickhouse: engines.clickhouse, log,
       sessionSecret: secret,
     });
+    await app.register(trackerExample);
     // The data team's SQL endpoint exists only when a key is configured and ClickHouse is the
     // embedded engine; against a server they use the server's own read-only user directly.
     if (config.sqlApiKey && engines.clickhouse.kind === 'embedded') {
