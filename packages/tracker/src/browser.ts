@@ -4,7 +4,11 @@ import type { Chatlytics, KeyValueStore, TrackerEnv, TrackerOptions } from './ty
 // The workspace compiles without the DOM library: the few browser globals used are typed here.
 interface BrowserGlobals {
   localStorage: { getItem(k: string): string | null; setItem(k: string, v: string): void; removeItem(k: string): void };
-  navigator: { locks?: { request(name: string, fn: () => Promise<void>): Promise<void> }; globalPrivacyControl?: boolean; doNotTrack?: string | null };
+  navigator: {
+    locks?: { request(name: string, fn: () => Promise<void>): Promise<void>; query(): Promise<{ held?: { name?: string }[] }> };
+    globalPrivacyControl?: boolean;
+    doNotTrack?: string | null;
+  };
   document: { visibilityState: string; addEventListener(type: string, fn: () => void): void };
   addEventListener(type: string, fn: () => void): void;
   crypto: { getRandomValues(a: Uint8Array): Uint8Array };
@@ -12,6 +16,8 @@ interface BrowserGlobals {
   AbortSignal: { timeout?(ms: number): unknown };
   setTimeout(fn: () => void, ms: number): unknown;
 }
+
+const TAB_LOCK = 'chatlytics:tab:';
 
 /** localStorage, or null where the browser refuses it (privacy modes, sandboxed frames). */
 function localStore(w: BrowserGlobals): KeyValueStore | null {
@@ -39,6 +45,9 @@ export function browserEnv(w: BrowserGlobals = globalThis as unknown as BrowserG
       return { status: res.status, retryAfter: res.headers.get('retry-after'), json: () => res.json() };
     },
     exclusive: (fn) => (nav.locks ? nav.locks.request('chatlytics', fn) : fn()),
+    // Held until the page goes away: the browser releases a closed page's locks.
+    registerTab: (id) => void nav.locks?.request(TAB_LOCK + id, () => new Promise(() => undefined)),
+    liveTabs: async () => (nav.locks ? (await nav.locks.query()).held?.map((l) => String(l.name).slice(TAB_LOCK.length)) ?? [] : null),
     now: Date.now,
     random: Math.random,
     randomBytes: (n) => w.crypto.getRandomValues(new Uint8Array(n)),

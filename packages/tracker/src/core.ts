@@ -25,7 +25,11 @@ export interface TrackerCore {
  * The tracker's logic, host-independent. Guarantee: an event leaves the queue only when a 200
  * of the batch route named it accepted or rejected; anything else (network error, 429, 5xx, a
  * page closed mid-request) leaves it queued for a retry, with the same event_id, which the
- * server deduplicates. One tab at a time sends (env.exclusive), so tabs do not race.
+ * server deduplicates.
+ * Tabs: each event's key names the tab that tracked it, and a tab sends only its own events and
+ * those of tabs no longer alive (a closed or reloaded page). A tab never sends another live
+ * tab's events because it cannot trust its view of them: a browser propagates one tab's
+ * localStorage removals to the others asynchronously. One tab at a time sends (env.exclusive).
  */
 export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): TrackerCore {
   const url = opts.endpoint.replace(/\/+$/, '') + '/api/analytics/batch';
@@ -39,6 +43,11 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
   let draining: Promise<void> | undefined;
   let lastMs = 0;
   let seq = 0;
+  const tab = newToken(env.randomBytes(22)).slice(0, 10);
+  const owner = (key: string) => key.slice(key.lastIndexOf(':') + 1);
+  /** Keys in a request not answered yet: a page hide must not send them a second time. */
+  const inFlight = new Set<string>();
+  env.registerTab(tab);
 
   /** A v7 id ordered after the previous one of this page, even within one millisecond. */
   function nextId(): string {
@@ -86,6 +95,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
     // The token is added at send time: events tracked before consent get the browser's token.
     const events = batch.map((e) => `{"token":"${tok}",${e.body.slice(1)}`);
     let retryAfter = 0;
+    for (const e of batch) inFlight.add(e.key);
     try {
       const res = await env.post(url, `{"dropped":${dropped},"events":[${events.join()}]}`, keepalive);
       if (res.status === 200) {
@@ -98,7 +108,11 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
         }
       }
       if (res.status === 429 || res.status === 503) retryAfter = parseRetryAfter(res.retryAfter);
-    } catch { /* refused connection, network error, timeout: retried like a 5xx */ }
+    } catch {
+      /* refused connection, network error, timeout: retried like a 5xx */
+    } finally {
+      for (const e of batch) inFlight.delete(e.key);
+    }
     const attempt = readRetry()[1] || 0;
     const delay = retryDelay(attempt, retryAfter, env.random());
     try { store.setItem(RETRY, `${env.now() + delay}:${attempt + 1}`); } catch { /* then only this tab waits */ }
@@ -113,7 +127,8 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
       // Read inside the lock: another tab may have failed (and set the wait) a moment ago.
       const wait = readRetry()[0] - env.now();
       if (wait > 0) return schedule(wait);
-      const batch = persistent.take(BATCHING.maxEvents, BATCHING.maxChars);
+      const live = await env.liveTabs();
+      const batch = persistent.take(BATCHING.maxEvents, BATCHING.maxChars, (k) => owner(k) === tab || !live?.includes(owner(k)));
       if (!batch.length || !(await post(batch, false))) return;
     }
   }
@@ -132,7 +147,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
       if (state === 'denied') return;
       const id = nextId();
       const body = JSON.stringify({ event, data: { ...data, chatbot_id: data.chatbot_id ?? opts.chatbotId, event_id: id }, ab_test: !!opts.abTest });
-      (state === 'granted' ? persistent : memory).add(id, body);
+      (state === 'granted' ? persistent : memory).add(`${id}:${tab}`, body);
       if (state !== 'granted') return;
       if (++unsent >= BATCHING.flushEvents) void drain();
       else schedule(BATCHING.flushMs);
@@ -166,7 +181,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
     api,
     hidden() {
       if (state !== 'granted' || readRetry()[0] > env.now()) return;
-      const batch = persistent.take(BATCHING.maxEvents, BATCHING.hideChars);
+      const batch = persistent.take(BATCHING.maxEvents, BATCHING.hideChars, (k) => owner(k) === tab && !inFlight.has(k));
       if (batch.length) void post(batch, true);
     },
   };

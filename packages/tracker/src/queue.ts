@@ -63,11 +63,12 @@ export class EventQueue {
     return events.slice(drop);
   }
 
-  /** The oldest events fitting in `maxEvents` and `maxChars` (at least one). */
-  take(maxEvents: number, maxChars: number): QueuedEvent[] {
+  /** The oldest events `accept`ed fitting in `maxEvents` and `maxChars` (at least one). */
+  take(maxEvents: number, maxChars: number, accept: (key: string) => boolean = () => true): QueuedEvent[] {
     const out: QueuedEvent[] = [];
     let chars = 0;
     for (const e of this.scan()) {
+      if (!accept(e.key)) continue;
       chars += e.body.length;
       if (out.length === maxEvents || (out.length > 0 && chars > maxChars)) break;
       out.push(e);

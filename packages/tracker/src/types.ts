@@ -58,6 +58,10 @@ export interface TrackerEnv {
   post(url: string, body: string, keepalive: boolean): Promise<HttpAnswer>;
   /** Runs fn while holding a lock shared by every tab of the site (Web Locks); without one, runs it directly. */
   exclusive(fn: () => Promise<void>): Promise<void>;
+  /** Marks this tab alive until the page goes away (a Web Lock held for the page's lifetime). */
+  registerTab(id: string): void;
+  /** Ids of the tabs alive now, or null when the browser cannot tell (then every event is anyone's). */
+  liveTabs(): Promise<string[] | null>;
   now(): number;
   random(): number;
   randomBytes(n: number): Uint8Array;

@@ -45,7 +45,8 @@ t.test('server down: events stay, retries back off, all delivered once when it i
   t.ok(gaps.every((g, i) => g <= 1000 * 2 ** (i + 1)), `gaps within the full-jitter ceiling: ${gaps}`);
   t.equal(site.queued().length, 30, 'nothing left the queue');
 
-  // A reload: a new tracker over the same storage, the server back.
+  // A reload: the page goes away, a new tracker over the same storage, the server back.
+  site.closeTabs();
   up = true;
   createTrackerCore(OPTS, site.env());
   await site.advance(300_000);
@@ -212,4 +213,40 @@ t.test('no retry storm after an outage: 200 browsers come back spread out', asyn
   t.comment(`after a 2-minute outage: ${after.length} requests, peak ${peak}/s, last at +${Math.round((after.at(-1)!.at - outageEnd) / 1000)} s`);
   t.equal(after.length, 200, 'each browser succeeds with its first request after the outage');
   t.ok(peak <= 30, `peak ${peak} requests/s of 200 browsers`);
+});
+
+t.test('a tab sends its own events and those of closed tabs, never a live tab\'s', async (t) => {
+  const site = new FakeSite();
+  site.answer = () => 'network-error';
+  const a = createTrackerCore(OPTS, site.env()).api;
+  a.track('visitor');
+  await site.advance(2500);
+  site.answer = (req) => ok200(req.body.events.length);
+  site.store.removeItem('chatlytics:retry');
+  const before = site.requests.length;
+  const b = createTrackerCore(OPTS, site.env());
+  await b.api.flush();
+  t.equal(site.requests.length, before, 'b left a\'s event alone while a lives');
+  site.closeTabs();
+  await b.api.flush();
+  t.equal(site.requests.length, before + 1, 'adopted once a is gone');
+  t.same(site.queued(), []);
+});
+
+t.test('a page hide does not resend what is in flight', async (t) => {
+  const site = new FakeSite();
+  const waiting: (() => void)[] = [];
+  const env = site.env();
+  const { api, hidden } = createTrackerCore(OPTS, {
+    ...env,
+    post: async (...args) => { await new Promise<void>((r) => waiting.push(r)); return env.post(...args); },
+  });
+  for (let i = 0; i < 20; i++) api.track('visitor');
+  await site.settle();
+  api.track('bot_open');
+  hidden();
+  for (const r of waiting) r();
+  await site.settle();
+  const sent = site.requests.map((r) => r.body.events.length);
+  t.same(sent, [20, 1], 'the hide sent only the event not in flight');
 });

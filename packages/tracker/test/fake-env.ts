@@ -15,6 +15,8 @@ export class FakeSite {
   answer: (req: SentRequest) => Answer = (req) => ({ status: 200, body: { success: true, accepted: req.body.events.length, rejected: [] } });
   private timers: { at: number; fn: () => void }[] = [];
   private lock: Promise<void> = Promise.resolve();
+  /** Tabs alive; null: a browser without Web Locks. */
+  live: Set<string> | null = new Set();
 
   env(over: Partial<TrackerEnv> = {}): TrackerEnv {
     return {
@@ -36,9 +38,16 @@ export class FakeSite {
       random: Math.random,
       randomBytes: (n) => new Uint8Array(randomBytes(n)),
       setTimer: (fn, ms) => this.timers.push({ at: this.now + ms, fn }),
+      registerTab: (id) => this.live?.add(id),
+      liveTabs: async () => (this.live ? [...this.live] : null),
       privacySignal: false,
       ...over,
     };
+  }
+
+  /** Every open page of the site goes away (their events become anyone's to send). */
+  closeTabs(): void {
+    this.live?.clear();
   }
 
   /** Lets promises settle (requests answer, locks pass) without moving the clock. */
