@@ -37,6 +37,16 @@ function localStore(w: BrowserGlobals): KeyValueStore | null {
 
 export function browserEnv(w: BrowserGlobals = globalThis as unknown as BrowserGlobals): TrackerEnv {
   const nav = w.navigator;
+  // One getRandomValues call per 1 KiB instead of one per event: it is a call into the browser.
+  let pool: Uint8Array = new Uint8Array(0);
+  let used = 0;
+  const randomBytes = (n: number) => {
+    if (used + n > pool.length) {
+      pool = w.crypto.getRandomValues(new Uint8Array(1024));
+      used = 0;
+    }
+    return pool.subarray(used, (used += n));
+  };
   return {
     storage: localStore(w),
     async post(url, body, keepalive) {
@@ -50,7 +60,7 @@ export function browserEnv(w: BrowserGlobals = globalThis as unknown as BrowserG
     liveTabs: async () => (nav.locks ? (await nav.locks.query()).held?.map((l) => String(l.name).slice(TAB_LOCK.length)) ?? [] : null),
     now: Date.now,
     random: Math.random,
-    randomBytes: (n) => w.crypto.getRandomValues(new Uint8Array(n)),
+    randomBytes,
     setTimer: (fn, ms) => w.setTimeout(fn, ms),
     privacySignal: nav.globalPrivacyControl === true || nav.doNotTrack === '1',
   };

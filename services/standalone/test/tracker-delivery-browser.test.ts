@@ -5,14 +5,14 @@
  */
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { newChatbot, skipBrowser, sleep, startHarness, type Harness } from './tracker-harness.js';
+import { newChatbot, skipBrowser, sleep, startHarness, type Harness, type PageGlobals } from './tracker-harness.js';
 
 const track = (page: Page, n: number, event = 'message_sent') =>
   page.evaluate(([n, event]) => {
-    for (let i = 0; i < n; i++) (window as unknown as { chatlytics: { track(e: string, d: object): void } }).chatlytics.track(event as string, { n: i });
+    for (let i = 0; i < n; i++) (globalThis as unknown as PageGlobals).chatlytics.track(event as string, { n: i });
   }, [n, event] as const);
-const queued = (page: Page) => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('chatlytics:e:')).length);
-const loaded = (page: Page) => page.waitForFunction(() => typeof (window as unknown as { chatlytics: { flush?: unknown } }).chatlytics.flush === 'function');
+const queued = (page: Page) => page.evaluate(() => Object.keys((globalThis as unknown as PageGlobals).localStorage).filter((k) => k.startsWith('chatlytics:e:')).length);
+const loaded = (page: Page) => page.waitForFunction(() => typeof (globalThis as unknown as PageGlobals).chatlytics.flush === 'function');
 
 t.test('the tracker in Chromium', { skip: skipBrowser, timeout: 300_000 }, async (t) => {
   const h: Harness = await startHarness();

@@ -142,3 +142,13 @@ export async function startHarness(): Promise<Harness> {
 
 export const newChatbot = () => randomUUID();
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What the tests touch in the page (the workspace compiles without the DOM library). */
+export interface PageGlobals {
+  chatlytics: { track(e: string, d?: object): void; consent(g: boolean): void; flush?(): Promise<void>; token: string | null; abGroup: string | null };
+  localStorage: Record<string, string>;
+  longTasks: number[];
+  PerformanceObserver: new (cb: (list: { getEntries(): { duration: number }[] }) => void) => { observe(o: { type: string }): void };
+  performance: { now(): number };
+  Navigator: { prototype: object };
+}
