@@ -94,7 +94,13 @@ const shopPage = (appUrl: string, endpoint: string, attrs: Record<string, string
 export async function startHarness(): Promise<Harness> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-tracker-'));
   const config = loadConfig({ DATA_DIR: dataDir, SQL_API_KEY: SQL_KEY, LOG_LEVEL: 'warn', TRACK_RATE_LIMIT_PER_MINUTE: '100000' });
-  const app = await buildStandalone(config, createLogger('warn', 'tracker-test'));
+  const log = createLogger('warn', 'tracker-test');
+  // Fastify gives each plugin 10 s to start; on a machine loaded many times over its cores the
+  // dashboard's can take longer. One more try, only for that error.
+  const app = await buildStandalone(config, log).catch((err: Error) => {
+    if (!/did not start in time/.test(err.message)) throw err;
+    return buildStandalone(config, log);
+  });
   await app.app.listen({ port: 0, host: '127.0.0.1' });
   const appPort = (app.app.server.address() as net.AddressInfo).port;
   const appUrl = `http://127.0.0.1:${appPort}`;

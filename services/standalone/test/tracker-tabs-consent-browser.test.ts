@@ -13,6 +13,17 @@ t.test('the tracker in Chromium', { skip: skipBrowser, timeout: 300_000 }, async
   const h: Harness = await startHarness();
   t.teardown(() => h.close());
 
+  t.test('the example page of npm start works as served', async (t) => {
+    const bot = newChatbot();
+    const page = await (await h.browser.newContext()).newPage();
+    await page.goto(`${h.appUrl}/tracker/example?chatbot_id=${bot}`);
+    await loaded(page);
+    await page.getByRole('button', { name: 'bot_open' }).click();
+    t.same(await h.waitStored(bot, 2, 30_000), { rows: 2, ids: 2 }, 'the visitor event of the stub and the click');
+    t.match(await page.locator('#group').textContent(), /^(control|test)$/);
+    await page.context().close();
+  });
+
   t.test('two tabs tracking at once: no loss, no duplicate', async (t) => {
     const bot = newChatbot();
     const context = await h.browser.newContext();
