@@ -44,11 +44,16 @@ export class EventQueue {
     if (this.size <= 0 || this.size > QUEUE_LIMITS.events || this.chars > QUEUE_LIMITS.chars) this.scan();
   }
 
+  /** Event keys, oldest first. */
+  private keys(): string[] {
+    return this.store.keys().filter((k) => k.startsWith(EVENT)).sort();
+  }
+
   /** Every queued event, oldest first, after dropping the oldest beyond the bounds. */
   scan(): QueuedEvent[] {
     const events: QueuedEvent[] = [];
     let chars = 0;
-    for (const key of this.store.keys().filter((k) => k.startsWith(EVENT)).sort()) {
+    for (const key of this.keys()) {
       const body = this.store.getItem(key);
       if (body !== null) { events.push({ key, body }); chars += body.length; }
     }
@@ -63,15 +68,19 @@ export class EventQueue {
     return events.slice(drop);
   }
 
-  /** The oldest events `accept`ed fitting in `maxEvents` and `maxChars` (at least one). */
+  /**
+   * The oldest events `accept`ed fitting in `maxEvents` and `maxChars` (at least one). Reads
+   * only the values it returns: add() enforces the bounds, a flush of a long queue stays cheap.
+   */
   take(maxEvents: number, maxChars: number, accept: (key: string) => boolean = () => true): QueuedEvent[] {
     const out: QueuedEvent[] = [];
     let chars = 0;
-    for (const e of this.scan()) {
-      if (!accept(e.key)) continue;
-      chars += e.body.length;
+    for (const key of this.keys()) {
+      const body = accept(key) ? this.store.getItem(key) : null;
+      if (body === null) continue;
+      chars += body.length;
       if (out.length === maxEvents || (out.length > 0 && chars > maxChars)) break;
-      out.push(e);
+      out.push({ key, body });
     }
     return out;
   }
