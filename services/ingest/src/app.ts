@@ -13,6 +13,8 @@ import { createOriginPolicy } from './origin-policy.js';
 import { createPublisher, type EventPublisher, type PublisherOptions } from './publisher.js';
 import { preflightResponseSchema, trackBodySchema, trackQuerySchema, trackResponseSchema } from './schemas.js';
 import { createTrackHandler } from './track-handler.js';
+import { registerBatchRoute } from './batch-handler.js';
+import { registerTrackerScriptRoute } from './tracker-route.js';
 
 export interface IngestAppOptions {
   config: Config;
@@ -114,6 +116,8 @@ export const ingestApp: FastifyPluginAsync<IngestAppOptions> = async (app: Fasti
       },
     }, handler);
   }
+  registerBatchRoute(app, { publisher, metrics, registry, clock, hashClient });
+  registerTrackerScriptRoute(app);
 };
 
 export default ingestApp;

@@ -7,6 +7,7 @@ import { ingestApp } from '@chatlytics/ingest';
 import { createSqlKeyRepository, dashboardApp, dashboardSecuritySchemes } from '@chatlytics/dashboard';
 import { createConsumer } from '@chatlytics/consumer';
 import { openEngines, clickhouseDataPath } from './engines.js';
+import { trackerExample } from './tracker-example.js';
 
 export interface Standalone {
   app: FastifyInstance;
@@ -41,6 +42,7 @@ export async function buildStandalone(config: Config, log: Logger): Promise<Stan
       config, postgres: engines.postgres, clickhouse: engines.clickhouse, log,
       sessionSecret: secret,
     });
+    await app.register(trackerExample);
     // The data team's SQL endpoint exists when ClickHouse is the embedded engine; against a
     // server they use the server's own read-only user directly. Every request needs a key:
     // SQL_API_KEY (bootstrap) or a named key from PostgreSQL.

@@ -1,0 +1,71 @@
+/** The event names the tracking endpoint accepts (`tracktrans` is the legacy name of `purchase`). */
+export type TrackerEvent = 'visitor' | 'popup_displayed' | 'popup_opened' | 'bot_open' | 'convo_started' | 'message_sent' | 'message_like' | 'message_dislike' | 'click_through' | 'added_to_cart' | 'go_to_cart' | 'purchase' | 'tracktrans' | 'error';
+
+export type ConsentState = 'pending' | 'granted' | 'denied';
+export type AbGroup = 'control' | 'test' | null;
+
+/** The event payload: free-form, with the fields the statistics read typed. */
+export interface TrackerData {
+  chatbot_id?: string;
+  items?: { item_id?: string; id?: string; value?: number | string; price?: number | string; quantity?: number; currency?: string }[];
+  orderNum?: string;
+  currency?: string;
+  popup_version?: string;
+  open_way?: 'popup' | 'chat_button';
+  url?: string;
+  [field: string]: unknown;
+}
+
+/** `window.chatlytics` once the script has loaded. */
+export interface Chatlytics {
+  track(event: TrackerEvent, data?: TrackerData): void;
+  /** Sends what is queued now; resolves when that attempt is over (delivered, or a retry scheduled). */
+  flush(): Promise<void>;
+  consent(granted: boolean): void;
+  readonly token: string | null;
+  readonly abGroup: AbGroup;
+}
+
+export interface TrackerOptions {
+  /** Origin (or base URL) of the ingest service; the batch route is appended. */
+  endpoint: string;
+  chatbotId?: string;
+  abTest?: boolean;
+  /** Initial consent (default granted). */
+  consent?: ConsentState;
+  /** Treat Global Privacy Control / Do Not Track as a denial (default true). */
+  honorPrivacySignals?: boolean;
+}
+
+/** A key-value store with the semantics of localStorage (sync, string values). */
+export interface KeyValueStore {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+  keys(): string[];
+}
+
+export interface HttpAnswer {
+  status: number;
+  retryAfter: string | null;
+  json(): Promise<unknown>;
+}
+
+/** Everything the tracker needs from its host, injected so the logic runs in node with fakes. */
+export interface TrackerEnv {
+  /** The persistent store, or null when the browser refuses storage. */
+  storage: KeyValueStore | null;
+  post(url: string, body: string, keepalive: boolean): Promise<HttpAnswer>;
+  /** Runs fn while holding a lock shared by every tab of the site (Web Locks); without one, runs it directly. */
+  exclusive(fn: () => Promise<void>): Promise<void>;
+  /** Marks this tab alive until the page goes away (a Web Lock held for the page's lifetime). */
+  registerTab(id: string): void;
+  /** Ids of the tabs alive now, or null when the browser cannot tell (then every event is anyone's). */
+  liveTabs(): Promise<string[] | null>;
+  now(): number;
+  random(): number;
+  randomBytes(n: number): Uint8Array;
+  setTimer(fn: () => void, ms: number): unknown;
+  /** True when the browser signals GPC or Do Not Track. */
+  privacySignal: boolean;
+}
