@@ -48,7 +48,7 @@ async function serve(spec: ServeSpec): Promise<void> {
   } else {
     const { loadConfig, createLogger } = await import('@chatlytics/core');
     const { createPostgres } = await import('@chatlytics/postgres');
-    const { dashboardApp } = await import('../services/dashboard/src/app.js');
+    const { dashboardApp } = await import('@chatlytics/dashboard');
     const config = loadConfig({ DATA_DIR: spec.dataDir, DATABASE_URL: spec.databaseUrl, SESSION_SECRET: 'bench-session-secret'.padEnd(40, 'x') });
     const log = createLogger('warn', 'bench-dashboard');
     const postgres = await createPostgres({ databaseUrl: spec.databaseUrl, dataDir: spec.dataDir, log });
@@ -82,7 +82,7 @@ interface Seeded { key: string; detailId: string }
 /** The account, through the same tables and credential repository the dashboard reads. */
 export async function seed(dataDir: string, databaseUrl?: string): Promise<Seeded> {
   const { createPostgres, accounts, chatbots, dataSources, chunks, conversations } = await import('@chatlytics/postgres');
-  const { createCredentialRepository } = await import('../services/dashboard/src/repositories/index.js');
+  const { createCredentialRepository } = await import('@chatlytics/dashboard');
   const { pino } = await import('pino');
   const { sql } = await import('drizzle-orm');
   const postgres = await createPostgres({ databaseUrl, dataDir, log: pino({ level: 'warn' }) });

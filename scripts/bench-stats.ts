@@ -18,8 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { createChdbEngine, runMigrations, type ClickHouseEngine } from '@chatlytics/clickhouse';
-import { createEventStatsRepository } from '../services/dashboard/src/stats/event-stats-repository.js';
-import { daysWindow, type StatsWindow } from '../services/dashboard/src/stats/timeframe.js';
+import { createEventStatsRepository, daysWindow, type StatsWindow } from '@chatlytics/dashboard/stats';
 import { PG_INDEX_DDL, PG_QUERIES, PG_TABLE_DDL, embeddedPostgres, serverPostgres, type BenchPostgres } from './bench-stats-postgres.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);

@@ -1,5 +1,7 @@
 import { badReplayArgs } from './errors.js';
-import type { ReplayStream } from './replay.js';
+
+/** Which stream a replay re-reads: the events topic, or the dead letters. */
+export type ReplayStream = 'events' | 'dead-letter';
 
 /**
  * The words after `replay` (`--from <ISO-8601> [--stream events|dead-letter]`). Kept apart from

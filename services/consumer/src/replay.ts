@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConsumedBatch, EventBus } from '@chatlytics/bus';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createMetricsRegistry, type Logger, type Registry } from '@chatlytics/core';
-import { parseReplayArgs } from './replay-args.js';
+import { parseReplayArgs, type ReplayStream } from './replay-args.js';
 import { createConsumerMetrics } from './metrics.js';
 import { RecentIds } from './recent-ids.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './retry.js';
@@ -10,7 +10,7 @@ import { toSegment } from './segment.js';
 import { createWriter } from './writer.js';
 import { unwrapDeadLetter } from './dead-letter.js';
 
-export type ReplayStream = 'events' | 'dead-letter';
+export type { ReplayStream };
 
 export interface ReplayDeps {
   bus: EventBus;

@@ -23,6 +23,7 @@ import { dashboardValidatorCompiler } from './validation.js';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { statsRoutes } from './stats/index.js';
 import { passwordResetApp, type PasswordResetTuning } from './password-reset/index.js';
+import { pageRoutes } from './pages/routes.js';
 
 export interface DashboardOptions {
   config: Config;
@@ -90,6 +91,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
 
   await app.register(authRoutes, { deps });
   await app.register(passwordResetApp, { ...opts.passwordReset, deps, db: opts.postgres.db, secret });
+  await app.register(pageRoutes, { deps });
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });
@@ -115,7 +117,7 @@ export { dashboardValidatorCompiler, fieldErrors } from './validation.js';
 export { dashboardAuth, headerCredential, principalOf } from './auth/auth-plugin.js';
 export type { Principal, AuthMode } from './auth/principal.js';
 export { hashPassword, verifyPassword, DEFAULT_SCRYPT_COST, TEST_SCRYPT_COST, type ScryptCost } from './auth/passwords.js';
-export { generateCredential, sha256Hex, randomId, digestsEqual } from './auth/credentials.js';
+export { generateCredential, sha256Hex, randomId, digestsEqual } from './crypto/credentials.js';
 export { SESSION_COOKIE, SESSION_TTL_MS, cookiePolicy, readSessionCookie, setSessionCookie, clearSessionCookie } from './auth/session-cookie.js';
 export { setFlash, takeFlash, FLASH_COOKIE, type Flash } from './auth/flash.js';
 export { isCrossOrigin, sameOriginPath, localPath, wantsJson } from './auth/origin.js';
@@ -124,5 +126,6 @@ export { createLocalRawContentStorage, type RawContentStorage } from './storage/
 export { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from './format/time.js';
 export { truncateRawContent, RAW_CONTENT_PREVIEW_CHARS } from './format/raw-content.js';
 export { dashboardSecuritySchemes, ErrorResponse, errorResponses, Success } from './schemas/common.js';
+export { pagesNotFound } from './pages/not-found.js';
 export { importFixture, type ImportOptions, type ImportSummary } from './fixtures/import.js';
 export { FixtureSchema, parseFixture, type Fixture } from './fixtures/schema.js';

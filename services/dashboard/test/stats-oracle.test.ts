@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import type { StoredEvent } from '@chatlytics/events';
-import { databaseVariants } from '../../../packages/postgres/src/testing.js';
+import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng, generateConversations, generateEvents, type GeneratedConversation } from '@chatlytics/testkit';
 import { createStatsRepository } from '../src/stats/repository.js';
 import { daysWindow, parseInsightsTimeframe, type StatsWindow } from '../src/stats/timeframe.js';

@@ -6,7 +6,6 @@ import { createEmailJobRepository } from '../mail/job-repository.js';
 import { loadMailTemplates, TEMPLATES_DIR } from '../mail/templates.js';
 import { createMailTransport, type MailTransport } from '../mail/transport.js';
 import { createMailWorker, type MailWorkerOptions } from '../mail/worker.js';
-import { pageRoutes } from '../pages/routes.js';
 import { createRouteLimiter } from './rate-limit.js';
 import { passwordResetRoutes } from './routes.js';
 import { createPasswordResetService } from './service.js';
@@ -33,7 +32,7 @@ export interface PasswordResetOptions extends PasswordResetTuning {
 }
 
 /**
- * The password reset flow (spec §3.3-3.4, §4.3, CONTRACT §6) with its pages and mail queue, as
+ * The password reset flow (spec §3.3-3.4, §4.3, CONTRACT §6) and its mail queue, as
  * one plugin registered by dashboardApp (whose auth hook, validator and error handler it uses).
  * The mail worker starts with the server and stops, after its current job, when it closes.
  */
@@ -57,7 +56,6 @@ export const passwordResetApp: FastifyPluginAsync<PasswordResetOptions> = async 
     reset: createRouteLimiter(app, opts.rateLimits?.resetsPerMinute ?? 10),
   };
   await app.register(passwordResetRoutes, { deps, service, limiters });
-  await app.register(pageRoutes, { deps });
 
   if (opts.mail?.worker !== false) {
     const worker = createMailWorker({ ...opts.mail, jobs: createEmailJobRepository({ db }), handlers: service.handlers, log });

@@ -3,7 +3,7 @@ import {
   accounts, apiKeys, chatbots, chunks, conversationAnalyses, conversations, dataSources, messages, users,
   type ChatbotSettings, type Database, type ExtraTag, type MessageRole,
 } from '@chatlytics/postgres';
-import { displayPrefix, sha256Hex } from '../auth/credentials.js';
+import { displayPrefix, sha256Hex } from '../crypto/credentials.js';
 import { normalizeEmail } from './user-repository.js';
 
 /**

@@ -1,6 +1,6 @@
 import { and, eq, gt, lt } from 'drizzle-orm';
 import { sessions, users, type Database } from '@chatlytics/postgres';
-import { randomId, sha256Hex } from '../auth/credentials.js';
+import { randomId, sha256Hex } from '../crypto/credentials.js';
 
 export interface SessionPrincipal {
   accountId: string;

@@ -1,8 +1,6 @@
 import path from 'node:path';
 import { runMigrations } from '@chatlytics/clickhouse';
-import { parseFixture } from '@chatlytics/dashboard/fixtures/schema';
-import { importFixture } from '@chatlytics/dashboard/fixtures/import';
-import { createLocalRawContentStorage } from '@chatlytics/dashboard/storage/raw-content-storage';
+import { createLocalRawContentStorage, importFixture, parseFixture } from '@chatlytics/dashboard';
 import { runReplayCommand } from '@chatlytics/consumer';
 import { openEngines, type Engines } from '../engines.js';
 import { backfillEvents, type BackfillInput } from './backfill.js';
