@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { loadConfig, type Config } from './config.js';
@@ -11,7 +11,14 @@ export interface HttpServerOptions {
   name?: string;
   /** OpenAPI security schemes, named as the routes' `security` requirements name them. */
   securitySchemes?: Record<string, Record<string, unknown>>;
+  /**
+   * The 404 of a path no plugin claims, in the error shape of the surface this server mainly
+   * serves (tracking for ingest, pages for the dashboard). Default: `{success: false, message}`.
+   */
+  notFound?: (req: FastifyRequest, reply: FastifyReply) => unknown;
 }
+
+const defaultNotFound = (_req: FastifyRequest, reply: FastifyReply) => reply.code(404).send({ success: false, message: 'Not found.' });
 
 /**
  * The Fastify instance every entry point starts from: logging, proxy trust, OpenAPI docs.
@@ -37,6 +44,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.setNotFoundHandler(opts.notFound ?? defaultNotFound);
   return app;
 }
 

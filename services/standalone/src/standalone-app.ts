@@ -3,7 +3,7 @@ import { createMetricsRegistry, opsPlugin, resolveSessionSecret, type Config, ty
 import { createHttpServer } from '@chatlytics/core/http';
 import { clickhouseHttp, sqlApiKeyAuth } from '@chatlytics/clickhouse';
 import { ingestApp } from '@chatlytics/ingest';
-import { dashboardApp, dashboardSecuritySchemes } from '@chatlytics/dashboard';
+import { dashboardApp, dashboardSecuritySchemes, pagesNotFound } from '@chatlytics/dashboard';
 import { createConsumer } from '@chatlytics/consumer';
 import { openEngines, clickhouseDataPath } from './engines.js';
 
@@ -20,7 +20,7 @@ export async function buildStandalone(config: Config, log: Logger): Promise<Stan
   const registry = createMetricsRegistry();
   const engines = await openEngines(config, log, registry);
   const consumer = createConsumer({ config, bus: engines.bus, clickhouse: engines.clickhouse, log, registry });
-  const app = await createHttpServer({ title: 'Chatlytics', config, name: 'chatlytics', securitySchemes: dashboardSecuritySchemes });
+  const app = await createHttpServer({ title: 'Chatlytics', config, name: 'chatlytics', securitySchemes: dashboardSecuritySchemes, notFound: pagesNotFound });
   // One persistent secret signs sessions and keys the client-IP hashes (comparable across restarts).
   const secret = resolveSessionSecret(config.sessionSecret, config.dataDir);
   try {

@@ -27,7 +27,7 @@ export interface MailTransport {
 
 export const MailErrors = {
   deliveryFailed: (detail: string, cause?: unknown) =>
-    new AppError('MAIL_DELIVERY_FAILED', `e-mail delivery failed: ${detail}`, { statusCode: 502, retriable: true, cause }),
+    new AppError('DASHBOARD_016', `e-mail delivery failed: ${detail}`, { statusCode: 502, retriable: true, cause }),
 } as const;
 
 export const RESEND_DEFAULT_BASE_URL = 'https://api.resend.com';

@@ -13,10 +13,10 @@ export const RESET_MESSAGES = {
 /** Coded errors of the password reset routes (the dashboard's error handler answers them). */
 export const ResetErrors = {
   /** POST /forgot-password with a live session (spec §5: guests only). */
-  guestOnly: () => new DashboardError('PASSWORD_RESET_GUEST_ONLY', RESET_MESSAGES.alreadyLoggedIn, 403),
-  rateLimited: () => new DashboardError('PASSWORD_RESET_RATE_LIMITED', RESET_MESSAGES.tooManyAttempts, 429),
+  guestOnly: () => new DashboardError('DASHBOARD_013', RESET_MESSAGES.alreadyLoggedIn, 403),
+  rateLimited: () => new DashboardError('DASHBOARD_014', RESET_MESSAGES.tooManyAttempts, 429),
   /** Unknown, expired, used, or another e-mail's token: one answer, so none of them can be told apart. */
-  invalidToken: () => new DashboardError('PASSWORD_RESET_INVALID_TOKEN', RESET_MESSAGES.invalidToken, 422, {
+  invalidToken: () => new DashboardError('DASHBOARD_015', RESET_MESSAGES.invalidToken, 422, {
     errors: { email: [RESET_MESSAGES.invalidToken] },
   }),
 } as const;

@@ -5,7 +5,7 @@ import { setFlash } from '../auth/flash.js';
 import { sameOriginPath, wantsJson } from '../auth/origin.js';
 import { readSessionCookie } from '../auth/session-cookie.js';
 import type { SessionPrincipal } from '../repositories/session-repository.js';
-import { html, sendPage } from '../pages/html.js';
+import { html, sendPage } from '../format/html.js';
 import { ResetErrors, RESET_MESSAGES } from './errors.js';
 
 /**
@@ -36,7 +36,7 @@ export function createResponder(deps: DashboardDeps) {
     tooManyAttempts(req: FastifyRequest, reply: FastifyReply, retryAfterSeconds: number) {
       reply.header('retry-after', String(retryAfterSeconds));
       if (wantsJson(req)) throw ResetErrors.rateLimited();
-      req.log.info({ code: 'PASSWORD_RESET_RATE_LIMITED', statusCode: 429 }, 'dashboard request refused');
+      req.log.info({ code: 'DASHBOARD_014', statusCode: 429 }, 'dashboard request refused');
       return sendPage(reply, {
         title: 'Too many attempts',
         body: html`<h1>${RESET_MESSAGES.tooManyAttempts}</h1><p>Please wait ${retryAfterSeconds} seconds and try again.</p><nav><a href="/login">Back to log in</a></nav>`,

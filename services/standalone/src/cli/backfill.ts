@@ -46,10 +46,10 @@ function toStoredEvent(input: BackfillInput, index: number, now: number, log: Lo
     ? new Date(input.receivedAt) : new Date(NaN);
   const time = receivedAt.getTime();
   if (Number.isNaN(time) || time < 0) {
-    return { ok: false, code: 'VALIDATION_FAILED', errors: { receivedAt: ['The receivedAt field must be an ISO-8601 time.'] } };
+    return { ok: false, code: 'ANALYTICS_005', errors: { receivedAt: ['The receivedAt field must be an ISO-8601 time.'] } };
   }
   if (time > now + FUTURE_SLACK_MS) {
-    return { ok: false, code: 'VALIDATION_FAILED', errors: { receivedAt: ['The receivedAt field must not be in the future.'] } };
+    return { ok: false, code: 'ANALYTICS_005', errors: { receivedAt: ['The receivedAt field must not be in the future.'] } };
   }
   const checked = validateTrackingBody({ event: input.event, token: input.token, data: input.data, ab_test: input.ab_test });
   if (!checked.ok) return { ok: false, code: checked.code, errors: checked.errors };
@@ -58,7 +58,7 @@ function toStoredEvent(input: BackfillInput, index: number, now: number, log: Lo
   const row = normalizeEvent(checked.value, { receivedAt, fallbackEventId: eventIdFromSeed(seed), log });
   // The consumer re-checks every row against the stored shape; so does the backfill.
   if (!isStoredEvent(row)) {
-    return { ok: false, code: 'INVALID_EVENT', errors: { event: ['The normalised event does not match the stored shape.'] } };
+    return { ok: false, code: 'ANALYTICS_005', errors: { event: ['The normalised event does not match the stored shape.'] } };
   }
   return { ok: true, row };
 }
