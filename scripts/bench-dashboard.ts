@@ -1,23 +1,14 @@
 /**
- * Dashboard read benchmark (`npm run bench:dashboard`, issue "Dashboard service" performance).
- *
- * One account with 50 chatbots (100 conversations each), 2,000 data sources (1,600 parents,
- * 400 children, extra tags) and one data source with 200 chunks, seeded with batch inserts on
- *   - PGlite in a temporary DATA_DIR, and
- *   - the PostgreSQL server at DATABASE_URL (a throw-away database is created next to it; default
- *     postgres://postgres@127.0.0.1:5432/postgres).
- * The real dashboard plugin listens in a child process (autocannon's CPU is not the server's),
- * authenticated by an API key (Bearer). Routes: GET /api/dashboard/chatbots, GET
- * /api/dashboard/data-sources (the big list), GET /api/dashboard/data-sources/{id} (200 chunks).
- * Baseline, same run: a bare Fastify child answering each route with the dashboard's own
- * response body (same JSON, same size), so the difference is the dashboard's own work.
- *
- * Per route: req/s and p99 at max throughput (closed loop, autocannon), p50/p99 at 200 req/s
- * with autocannon's overallRate (bursty, see paced()) and with a steady paced 200 req/s.
- * Target: p99 < 50 ms at a steady 200 req/s.
- * Env: BENCH_DURATION (s per measurement, default 10), BENCH_CONNECTIONS (max-throughput runs,
- * default 32), BENCH_VARIANTS (comma list of pglite,server; default both), BENCH_ROUTES (comma
- * list of chatbots,list,detail), BENCH_PROFILE (a directory: CPU-profile the dashboard child). Internal: `--serve <json>` makes this file the child server.
+ * Dashboard read benchmark (`npm run bench:dashboard`): one account with 50 chatbots, 2,000 data
+ * sources and a detail of 200 chunks, on PGlite and on the PostgreSQL server at DATABASE_URL
+ * (a throw-away database beside it). The dashboard plugin listens in a child process (autocannon's
+ * CPU is not the server's), authenticated by an API key. Baseline, same run: a bare Fastify child
+ * answering each route with the dashboard's own response body, so the difference is the
+ * dashboard's own work. Per route: req/s and p99 at max throughput, p50/p99 at 200 req/s (bursty
+ * autocannon overallRate, and a steady paced rate); target p99 < 50 ms at a steady 200 req/s.
+ * Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 32), BENCH_VARIANTS
+ * (pglite,server), BENCH_ROUTES (chatbots,list,detail), BENCH_PROFILE (directory for a CPU profile
+ * of the dashboard child). Internal: `--serve <json>` makes this file the child server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,8 +25,6 @@ type ServeSpec =
   | { kind: 'dashboard'; dataDir: string; databaseUrl?: string }
   /** The dashboard's response bodies by URL, in a JSON file (too large for argv). */
   | { kind: 'baseline'; bodiesFile: string };
-
-// ---------------------------------------------------------------- child: the server under test
 
 async function serve(spec: ServeSpec): Promise<void> {
   // Start-up is not measured; on a busy 2-core machine plugins can exceed avvio's 10 s default.
@@ -67,8 +56,6 @@ async function serve(spec: ServeSpec): Promise<void> {
   });
   process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
 }
-
-// ---------------------------------------------------------------- parent: seed, load, measure
 
 const CHATBOTS = 50;
 const CONVERSATIONS_PER_BOT = 100;

@@ -16,6 +16,8 @@ export interface HttpServerOptions {
    * serves (tracking for ingest, pages for the dashboard). Default: `{success: false, message}`.
    */
   notFound?: (req: FastifyRequest, reply: FastifyReply) => unknown;
+  /** How long one plugin may take to start (Fastify's default 10 s); tests on a loaded machine raise it. */
+  pluginTimeout?: number;
 }
 
 const defaultNotFound = (_req: FastifyRequest, reply: FastifyReply) => reply.code(404).send({ success: false, message: 'Not found.' });
@@ -33,6 +35,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     trustProxy: config.trustProxy && config.trustProxy.length > 0 ? config.trustProxy : false,
     // Tracking beacons and dashboards both send small bodies; the ingest plugin narrows it further.
     bodyLimit: 1024 * 1024,
+    ...(opts.pluginTimeout !== undefined ? { pluginTimeout: opts.pluginTimeout } : {}),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
     // One line per tracking beacon would cost more than the beacon; request logs only when debugging.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),

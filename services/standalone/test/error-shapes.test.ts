@@ -24,7 +24,9 @@ const isOwnProtocol = (url: string) => /^\/(health|ready|metrics|docs|clickhouse
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-error-shapes-'));
 const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_SECRET: 'error-shapes-secret-'.padEnd(40, 'x') });
-const standalone = await buildStandalone(config, pino({ level: 'silent' }));
+// Start-up is not what this measures: on a loaded 2-core machine plugins can exceed avvio's 10 s.
+t.setTimeout(600_000);
+const standalone = await buildStandalone(config, pino({ level: 'silent' }), { pluginTimeout: 120_000 });
 const { app } = standalone;
 await app.ready();
 t.teardown(async () => {
