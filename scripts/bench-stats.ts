@@ -6,7 +6,7 @@
  *   numbers()), plus 1 % retried beacons (same event_id, later received_at). A 30-day window;
  *   each endpoint's queries timed over 20 calls (after one warm-up), rotating over chatbots.
  *   PostgreSQL: a temporary database on DATABASE_URL's server, or PGlite when it is unset.
- *   Both apply the same retry rule (a one-day lookback before the window, STATS.md) and the
+ *   Both apply the same retry rule (a one-day lookback before the window, services/dashboard/README.md) and the
  *   all-time order rule; popup-metrics is one query in ClickHouse, two in PostgreSQL.
  *
  * Targets: p95 ≤ 100 ms for engagement, popup-metrics and purchases; ≥ 20× faster than PostgreSQL.

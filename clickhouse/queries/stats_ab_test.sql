@@ -1,8 +1,8 @@
--- The ab_test block of purchases (CONTRACT §5), for chatbots with abTestEnabled.
+-- The ab_test block of purchases (see the statistics definitions in services/dashboard/README.md), for chatbots with abTestEnabled.
 --   V_g = tokens of V (visitor tokens in W) with an event in W whose ab_group is g;
 --   visitors = |V_g|; orders = purchases of P (see stats_purchases.sql) by V_g;
 --   purchasers = distinct purchasing tokens of V_g; revenue = their purchases' revenue.
--- The caller derives conversion_rate, aov, arpu and the significance figures (STATS.md).
+-- The caller derives conversion_rate, aov, arpu and the significance figures (services/dashboard/README.md).
 -- Deduplication, retry and order-number rules are the same as in stats_purchases.sql.
 -- Retry rule as in stats_engagement.sql: a copy in W of an event received in
 -- [{dedup_lookback_from}, {from}) is a retried beacon and does not count.

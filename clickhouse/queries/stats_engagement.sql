@@ -1,9 +1,9 @@
--- Engagement funnel of one chatbot over the window W = [{from}, {to}] (CONTRACT §5 "engagement").
+-- Engagement funnel of one chatbot over the window W = [{from}, {to}] (see the statistics definitions in services/dashboard/README.md, "engagement").
 --   V = distinct tokens with a `visitor` event;
 --   approached / opened / chatted = tokens of V that also have a popup_displayed / bot_open /
 --   convo_started event in W. Ratios (count / |V| × 100, 2 decimals, 0 when |V| = 0) are
 --   computed by the caller.
--- Deduplication (retry rule, STATS.md): an event counts at its EARLIEST received_at within
+-- Deduplication (retry rule, services/dashboard/README.md): an event counts at its EARLIEST received_at within
 -- [{dedup_lookback_from}, {to}], where {dedup_lookback_from} = {from} - RETRY_LOOKBACK (1 day,
 -- services/dashboard/src/stats/retry-lookback.ts). Inside W a repeated event_id cannot change a
 -- set of tokens, so only a copy whose original arrived in the lookback before W needs removing:

@@ -1,4 +1,4 @@
--- The event counts of the conversation-insights report (CONTRACT §5): over W = [{from}, {to}],
+-- The event counts of the conversation-insights report (see the statistics definitions in services/dashboard/README.md): over W = [{from}, {to}],
 -- total_click_throughs = click_through events, reactions = message_like / message_dislike
 -- events of the chatbot. Each event_id counts once, at its earliest received_at.
 -- Retry rule as in stats_engagement.sql: a copy in W of an event received in

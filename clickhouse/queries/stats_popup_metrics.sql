@@ -1,10 +1,10 @@
--- Popup metrics of one chatbot over W = [{from}, {to}] (CONTRACT §5 "popup-metrics"), both
+-- Popup metrics of one chatbot over W = [{from}, {to}] (see the statistics definitions in services/dashboard/README.md, "popup-metrics"), both
 -- blocks in ONE scan (each query costs a fixed few ms on the embedded engine, and both blocks
 -- read the same rows):
 --   is_conversation = 0: one row per popup_version (`key`) seen on popup_displayed or
 --     popup_opened events in W, missing or empty version (stored as '') grouped as 'unknown',
 --     with popup_displayed_count and popup_opened_count. Sorted by version in byte order
---     (ClickHouse compares String bytes, which is what CONTRACT §5 asks for).
+--     (ClickHouse compares String bytes, which is what the statistics definitions in services/dashboard/README.md ask for).
 --   is_conversation = 1: convo_started events per open_way (`key`: 'popup', 'chat_button', or
 --     '' / other, which count in the total only), in `conversations`.
 -- The caller derives open_rate = opened / displayed × 100, total = the sum of the

@@ -1,4 +1,4 @@
--- Purchase funnel of one chatbot over W = [{from}, {to}] (CONTRACT §5 "purchases").
+-- Purchase funnel of one chatbot over W = [{from}, {to}] (see the statistics definitions in services/dashboard/README.md, "purchases").
 --   V (visitor tokens in W), chatted = tokens of V with a convo_started in W,
 --   first_chat(u) = u's earliest convo_started in W.
 --   Counted purchases: every purchase event once, at its earliest received_at, under the

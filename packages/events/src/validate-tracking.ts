@@ -16,7 +16,7 @@ export interface TrackingEvent {
 }
 
 /**
- * Why a body was refused, in CONTRACT §3's classification:
+ * Why a body was refused, in the classification of the tracking error rules in services/ingest/README.md:
  * ANALYTICS_001 (400) the payload is not what a tracking call looks like (body or data not an
  * object, `d` not JSON of an object); ANALYTICS_002 (400) data over 50,000 bytes JSON-encoded;
  * ANALYTICS_005 (422) a field is missing or invalid, or the event type is unknown.

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /**
- * The consumer's metrics (spec §11: written / rejected by reason / deduplicated, batch sizes,
+ * The consumer's metrics (see the operations endpoints in packages/core/README.md: written / rejected by reason / deduplicated, batch sizes,
  * lag). Get-or-create, because the standalone process and the tests build more than one
  * consumer or replay on one registry.
  */

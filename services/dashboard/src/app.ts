@@ -43,7 +43,7 @@ export interface DashboardOptions {
   passwordReset?: PasswordResetTuning;
 }
 
-/** Paths whose unknown sub-paths answer the dashboard's JSON 404 (CONTRACT §3). */
+/** Paths whose unknown sub-paths answer the dashboard's JSON 404 (see the response and error rules in services/dashboard/README.md). */
 export const DASHBOARD_API_PREFIX = '/api/dashboard';
 export const DASHBOARD_WEB_PREFIX = '/app';
 
@@ -70,7 +70,7 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
 }
 
 /**
- * The dashboard service (spec §4.1, §4.2, CONTRACT §2-3, §9) as one encapsulated Fastify plugin:
+ * The dashboard service (see the endpoint details, authentication rules and response and error rules in services/dashboard/README.md) as one encapsulated Fastify plugin:
  * its error handler, validator and 404s apply to its own routes only, so it can share a process
  * with ingest. Health, metrics and OpenAPI docs are the entry point's.
  */

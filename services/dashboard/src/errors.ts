@@ -2,7 +2,7 @@ import { AppError } from '@chatlytics/core';
 
 /**
  * Every error the dashboard answers with, coded (like fastify's lib/errors.js). Messages of
- * 4xx errors are shown to clients verbatim (CONTRACT §3); 5xx messages here are written to be
+ * 4xx errors are shown to clients verbatim (see the response and error rules in services/dashboard/README.md); 5xx messages here are written to be
  * safe to show, and the real cause travels in `cause` to the log only.
  */
 export type FieldErrors = Record<string, string[]>;
@@ -28,7 +28,7 @@ export const MESSAGES = {
 
 export const Errors = {
   unauthenticated: () => new DashboardError('DASHBOARD_001', MESSAGES.unauthenticated, 401),
-  /** A session-only route reached with an API key or token (CONTRACT §2). */
+  /** A session-only route reached with an API key or token (see the authentication rules in services/dashboard/README.md). */
   sessionRequired: () => new DashboardError('DASHBOARD_002', MESSAGES.unauthenticated, 401),
   crossOrigin: () => new DashboardError('DASHBOARD_003', MESSAGES.forbidden, 403),
   notFound: () => new DashboardError('DASHBOARD_004', MESSAGES.notFound, 404),

@@ -40,7 +40,7 @@ export const TRACK_PREFIXES = ['/api/analytics', '/api/events'] as const;
 const deriveKey = (secret: string) => createHmac('sha256', secret).update('chatlytics:client-ip-hash').digest();
 
 /**
- * The public tracking endpoints (spec §4.4, CONTRACT §3) as one encapsulated plugin: its body
+ * The public tracking endpoints (see the tracking endpoint rules and tracking error rules in services/ingest/README.md) as one encapsulated plugin: its body
  * parsers, error handler, rate limit and CORS apply to these routes only.
  *
  * Proxies: the per-IP rate limit and the client hash use `request.ip`, which is the socket

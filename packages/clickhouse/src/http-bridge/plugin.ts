@@ -11,7 +11,7 @@ import { planRequest, readonlyError, responseFormat, type Plan } from './plan.js
 import { contentTypeFor, httpStatusFor } from './status.js';
 
 /**
- * ClickHouse's HTTP interface over the embedded engine (CONTRACT §10), so curl and
+ * ClickHouse's HTTP interface over the embedded engine (see the data team's SQL interface in clickhouse/README.md), so curl and
  * @clickhouse/client work against `/clickhouse` as against a server. Not wrapped in
  * fastify-plugin on purpose: its content-type parsers, hooks and error handler must stay
  * inside its own prefix.

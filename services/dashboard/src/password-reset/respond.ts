@@ -9,7 +9,7 @@ import { html, sendPage } from '../format/html.js';
 import { ResetErrors, RESET_MESSAGES } from './errors.js';
 
 /**
- * The two answers of a redirect-style form post (CONTRACT §3): a browser gets a 302 with the
+ * The two answers of a redirect-style form post (see the response and error rules in services/dashboard/README.md): a browser gets a 302 with the
  * message in the flash cookie; a client asking for JSON gets the message (or error) itself.
  */
 export function createResponder(deps: DashboardDeps) {

@@ -34,7 +34,7 @@ const text = (body: unknown, name: string): string | null => {
 const schemaErrors = (req: FastifyRequest): FieldErrors =>
   req.validationError ? fieldErrors(req.validationError.validation as SchemaError[]) : {};
 
-/** POST /forgot-password, POST /app/send-password-reset, POST /reset-password (spec §4.3). */
+/** POST /forgot-password, POST /app/send-password-reset, POST /reset-password (see the password reset rules in services/dashboard/README.md). */
 export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOptions> = async (app, { deps, service, limiters }) => {
   const respond = createResponder(deps);
 

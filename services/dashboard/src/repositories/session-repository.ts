@@ -38,7 +38,7 @@ export function createSessionRepository({ db }: { db: Database }) {
       await db.delete(sessions).where(eq(sessions.id, sha256Hex(sessionId)));
     },
 
-    /** Log a user out everywhere (password reset invalidates existing sessions, spec §3.3). */
+    /** Log a user out everywhere (password reset invalidates existing sessions, the password reset rules in services/dashboard/README.md). */
     async deleteAllOfUser(userId: string): Promise<void> {
       await db.delete(sessions).where(eq(sessions.userId, userId));
     },

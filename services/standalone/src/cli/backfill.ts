@@ -39,7 +39,7 @@ const FUTURE_SLACK_MS = 5 * 60_000;
 
 type Validated = { ok: true; row: StoredEvent } | { ok: false; code: string; errors: FieldErrors };
 
-/** The tracking endpoint's validation and normalisation, with the given receivedAt (CONTRACT §8). */
+/** The tracking endpoint's validation and normalisation, with the given receivedAt (see the fixture format in services/standalone/README.md). */
 function toStoredEvent(input: BackfillInput, index: number, now: number, log: Logger): Validated {
   // Date.parse alone accepts "5" or "March"; demand something that starts like ISO-8601.
   const receivedAt = typeof input.receivedAt === 'string' && /^\d{4}-\d{2}-\d{2}/.test(input.receivedAt)

@@ -26,7 +26,7 @@ export function migrate(ctx: CommandContext) {
   });
 }
 
-/** `import`: the fixture (CONTRACT §8) upserted into PostgreSQL, its events backfilled into ClickHouse. */
+/** `import`: the fixture (see the fixture format in services/standalone/README.md) upserted into PostgreSQL, its events backfilled into ClickHouse. */
 export async function importFile(ctx: CommandContext, fixtureJson: unknown) {
   // Validated before the engines open: a broken file costs no start-up.
   const fixture = parseFixture(fixtureJson);
