@@ -1,23 +1,14 @@
 /**
- * Dashboard read benchmark (`npm run bench:dashboard`, issue "Dashboard service" performance).
- *
- * One account with 50 chatbots (100 conversations each), 2,000 data sources (1,600 parents,
- * 400 children, extra tags) and one data source with 200 chunks, seeded with batch inserts on
- *   - PGlite in a temporary DATA_DIR, and
- *   - the PostgreSQL server at DATABASE_URL (a throw-away database is created next to it; default
- *     postgres://postgres@127.0.0.1:5432/postgres).
- * The real dashboard plugin listens in a child process (autocannon's CPU is not the server's),
- * authenticated by an API key (Bearer). Routes: GET /api/dashboard/chatbots, GET
- * /api/dashboard/data-sources (the big list), GET /api/dashboard/data-sources/{id} (200 chunks).
- * Baseline, same run: a bare Fastify child answering each route with the dashboard's own
- * response body (same JSON, same size), so the difference is the dashboard's own work.
- *
- * Per route: req/s and p99 at max throughput (closed loop, autocannon), p50/p99 at 200 req/s
- * with autocannon's overallRate (bursty, see paced()) and with a steady paced 200 req/s.
- * Target: p99 < 50 ms at a steady 200 req/s.
- * Env: BENCH_DURATION (s per measurement, default 10), BENCH_CONNECTIONS (max-throughput runs,
- * default 32), BENCH_VARIANTS (comma list of pglite,server; default both), BENCH_ROUTES (comma
- * list of chatbots,list,detail), BENCH_PROFILE (a directory: CPU-profile the dashboard child). Internal: `--serve <json>` makes this file the child server.
+ * Dashboard read benchmark (`npm run bench:dashboard`): one account with 50 chatbots, 2,000 data
+ * sources and a detail of 200 chunks, on PGlite and on the PostgreSQL server at DATABASE_URL
+ * (a throw-away database beside it). The dashboard plugin listens in a child process (autocannon's
+ * CPU is not the server's), authenticated by an API key. Baseline, same run: a bare Fastify child
+ * answering each route with the dashboard's own response body, so the difference is the
+ * dashboard's own work. Per route: req/s and p99 at max throughput, p50/p99 at 200 req/s (bursty
+ * autocannon overallRate, and a steady paced rate); target p99 < 50 ms at a steady 200 req/s.
+ * Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 32), BENCH_VARIANTS
+ * (pglite,server), BENCH_ROUTES (chatbots,list,detail), BENCH_PROFILE (directory for a CPU profile
+ * of the dashboard child). Internal: `--serve <json>` makes this file the child server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,8 +26,6 @@ type ServeSpec =
   /** The dashboard's response bodies by URL, in a JSON file (too large for argv). */
   | { kind: 'baseline'; bodiesFile: string };
 
-// ---------------------------------------------------------------- child: the server under test
-
 async function serve(spec: ServeSpec): Promise<void> {
   // Start-up is not measured; on a busy 2-core machine plugins can exceed avvio's 10 s default.
   const app = Fastify({ logger: false, pluginTimeout: 120_000 });
@@ -48,7 +37,7 @@ async function serve(spec: ServeSpec): Promise<void> {
   } else {
     const { loadConfig, createLogger } = await import('@chatlytics/core');
     const { createPostgres } = await import('@chatlytics/postgres');
-    const { dashboardApp } = await import('../services/dashboard/src/app.js');
+    const { dashboardApp } = await import('@chatlytics/dashboard');
     const config = loadConfig({ DATA_DIR: spec.dataDir, DATABASE_URL: spec.databaseUrl, SESSION_SECRET: 'bench-session-secret'.padEnd(40, 'x') });
     const log = createLogger('warn', 'bench-dashboard');
     const postgres = await createPostgres({ databaseUrl: spec.databaseUrl, dataDir: spec.dataDir, log });
@@ -68,8 +57,6 @@ async function serve(spec: ServeSpec): Promise<void> {
   process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
 }
 
-// ---------------------------------------------------------------- parent: seed, load, measure
-
 const CHATBOTS = 50;
 const CONVERSATIONS_PER_BOT = 100;
 const PARENTS = 1600;
@@ -82,7 +69,7 @@ interface Seeded { key: string; detailId: string }
 /** The account, through the same tables and credential repository the dashboard reads. */
 export async function seed(dataDir: string, databaseUrl?: string): Promise<Seeded> {
   const { createPostgres, accounts, chatbots, dataSources, chunks, conversations } = await import('@chatlytics/postgres');
-  const { createCredentialRepository } = await import('../services/dashboard/src/repositories/index.js');
+  const { createCredentialRepository } = await import('@chatlytics/dashboard');
   const { pino } = await import('pino');
   const { sql } = await import('drizzle-orm');
   const postgres = await createPostgres({ databaseUrl, dataDir, log: pino({ level: 'warn' }) });

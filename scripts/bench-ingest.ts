@@ -44,7 +44,7 @@ async function serve(scenario: Scenario): Promise<void> {
     app.post('/api/analytics/track', async () => ({ success: true }));
   } else {
     const { createEmbeddedBus, createKafkaBus } = await import('@chatlytics/bus');
-    const { ingestApp } = await import('../services/ingest/src/app.js');
+    const { ingestApp } = await import('@chatlytics/ingest');
     // A benchmark is an entry point: it may read the environment. The rate limit stays on (its
     // cost is part of the route) but high enough never to trigger from one load-generator IP.
     const config = loadConfig({ ...process.env, TRACK_RATE_LIMIT_PER_MINUTE: '1000000000' });

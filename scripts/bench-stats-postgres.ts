@@ -1,5 +1,5 @@
 /**
- * The baseline of bench-stats.ts: the same CONTRACT §5 definitions as clickhouse/queries/stats_*,
+ * The baseline of bench-stats.ts: the same statistics definitions (services/dashboard/README.md) as clickhouse/queries/stats_*,
  * written for PostgreSQL over a copy of the same events, with the indexes PostgreSQL needs to
  * do its best (the same (chatbot_id, received_at) order as ClickHouse's key, plus event_id for
  * the deduplication look-ups). Parameters: $1 chatbot_id, $2 from, $3 to.

@@ -5,7 +5,7 @@ import { createKafkaBus } from './kafka/bus.js';
 import { createEmbeddedBus } from './embedded/bus.js';
 
 /**
- * The bus the configuration asks for (CONTRACT §1): Kafka when KAFKA_BROKERS is set, else
+ * The bus the configuration asks for (see the configuration table in README.md): Kafka when KAFKA_BROKERS is set, else
  * the embedded durable log in DATA_DIR/bus. Async because the embedded log recovers its
  * files on open; the Kafka bus connects lazily.
  */

@@ -7,7 +7,7 @@ import { AppError } from '@chatlytics/core';
  */
 export class BusUnavailableError extends AppError {
   constructor(message: string, opts: { cause?: unknown } = {}) {
-    super('BUS_UNAVAILABLE', message, { statusCode: 503, retriable: true, cause: opts.cause });
+    super('BUS_001', message, { statusCode: 503, retriable: true, cause: opts.cause });
     this.name = 'BusUnavailableError';
   }
 }
@@ -15,7 +15,7 @@ export class BusUnavailableError extends AppError {
 /** A record of the embedded log failed its CRC check outside the recoverable torn tail. */
 export class BusLogCorruptError extends AppError {
   constructor(message: string, opts: { cause?: unknown } = {}) {
-    super('BUS_LOG_CORRUPT', message, { statusCode: 500, retriable: false, cause: opts.cause });
+    super('BUS_002', message, { statusCode: 500, retriable: false, cause: opts.cause });
     this.name = 'BusLogCorruptError';
   }
 }
@@ -23,7 +23,7 @@ export class BusLogCorruptError extends AppError {
 /** The embedded log directory is already open (in this process or another one). */
 export class BusInUseError extends AppError {
   constructor(message: string, opts: { cause?: unknown } = {}) {
-    super('BUS_IN_USE', message, { statusCode: 500, retriable: false, cause: opts.cause });
+    super('BUS_003', message, { statusCode: 500, retriable: false, cause: opts.cause });
     this.name = 'BusInUseError';
   }
 }
@@ -31,7 +31,7 @@ export class BusInUseError extends AppError {
 /** The bus was used against its rules (a second consumer on the embedded log, missing brokers, ...). */
 export class BusUsageError extends AppError {
   constructor(message: string) {
-    super('BUS_USAGE', message, { statusCode: 500, retriable: false });
+    super('BUS_004', message, { statusCode: 500, retriable: false });
     this.name = 'BusUsageError';
   }
 }
@@ -39,7 +39,7 @@ export class BusUsageError extends AppError {
 /** A replay gave up because its handler kept rejecting the same batch. */
 export class BusReplayFailedError extends AppError {
   constructor(message: string, opts: { cause?: unknown } = {}) {
-    super('BUS_REPLAY_FAILED', message, { statusCode: 500, retriable: true, cause: opts.cause });
+    super('BUS_005', message, { statusCode: 500, retriable: true, cause: opts.cause });
     this.name = 'BusReplayFailedError';
   }
 }

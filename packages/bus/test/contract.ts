@@ -128,7 +128,7 @@ export function runBusContract(t: Test, newScope: () => ContractScope): void {
     await bus.close(); // idempotent
     const err = await bus.publish([message(runId, 'tok_closing1', 2)]).then(() => undefined, (e: unknown) => e);
     t.ok(err instanceof BusUnavailableError, 'publish after close is refused');
-    t.equal((err as BusUnavailableError).code, 'BUS_UNAVAILABLE');
+    t.equal((err as BusUnavailableError).code, 'BUS_001');
     t.equal((err as BusUnavailableError).retriable, true);
     await t.rejects(bus.ping(), BusUnavailableError);
     await t.rejects(bus.consume(c.handler), BusUnavailableError);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { loadConfig } from '@chatlytics/core';
-import { serverUnderTest } from '../../core/src/testing.js';
+import { serverUnderTest } from '@chatlytics/core/testing';
 import { createKafkaBus } from '../src/index.js';
 import { runBusContract } from './contract.js';
 import { testBackoff, testLog } from './helpers.js';

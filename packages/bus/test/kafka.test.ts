@@ -13,13 +13,13 @@ t.test('a Kafka bus without brokers is a usage error', async (t) => {
   t.throws(() => createKafkaBus({ kafka: { ...base, brokers: [] }, log: testLog }), BusUsageError);
 });
 
-t.test('an unreachable cluster turns publish, ping and lag into retriable BUS_UNAVAILABLE errors', async (t) => {
+t.test('an unreachable cluster turns publish, ping and lag into retriable BUS_001 errors', async (t) => {
   // Port 1 on loopback refuses connections at once; the bounded retries then give up.
   const bus = createKafkaBus({ kafka: { ...base, brokers: ['127.0.0.1:1'], createTopics: false, idempotent: false }, log: testLog });
   t.teardown(() => bus.close());
   const err = await bus.publish([message('down', 'tok_outage1', 1)]).then(() => undefined, (e: unknown) => e);
   t.ok(err instanceof BusUnavailableError, 'publish rejects with BusUnavailableError');
-  t.equal((err as BusUnavailableError).code, 'BUS_UNAVAILABLE');
+  t.equal((err as BusUnavailableError).code, 'BUS_001');
   t.equal((err as BusUnavailableError).retriable, true);
   t.equal((err as BusUnavailableError).statusCode, 503);
   await t.rejects(bus.ping(), BusUnavailableError);

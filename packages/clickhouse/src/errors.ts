@@ -7,17 +7,17 @@ import { AppError } from '@chatlytics/core';
  */
 export const ClickHouseErrorCode = {
   /** The engine refused or failed a statement; `clickhouseCode` says why. */
-  QUERY: 'CLICKHOUSE_QUERY',
+  QUERY: 'CLICKHOUSE_001',
   /** The engine could not be reached (network, timeout, process-level failure). */
-  UNAVAILABLE: 'CLICKHOUSE_UNAVAILABLE',
+  UNAVAILABLE: 'CLICKHOUSE_002',
   /** close() was called; the engine takes no more work. */
-  CLOSED: 'CLICKHOUSE_CLOSED',
+  CLOSED: 'CLICKHOUSE_003',
   /** A table or database name that is not a plain identifier (we never quote user input into SQL). */
-  BAD_IDENTIFIER: 'CLICKHOUSE_BAD_IDENTIFIER',
+  BAD_IDENTIFIER: 'CLICKHOUSE_004',
   /** A migration file name or content problem, including an edited applied migration. */
-  MIGRATION: 'CLICKHOUSE_MIGRATION',
+  MIGRATION: 'CLICKHOUSE_005',
   /** sqlFile() asked for a query file that does not exist. */
-  SQL_FILE: 'CLICKHOUSE_SQL_FILE',
+  SQL_FILE: 'CLICKHOUSE_006',
 } as const;
 
 /**

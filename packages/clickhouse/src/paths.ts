@@ -1,14 +1,6 @@
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
-
 /**
- * Repository paths, resolved from this file's location rather than process.cwd():
- * the CLI, the services and the tests start from different working directories,
- * yet must all read the same SQL.
+ * The SQL folders, handed in by the clickhouse/ folder's own module (@chatlytics/clickhouse-sql)
+ * rather than found by climbing from this file: the SQL is owned by clickhouse/, this package
+ * only runs it.
  */
-const here = path.dirname(fileURLToPath(import.meta.url));
-// packages/clickhouse/src → three levels up is the repository root.
-export const REPO_ROOT = path.resolve(here, '../../..');
-export const CLICKHOUSE_DIR = path.join(REPO_ROOT, 'clickhouse');
-export const MIGRATIONS_DIR = path.join(CLICKHOUSE_DIR, 'migrations');
-export const QUERIES_DIR = path.join(CLICKHOUSE_DIR, 'queries');
+export { CLICKHOUSE_DIR, MIGRATIONS_DIR, QUERIES_DIR } from '@chatlytics/clickhouse-sql';

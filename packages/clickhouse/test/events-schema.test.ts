@@ -82,9 +82,9 @@ t.test('migration runner rules', async (t) => {
   t.same((await runMigrations(engine, dir)).applied, [], 'then nothing');
   t.same(await engine.query('SELECT n FROM m_b'), [{ n: 1 }], 'a data migration ran exactly once');
   writeFileSync(path.join(dir, '0001_a.sql'), 'CREATE TABLE IF NOT EXISTS m_a (s String) ENGINE = Memory');
-  await t.rejects(runMigrations(engine, dir), { code: 'CLICKHOUSE_MIGRATION', message: /0001_a\.sql was changed/ });
+  await t.rejects(runMigrations(engine, dir), { code: 'CLICKHOUSE_005', message: /0001_a\.sql was changed/ });
   writeFileSync(path.join(dir, '3_bad.sql'), 'SELECT 1');
-  await t.rejects(runMigrations(engine, dir), { code: 'CLICKHOUSE_MIGRATION', message: /NNNN_name/ });
+  await t.rejects(runMigrations(engine, dir), { code: 'CLICKHOUSE_005', message: /NNNN_name/ });
   rmSync(path.join(dir, '3_bad.sql'));
   writeFileSync(path.join(dir, '0002_dup.sql'), 'SELECT 1');
   await t.rejects(runMigrations(engine, dir), { message: /share version 0002/ });

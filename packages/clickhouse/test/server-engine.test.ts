@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createLogger } from '@chatlytics/core';
 // testing.ts is not part of core's public entry point (it is test-only).
-import { serverUnderTest } from '../../core/src/testing.js';
+import { serverUnderTest } from '@chatlytics/core/testing';
 import { createServerEngine } from '../src/server-engine.js';
 import { engineContract } from './contract.js';
 import { startBridge, tempDataDir } from './helpers.js';

@@ -22,8 +22,8 @@ t.test('sqlFile reads once and refuses paths outside the folder', async (t) => {
   t.equal(sqlFile('q', dir), 'SELECT 1');
   writeFileSync(path.join(dir, 'q.sql'), 'SELECT 2');
   t.equal(sqlFile('q', dir), 'SELECT 1', 'cached');
-  t.throws(() => sqlFile('../q', dir), { code: 'CLICKHOUSE_SQL_FILE' });
-  t.throws(() => sqlFile('missing', dir), { code: 'CLICKHOUSE_SQL_FILE' });
+  t.throws(() => sqlFile('../q', dir), { code: 'CLICKHOUSE_006' });
+  t.throws(() => sqlFile('missing', dir), { code: 'CLICKHOUSE_006' });
 });
 
 t.test('param_ text becomes values chdb re-encodes to the same meaning', async (t) => {

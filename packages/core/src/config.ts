@@ -3,7 +3,7 @@ import Value from 'typebox/value';
 import path from 'node:path';
 
 /**
- * Every environment variable of CONTRACT §1, parsed and validated once at start-up.
+ * Every environment variable of the configuration table in README.md, parsed and validated once at start-up.
  * Values arrive as strings; the schema checks their textual form so that a bad value
  * is reported with the variable's own name before anything is converted.
  */

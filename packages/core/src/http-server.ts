@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { loadConfig, type Config } from './config.js';
@@ -12,7 +12,16 @@ export interface HttpServerOptions {
   name?: string;
   /** OpenAPI security schemes, named as the routes' `security` requirements name them. */
   securitySchemes?: Record<string, Record<string, unknown>>;
+  /**
+   * The 404 of a path no plugin claims, in the error shape of the surface this server mainly
+   * serves (tracking for ingest, pages for the dashboard). Default: `{success: false, message}`.
+   */
+  notFound?: (req: FastifyRequest, reply: FastifyReply) => unknown;
+  /** How long one plugin may take to start (Fastify's default 10 s); tests on a loaded machine raise it. */
+  pluginTimeout?: number;
 }
+
+const defaultNotFound = (_req: FastifyRequest, reply: FastifyReply) => reply.code(404).send({ success: false, message: 'Not found.' });
 
 /**
  * The Fastify instance every entry point starts from: logging, proxy trust, timeouts and the
@@ -38,6 +47,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     trustProxy: config.trustProxy && config.trustProxy.length > 0 ? config.trustProxy : false,
     // Tracking beacons and dashboards both send small bodies; the ingest plugin narrows it further.
     bodyLimit: 1024 * 1024,
+    ...(opts.pluginTimeout !== undefined ? { pluginTimeout: opts.pluginTimeout } : {}),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
     // One line per tracking beacon would cost more than the beacon; request logs only when debugging.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
@@ -55,6 +65,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.setNotFoundHandler(opts.notFound ?? defaultNotFound);
   return app;
 }
 

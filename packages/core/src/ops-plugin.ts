@@ -19,7 +19,7 @@ export interface OpsOptions {
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
   Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms).unref())]);
 
-/** /health, /ready and /metrics (CONTRACT §11), plus request count and latency metrics. */
+/** /health, /ready and /metrics (see the operations endpoints in packages/core/README.md), plus request count and latency metrics. */
 const ops: FastifyPluginAsync<OpsOptions> = async (app: FastifyInstance, opts) => {
   const { registry } = opts;
   const timeout = opts.checkTimeoutMs ?? 2000;

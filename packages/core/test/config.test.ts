@@ -1,7 +1,7 @@
 import t from 'tap';
 import { loadConfig, ConfigError, KNOWN_ENV } from '../src/config.js';
 
-t.test('defaults follow CONTRACT §1', async (t) => {
+t.test('defaults follow the configuration table in README.md', async (t) => {
   const c = loadConfig({}, '/srv');
   t.equal(c.port, 3000);
   t.equal(c.host, '127.0.0.1');
@@ -56,7 +56,7 @@ for (const [name, value] of bad) {
   });
 }
 
-t.test('every known variable is documented in CONTRACT order', async (t) => {
+t.test('every known variable is documented in the order of the configuration table in README.md', async (t) => {
   t.ok(KNOWN_ENV.includes('SQL_API_KEY'));
   t.ok(KNOWN_ENV.includes('TRUST_PROXY'));
 });

@@ -1,11 +1,11 @@
-/** The base currency every purchase value is converted to (spec §6). */
+/** The base currency every purchase value is converted to (see the event types and EUR rates in services/ingest/README.md). */
 export const BASE_CURRENCY = 'EUR';
 
-/** Used for an item without its own currency when the event has no `data.currency` either (CONTRACT §4). */
+/** Used for an item without its own currency when the event has no `data.currency` either (see the stored-event rules in services/ingest/README.md). */
 export const DEFAULT_CURRENCY = BASE_CURRENCY;
 
 /**
- * Static conversion rates to EUR (spec §6): 1 unit of the currency = rate EUR.
+ * Static conversion rates to EUR (see the event types and EUR rates in services/ingest/README.md): 1 unit of the currency = rate EUR.
  * Frozen: the rates are part of the stored meaning of `total_value_base`; changing one
  * silently would make old and new rows disagree, so a change must be a deliberate release.
  */

@@ -51,7 +51,7 @@ const EVENT_ID_NAMESPACE = '8c0b9d55-3f33-4f2a-9a55-6f1f9f0a7c11';
 
 /**
  * A deterministic id (UUID v5) for events that must keep the same id on every run, e.g. a
- * backfill import of events without `data.event_id` (spec §8): same seed, same id.
+ * backfill import of events without `data.event_id` (see the tracking endpoint rules in services/ingest/README.md): same seed, same id.
  */
 export function eventIdFromSeed(seed: string): string {
   return uuidv5(seed, EVENT_ID_NAMESPACE);

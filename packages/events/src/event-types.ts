@@ -1,6 +1,6 @@
 /**
- * The event types the tracking endpoint accepts (spec §6), in the spec's order.
- * `tracktrans` is the legacy name of `purchase` and is stored as `purchase` (CONTRACT §4).
+ * The event types the tracking endpoint accepts (see the event types and EUR rates in services/ingest/README.md), in the documented order.
+ * `tracktrans` is the legacy name of `purchase` and is stored as `purchase` (see the stored-event rules in services/ingest/README.md).
  */
 export const TRACKED_EVENTS = [
   'visitor',

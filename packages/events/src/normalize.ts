@@ -5,7 +5,7 @@ import { TRACKING_LIMITS, type TrackingItem } from './tracking-schema.js';
 import type { TrackingEvent } from './validate-tracking.js';
 
 export interface NormalizeContext {
-  /** Server time the request arrived (CONTRACT §4: statistics never use a client clock). */
+  /** Server time the request arrived (see the stored-event rules in services/ingest/README.md: statistics never use a client clock). */
   receivedAt: Date;
   /** The request's User-Agent header, used when data.user_agent is absent. */
   userAgentHeader?: string;
@@ -22,7 +22,7 @@ export function formatReceivedAt(date: Date): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
 }
 
-/** CONTRACT §4: the token's last character assigns the A/B group, only when the event opted in. */
+/** Per the stored-event rules in services/ingest/README.md: the token's last character assigns the A/B group, only when the event opted in. */
 export function abGroupOf(abTest: boolean, token: string): 'control' | 'test' | null {
   if (!abTest) return null;
   const last = token[token.length - 1];
@@ -67,7 +67,7 @@ function totals(items: StoredItem[]): { total: number; base: number | null; unkn
   return { total, base: unknown.length > 0 ? null : base, unknown };
 }
 
-/** Turns a validated tracking request into the stored row (CONTRACT §4). */
+/** Turns a validated tracking request into the stored row (see the stored-event rules in services/ingest/README.md). */
 export function normalizeEvent(input: TrackingEvent, ctx: NormalizeContext): StoredEvent {
   const { data } = input;
   const eventId = clientEventId(data.event_id) ?? ctx.fallbackEventId ?? newEventId(ctx.receivedAt.getTime());

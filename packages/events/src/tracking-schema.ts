@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 
 /**
- * Limits of the tracking endpoint (spec §8 and the body table of §4.4), in one place so that
+ * Limits of the tracking endpoint (see the tracking endpoint rules in services/ingest/README.md), in one place so that
  * the schemas, the documentation and the tests' limit matrix all read the same numbers.
  */
 export const TRACKING_LIMITS = Object.freeze({
@@ -21,7 +21,7 @@ export const TRACKING_LIMITS = Object.freeze({
   userAgentMaxLength: 1024,
   quantityMin: 1,
   /**
-   * Not in the spec: our own guards so that Σ value × quantity over 50 items stays a finite,
+   * Not in the documented limits: our own guards so that Σ value × quantity over 50 items stays a finite,
    * exactly representable-enough Float64 (50 × 1e12 × 1e6 = 5e19 < 1.8e308). No real shop
    * sells one line worth a trillion or a million units of one product in one order.
    */
@@ -38,7 +38,7 @@ const L = TRACKING_LIMITS;
 const nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /**
- * Numeric strings are accepted where the spec says "numeric" (widgets often send prices read
+ * Numeric strings are accepted where the tracking endpoint's documentation says "numeric" (widgets often send prices read
  * from the page as text, e.g. "19.99"): plain decimal notation only, no exponent, no spaces,
  * at most 12 integer digits so the value stays within valueMaxAbs.
  */

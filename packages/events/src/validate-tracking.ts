@@ -16,14 +16,14 @@ export interface TrackingEvent {
 }
 
 /**
- * Why a body was refused, in CONTRACT §3's classification:
+ * Why a body was refused, in the classification of the tracking error rules in services/ingest/README.md:
  * ANALYTICS_001 (400) the payload is not what a tracking call looks like (body or data not an
  * object, `d` not JSON of an object); ANALYTICS_002 (400) data over 50,000 bytes JSON-encoded;
- * VALIDATION_FAILED (422) a field is missing or invalid, or the event type is unknown.
+ * ANALYTICS_005 (422) a field is missing or invalid, or the event type is unknown.
  */
 export type TrackingRejection = {
   ok: false;
-  code: 'ANALYTICS_001' | 'ANALYTICS_002' | 'VALIDATION_FAILED';
+  code: 'ANALYTICS_001' | 'ANALYTICS_002' | 'ANALYTICS_005';
   status: 400 | 422;
   errors: FieldErrors;
 };
@@ -100,7 +100,7 @@ export function validateTrackingBody(body: unknown): TrackingValidation {
   if (!valid || !event) {
     // Never a 422 without a reason: a failed check the mapper could not attribute names the body.
     if (Object.keys(errors).length === 0) errors.body = ['The request body is invalid.'];
-    return { ok: false, code: 'VALIDATION_FAILED', status: 422, errors };
+    return { ok: false, code: 'ANALYTICS_005', status: 422, errors };
   }
 
   const abTest = candidate.ab_test;

@@ -70,7 +70,7 @@ t.test('currency: item own, else data.currency, else EUR; upper-cased; items kee
   t.equal(purchase({}).event.currency, '', 'no data.currency is stored as empty');
 });
 
-t.test('every currency of the spec table converts at its rate', async (t) => {
+t.test('every currency of the documented table converts at its rate', async (t) => {
   const table: Record<string, number> = {
     EUR: 1.0, USD: 0.92, GBP: 1.17, CZK: 0.041, PLN: 0.23, RON: 0.2, HUF: 0.0026, UAH: 0.024,
     CHF: 1.05, DKK: 0.134, SEK: 0.088, NOK: 0.086, BGN: 0.51, HRK: 0.133, RSD: 0.0085,

@@ -78,7 +78,7 @@ t.test('no hostile body throws; every refusal is classified; every acceptance is
   fc.assert(fc.property(fc.oneof(hostileBodyArb, fc.anything()), (body) => {
     const v = validateTrackingBody(body);
     if (!v.ok) {
-      const classified = (v.code === 'VALIDATION_FAILED' && v.status === 422) || (v.code !== 'VALIDATION_FAILED' && v.status === 400);
+      const classified = (v.code === 'ANALYTICS_005' && v.status === 422) || (v.code !== 'ANALYTICS_005' && v.status === 400);
       return classified && Object.keys(v.errors).length > 0;
     }
     return isStoredEvent(normalizeEvent(v.value, { ...ctx, userAgentHeader: 'x'.repeat(3000) }));

@@ -123,7 +123,7 @@ for (const [name, body, expect] of rows) {
       } else {
         t.notOk(result.ok);
         if (!result.ok) {
-          t.equal(result.code, 'VALIDATION_FAILED');
+          t.equal(result.code, 'ANALYTICS_005');
           t.equal(result.status, 422);
           t.same(Object.keys(result.errors).sort(), [...expect.fields].sort(), 'names exactly the bad fields');
           for (const messages of Object.values(result.errors)) t.ok(messages.length > 0 && messages.every((m) => m.length > 0));

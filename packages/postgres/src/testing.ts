@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { pino, type Logger } from 'pino';
-import { serverUnderTest } from '../../core/src/testing.js';
+import { serverUnderTest } from '@chatlytics/core/testing';
 import { createPostgres, MIGRATIONS_FOLDER } from './postgres.js';
 import type { Postgres } from './types.js';
 

@@ -1,5 +1,5 @@
 /**
- * The spec's static EUR rates (§6), repeated here on purpose: the generator must compute
+ * The static EUR rates (see the event types and EUR rates in services/ingest/README.md), repeated here on purpose: the generator must compute
  * total_value_base independently of ingest, so a wrong rate in ingest cannot hide itself.
  */
 export const EUR_RATES: Readonly<Record<string, number>> = {

@@ -1,7 +1,7 @@
 import { createRng, type Rng } from './prng.js';
 import { DAY_MS } from './time.js';
 
-/** Same field names as the fixture format (CONTRACT §8), times as epoch milliseconds. */
+/** Same field names as the fixture format (see the fixture format in services/standalone/README.md), times as epoch milliseconds. */
 export interface GeneratedMessage { role: 'user' | 'assistant'; content: string; createdAt: number }
 export interface GeneratedAnalysis {
   clickedProducts: string[];

@@ -77,7 +77,7 @@ for (const status of [429, 503]) {
 
 t.test('rejected events leave the queue; a 200 that does not account for every event keeps them', async (t) => {
   const site = new FakeSite();
-  site.answer = (req) => ok200(req.body.events.length, [{ index: 1, code: 'VALIDATION_FAILED', errors: {} }]);
+  site.answer = (req) => ok200(req.body.events.length, [{ index: 1, code: 'ANALYTICS_005', errors: {} }]);
   const { api } = createTrackerCore(OPTS, site.env());
   api.track('visitor');
   api.track('visitor');

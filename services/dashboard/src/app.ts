@@ -25,6 +25,7 @@ import { dashboardValidatorCompiler } from './validation.js';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { statsRoutes } from './stats/index.js';
 import { passwordResetApp, type PasswordResetTuning } from './password-reset/index.js';
+import { pageRoutes } from './pages/routes.js';
 
 export interface DashboardOptions {
   config: Config;
@@ -44,7 +45,7 @@ export interface DashboardOptions {
   passwordReset?: PasswordResetTuning;
 }
 
-/** Paths whose unknown sub-paths answer the dashboard's JSON 404 (CONTRACT §3). */
+/** Paths whose unknown sub-paths answer the dashboard's JSON 404 (see the response and error rules in services/dashboard/README.md). */
 export const DASHBOARD_API_PREFIX = '/api/dashboard';
 export const DASHBOARD_WEB_PREFIX = '/app';
 
@@ -71,7 +72,7 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
 }
 
 /**
- * The dashboard service (spec §4.1, §4.2, CONTRACT §2-3, §9) as one encapsulated Fastify plugin:
+ * The dashboard service (see the endpoint details, authentication rules and response and error rules in services/dashboard/README.md) as one encapsulated Fastify plugin:
  * its error handler, validator and 404s apply to its own routes only, so it can share a process
  * with ingest. Health, metrics and OpenAPI docs are the entry point's.
  */
@@ -92,6 +93,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
 
   await app.register(authRoutes, { deps });
   await app.register(passwordResetApp, { ...opts.passwordReset, deps, db: opts.postgres.db, secret });
+  await app.register(pageRoutes, { deps });
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });
@@ -118,7 +120,7 @@ export { dashboardValidatorCompiler, fieldErrors } from './validation.js';
 export { dashboardAuth, headerCredential, principalOf } from './auth/auth-plugin.js';
 export type { Principal, AuthMode } from './auth/principal.js';
 export { hashPassword, verifyPassword, DEFAULT_SCRYPT_COST, TEST_SCRYPT_COST, type ScryptCost } from './auth/passwords.js';
-export { generateCredential, sha256Hex, randomId, digestsEqual } from './auth/credentials.js';
+export { generateCredential, sha256Hex, randomId, digestsEqual } from './crypto/credentials.js';
 export { SESSION_COOKIE, SESSION_TTL_MS, cookiePolicy, readSessionCookie, setSessionCookie, clearSessionCookie } from './auth/session-cookie.js';
 export { setFlash, takeFlash, FLASH_COOKIE, type Flash } from './auth/flash.js';
 export { isCrossOrigin, sameOriginPath, localPath, wantsJson } from './auth/origin.js';
@@ -127,5 +129,6 @@ export { createLocalRawContentStorage, type RawContentStorage } from './storage/
 export { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from './format/time.js';
 export { truncateRawContent, RAW_CONTENT_PREVIEW_CHARS } from './format/raw-content.js';
 export { dashboardSecuritySchemes, ErrorResponse, errorResponses, Success } from './schemas/common.js';
+export { pagesNotFound } from './pages/not-found.js';
 export { importFixture, type ImportOptions, type ImportSummary } from './fixtures/import.js';
 export { FixtureSchema, parseFixture, type Fixture } from './fixtures/schema.js';

@@ -2,7 +2,7 @@ import { AppError } from '@chatlytics/core';
 
 /**
  * Every error the dashboard answers with, coded (like fastify's lib/errors.js). Messages of
- * 4xx errors are shown to clients verbatim (CONTRACT §3); 5xx messages here are written to be
+ * 4xx errors are shown to clients verbatim (see the response and error rules in services/dashboard/README.md); 5xx messages here are written to be
  * safe to show, and the real cause travels in `cause` to the log only.
  */
 export type FieldErrors = Record<string, string[]>;
@@ -27,23 +27,23 @@ export const MESSAGES = {
 } as const;
 
 export const Errors = {
-  unauthenticated: () => new DashboardError('DASHBOARD_UNAUTHENTICATED', MESSAGES.unauthenticated, 401),
-  /** A session-only route reached with an API key or token (CONTRACT §2). */
-  sessionRequired: () => new DashboardError('DASHBOARD_SESSION_REQUIRED', MESSAGES.unauthenticated, 401),
-  crossOrigin: () => new DashboardError('DASHBOARD_CROSS_ORIGIN', MESSAGES.forbidden, 403),
-  notFound: () => new DashboardError('DASHBOARD_NOT_FOUND', MESSAGES.notFound, 404),
+  unauthenticated: () => new DashboardError('DASHBOARD_001', MESSAGES.unauthenticated, 401),
+  /** A session-only route reached with an API key or token (see the authentication rules in services/dashboard/README.md). */
+  sessionRequired: () => new DashboardError('DASHBOARD_002', MESSAGES.unauthenticated, 401),
+  crossOrigin: () => new DashboardError('DASHBOARD_003', MESSAGES.forbidden, 403),
+  notFound: () => new DashboardError('DASHBOARD_004', MESSAGES.notFound, 404),
   /** SQL keys read every account's events: only users listed in SQL_KEY_ADMINS manage them. */
-  sqlKeysForbidden: () => new DashboardError('DASHBOARD_SQL_KEYS_FORBIDDEN', MESSAGES.forbidden, 403),
-  routeNotFound: () => new DashboardError('DASHBOARD_ROUTE_NOT_FOUND', MESSAGES.notFound, 404),
-  validation: (errors: FieldErrors) => new DashboardError('DASHBOARD_VALIDATION', MESSAGES.invalid, 422, { errors }),
-  badCredentials: () => new DashboardError('DASHBOARD_BAD_CREDENTIALS', MESSAGES.badCredentials, 422, {
+  sqlKeysForbidden: () => new DashboardError('DASHBOARD_013', MESSAGES.forbidden, 403),
+  routeNotFound: () => new DashboardError('DASHBOARD_005', MESSAGES.notFound, 404),
+  validation: (errors: FieldErrors) => new DashboardError('DASHBOARD_006', MESSAGES.invalid, 422, { errors }),
+  badCredentials: () => new DashboardError('DASHBOARD_007', MESSAGES.badCredentials, 422, {
     errors: { email: [MESSAGES.badCredentials] },
   }),
-  malformedBody: (cause?: unknown) => new DashboardError('DASHBOARD_MALFORMED_BODY', 'Malformed request body.', 400, { cause }),
-  unsupportedMediaType: (cause?: unknown) => new DashboardError('DASHBOARD_UNSUPPORTED_MEDIA_TYPE', 'Unsupported media type.', 415, { cause }),
-  payloadTooLarge: (cause?: unknown) => new DashboardError('DASHBOARD_PAYLOAD_TOO_LARGE', 'Payload too large.', 413, { cause }),
-  searchFailed: (cause: unknown) => new DashboardError('DASHBOARD_SEARCH_FAILED', MESSAGES.searchFailed, 500, { cause }),
-  internal: (cause: unknown) => new DashboardError('DASHBOARD_INTERNAL', MESSAGES.serverError, 500, { cause }),
+  malformedBody: (cause?: unknown) => new DashboardError('DASHBOARD_008', 'Malformed request body.', 400, { cause }),
+  unsupportedMediaType: (cause?: unknown) => new DashboardError('DASHBOARD_009', 'Unsupported media type.', 415, { cause }),
+  payloadTooLarge: (cause?: unknown) => new DashboardError('DASHBOARD_010', 'Payload too large.', 413, { cause }),
+  searchFailed: (cause: unknown) => new DashboardError('DASHBOARD_011', MESSAGES.searchFailed, 500, { cause }),
+  internal: (cause: unknown) => new DashboardError('DASHBOARD_012', MESSAGES.serverError, 500, { cause }),
 } as const;
 
 export interface ErrorBody {

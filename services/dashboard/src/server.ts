@@ -7,7 +7,7 @@ import { createPostgres } from '@chatlytics/postgres';
 import { createClickHouse, runMigrations } from '@chatlytics/clickhouse';
 import { createLogger, createMetricsRegistry, opsPlugin, resolveSessionSecret } from '@chatlytics/core';
 import { closeOnSignals, createHttpServer, exitOnStartupError, loadConfigOrExit } from '@chatlytics/core/http';
-import { dashboardApp, dashboardSecuritySchemes } from './app.js';
+import { dashboardApp, dashboardSecuritySchemes, pagesNotFound } from './app.js';
 
 async function main(): Promise<void> {
     const config = loadConfigOrExit(process.env);
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   await postgres.migrate();
   await runMigrations(clickhouse);
 
-  const app = await createHttpServer({ title: 'Chatlytics dashboard', config, name: 'dashboard', securitySchemes: dashboardSecuritySchemes });
+  const app = await createHttpServer({ title: 'Chatlytics dashboard', config, name: 'dashboard', securitySchemes: dashboardSecuritySchemes, notFound: pagesNotFound });
   await app.register(opsPlugin, {
     registry,
     checks: [

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { sql } from 'drizzle-orm';
 import { databaseVariants } from '@chatlytics/postgres/testing';
-import { sha256Hex } from '../src/auth/credentials.js';
+import { sha256Hex } from '../src/crypto/credentials.js';
 import { APP_URL, buildTestApp, lastErrorCode, sessionCookieOf, unsign } from './helper.js';
 import { IDS, KEYS, NOW, USERS } from './fixture.js';
 
@@ -48,7 +48,7 @@ for (const variant of databaseVariants()) {
           success: false, message: 'These credentials do not match our records.',
           errors: { email: ['These credentials do not match our records.'] },
         }, 'the same answer for a wrong password and an unknown e-mail');
-        t.equal(lastErrorCode(logs), 'DASHBOARD_BAD_CREDENTIALS');
+        t.equal(lastErrorCode(logs), 'DASHBOARD_007');
       }
       const login = await app.inject({ method: 'POST', url: '/login', payload: { email: USERS.ann.email } });
       t.equal(login.statusCode, 422, 'JSON login lists missing fields too');
@@ -117,7 +117,7 @@ for (const variant of databaseVariants()) {
       const search = await app.inject({ method: 'POST', url: '/app/data-sources/search-test', headers: evil, payload: { chatbot_id: IDS.alpha, query: 'shoes' } });
       t.equal(search.statusCode, 403);
       t.same(search.json(), { success: false, message: 'Forbidden.' });
-      t.equal(lastErrorCode(logs), 'DASHBOARD_CROSS_ORIGIN');
+      t.equal(lastErrorCode(logs), 'DASHBOARD_003');
       t.equal((await app.inject({ method: 'POST', url: '/logout', headers: evil })).statusCode, 403);
       t.equal((await app.inject({ method: 'POST', url: '/login', headers: { origin: 'https://evil.test' }, payload: USERS.ann })).statusCode, 403);
       const same = await app.inject({ method: 'POST', url: '/app/data-sources/search-test', headers: { origin: APP_URL, cookie }, payload: { chatbot_id: IDS.alpha, query: 'shoes' } });

@@ -55,7 +55,7 @@ for (const variant of databaseVariants()) {
         t.equal(r.statusCode, 404, why);
         t.same(r.json(), { success: false, message: 'Not found.' }, why);
       }
-      t.equal(lastErrorCode(logs), 'DASHBOARD_NOT_FOUND');
+      t.equal(lastErrorCode(logs), 'DASHBOARD_004');
       const gamma = await get(`/api/dashboard/chatbots/${IDS.gamma}`, asB);
       t.equal(gamma.statusCode, 200);
       t.equal(gamma.json().data.chatbot.integratedAt, '2025-12-01');
@@ -175,7 +175,7 @@ for (const variant of databaseVariants()) {
         }
         t.equal((await get(`${url}?api_key=${KEYS.a}&token=${KEYS.a}`, {})).statusCode, 401, 'query string ignored');
       }
-      t.equal(lastErrorCode(logs), 'DASHBOARD_UNAUTHENTICATED');
+      t.equal(lastErrorCode(logs), 'DASHBOARD_001');
     });
 
     t.test('unknown paths under /api/dashboard and /app answer the JSON 404', async (t) => {
@@ -184,7 +184,7 @@ for (const variant of databaseVariants()) {
         t.equal(r.statusCode, 404);
         t.same(r.json(), { success: false, message: 'Not found.' });
       }
-      t.equal(lastErrorCode(logs), 'DASHBOARD_ROUTE_NOT_FOUND');
+      t.equal(lastErrorCode(logs), 'DASHBOARD_005');
     });
   });
 }

@@ -10,7 +10,7 @@ import { IDS, LONG_RAW, USERS, testFixture } from './fixture.js';
 
 const TABLES = ['accounts', 'users', 'api_keys', 'chatbots', 'data_sources', 'chunks', 'conversations', 'messages', 'conversation_analyses'];
 
-t.test('parseFixture: accepts the CONTRACT §8 shape, reports problems with their paths', async (t) => {
+t.test('parseFixture: accepts the fixture format of services/standalone/README.md, reports problems with their paths', async (t) => {
   t.ok(parseFixture(JSON.parse(JSON.stringify(testFixture()))));
   t.ok(parseFixture({ accounts: [], events: [{ event: 'visitor' }] }), 'events are passed through untouched');
   const bad = { accounts: [{ id: 'nope', name: '', users: [{ email: 'not-an-email', password: 'x' }], chatbots: [{ id: IDS.alpha }] }] };

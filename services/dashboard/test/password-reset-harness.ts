@@ -75,7 +75,9 @@ export async function buildResetApp(
   const clock = input.clock ?? testClock();
   const logs: Record<string, unknown>[] = [];
   const stream = new Writable({ write(chunk, _enc, cb) { logs.push(JSON.parse(String(chunk))); cb(); } });
-  const app = Fastify({ loggerInstance: pino(loggerOptions('info'), stream) as FastifyBaseLogger });
+  // Start-up is not what these tests measure: on a loaded machine loading the mail templates can
+  // exceed avvio's 10 s plugin default, as in helper.ts.
+  const app = Fastify({ loggerInstance: pino(loggerOptions('info'), stream) as FastifyBaseLogger, pluginTimeout: 120_000 });
   input.beforeRegister?.(app);
   const config = loadConfig({ DATA_DIR: input.dataDir, APP_URL, SESSION_SECRET: 's'.repeat(40), ...input.env });
   await app.register(dashboardApp, {

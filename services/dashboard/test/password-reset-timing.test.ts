@@ -1,5 +1,5 @@
 /**
- * The enumeration defence of POST /forgot-password (spec §4.3; the Laravel #13658 class of bug):
+ * The enumeration defence of POST /forgot-password (see the password reset rules in services/dashboard/README.md; the Laravel #13658 class of bug):
  * response times for unknown, known and throttled e-mails must not differ measurably. Many
  * interleaved samples, compared with a rank test (robust to the outliers a shared machine
  * produces), at a conservative level. A positive control proves the same procedure does

@@ -68,7 +68,7 @@ for (const variant of databaseVariants()) {
         success: false, message: 'The given data was invalid.',
         errors: { chatbot_id: ['The chatbot id field is required.'], query: ['The query field is required.'] },
       });
-      t.equal(lastErrorCode(logs), 'DASHBOARD_VALIDATION');
+      t.equal(lastErrorCode(logs), 'DASHBOARD_006');
       res = await search({ chatbot_id: 'nope', query: 'x'.repeat(5001), document_count: 0 });
       t.same(res.json().errors, {
         chatbot_id: ['The chatbot id field must be a valid UUID.'],
@@ -100,7 +100,7 @@ for (const variant of databaseVariants()) {
         const res = await app.inject({ method: 'POST', url: URL, headers, payload });
         t.equal(res.statusCode, 401);
         t.same(res.json(), { success: false, message: 'Unauthenticated.' });
-        t.equal(lastErrorCode(logs), 'DASHBOARD_SESSION_REQUIRED');
+        t.equal(lastErrorCode(logs), 'DASHBOARD_002');
         const both = await app.inject({ method: 'POST', url: URL, headers: { ...headers, cookie: cookieA }, payload });
         t.equal(both.statusCode, 401, 'a key next to a valid session is still refused');
       }
@@ -114,7 +114,7 @@ for (const variant of databaseVariants()) {
       const res = await search({ chatbot_id: IDS.alpha, query: 'shoes' });
       t.equal(res.statusCode, 500);
       t.same(res.json(), { success: false, message: 'Search failed.' });
-      const entry = logs.find((l) => l.code === 'DASHBOARD_SEARCH_FAILED')!;
+      const entry = logs.find((l) => l.code === 'DASHBOARD_011')!;
       t.ok(entry, 'logged with its code');
       t.match(JSON.stringify(entry.err), /chunks/, 'the log carries the database error');
     });

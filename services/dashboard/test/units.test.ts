@@ -5,7 +5,7 @@ import t from 'tap';
 import Fastify from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import Type from 'typebox';
-import { credentialKind, digestsEqual, generateCredential, sha256Hex } from '../src/auth/credentials.js';
+import { credentialKind, digestsEqual, generateCredential, sha256Hex } from '../src/crypto/credentials.js';
 import { hashPassword, verifyPassword, TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { isCrossOrigin, localPath, sameOriginPath } from '../src/auth/origin.js';
 import { cookiePolicy, setSessionCookie } from '../src/auth/session-cookie.js';
@@ -130,18 +130,18 @@ t.test('fieldErrors: nested paths, unions, and missing properties', async (t) =>
 
 t.test('error mapping: codes, statuses, and no internals in 5xx bodies', async (t) => {
   const params = Object.assign(new Error('params/id must match format "uuid"'), { validation: [], validationContext: 'params' });
-  t.equal(toDashboardError(params).code, 'DASHBOARD_NOT_FOUND');
+  t.equal(toDashboardError(params).code, 'DASHBOARD_004');
   const body = Object.assign(new Error('x'), { validation: [{ keyword: 'required', instancePath: '', params: { requiredProperties: ['q'] } }], validationContext: 'body' });
   const mapped = toDashboardError(body);
-  t.equal(mapped.code, 'DASHBOARD_VALIDATION');
+  t.equal(mapped.code, 'DASHBOARD_006');
   t.same(errorBody(mapped), { success: false, message: 'The given data was invalid.', errors: { q: ['The q field is required.'] } });
   const json = Object.assign(new Error('Unexpected end of JSON input'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 });
-  t.equal(toDashboardError(json).code, 'DASHBOARD_MALFORMED_BODY');
+  t.equal(toDashboardError(json).code, 'DASHBOARD_008');
   t.equal(toDashboardError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 })).statusCode, 415);
   t.equal(toDashboardError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 })).statusCode, 413);
   const secret = new Error('password authentication failed for user "postgres" at 10.0.0.5');
   const internal = toDashboardError(secret);
-  t.equal(internal.code, 'DASHBOARD_INTERNAL');
+  t.equal(internal.code, 'DASHBOARD_012');
   t.equal(internal.statusCode, 500);
   t.same(errorBody(internal), { success: false, message: 'Server Error' });
   t.equal(internal.cause, secret, 'the cause is kept for the log');
@@ -150,9 +150,9 @@ t.test('error mapping: codes, statuses, and no internals in 5xx bodies', async (
   t.equal(toDashboardError(known), known);
   t.ok(known instanceof DashboardError);
   for (const [make, code, status] of [
-    [Errors.unauthenticated, 'DASHBOARD_UNAUTHENTICATED', 401], [Errors.sessionRequired, 'DASHBOARD_SESSION_REQUIRED', 401],
-    [Errors.crossOrigin, 'DASHBOARD_CROSS_ORIGIN', 403], [Errors.notFound, 'DASHBOARD_NOT_FOUND', 404],
-    [Errors.badCredentials, 'DASHBOARD_BAD_CREDENTIALS', 422],
+    [Errors.unauthenticated, 'DASHBOARD_001', 401], [Errors.sessionRequired, 'DASHBOARD_002', 401],
+    [Errors.crossOrigin, 'DASHBOARD_003', 403], [Errors.notFound, 'DASHBOARD_004', 404],
+    [Errors.badCredentials, 'DASHBOARD_007', 422],
   ] as const) {
     const e = make();
     t.equal(e.code, code);

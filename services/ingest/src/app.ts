@@ -7,7 +7,7 @@ import type { Config, Logger } from '@chatlytics/core';
 import { createClientHasher } from '@chatlytics/events';
 import { registerTrackBodyParsers, TRACK_BODY_LIMIT } from './body-parsers.js';
 import { answerPreflight, registerOriginCheck } from './cors.js';
-import { TrackError, errorBody, fromFastifyError } from './errors.js';
+import { TrackError, errorBody, fromFastifyError, trackNotFound } from './errors.js';
 import { createIngestMetrics } from './metrics.js';
 import { createOriginPolicy } from './origin-policy.js';
 import { createPublisher, type EventPublisher, type PublisherOptions } from './publisher.js';
@@ -35,12 +35,14 @@ export interface IngestAppOptions {
 
 export const TRACK_POST_PATHS = ['/api/analytics/track', '/api/events/track', '/api/save'] as const;
 export const TRACK_GET_PATHS = ['/api/analytics/track', '/api/events/track'] as const;
+/** Paths under these belong to tracking: an unknown one answers in the tracking error shape. */
+export const TRACK_PREFIXES = ['/api/analytics', '/api/events'] as const;
 
 /** The HMAC key is derived, not the secret itself: one secret must not serve two purposes. */
 const deriveKey = (secret: string) => createHmac('sha256', secret).update('chatlytics:client-ip-hash').digest();
 
 /**
- * The public tracking endpoints (spec §4.4, CONTRACT §3) as one encapsulated plugin: its body
+ * The public tracking endpoints (see the tracking endpoint rules and tracking error rules in services/ingest/README.md) as one encapsulated plugin: its body
  * parsers, error handler, rate limit and CORS apply to these routes only.
  *
  * Proxies: the per-IP rate limit and the client hash use `request.ip`, which is the socket
@@ -78,7 +80,7 @@ export const ingestApp: FastifyPluginAsync<IngestAppOptions> = async (app: Fasti
     global: true,
     max: config.track.rateLimitPerMinute,
     timeWindow: 60_000,
-    errorResponseBuilder: (_req, ctx) => new TrackError('RATE_LIMITED', { retryAfter: Math.ceil(ctx.ttl / 1000) }),
+    errorResponseBuilder: (_req, ctx) => new TrackError('ANALYTICS_006', { retryAfter: Math.ceil(ctx.ttl / 1000) }),
   });
 
   const handler = createTrackHandler({ publisher, metrics, clock, hashClient });
@@ -118,11 +120,15 @@ export const ingestApp: FastifyPluginAsync<IngestAppOptions> = async (app: Fasti
   }
   registerBatchRoute(app, { publisher, metrics, registry, clock, hashClient });
   registerTrackerScriptRoute(app);
+  for (const prefix of TRACK_PREFIXES) {
+    await app.register(async (scope) => { scope.setNotFoundHandler(trackNotFound); }, { prefix });
+  }
 };
 
 export default ingestApp;
 export { createPublisher, EventPublisher, PUBLISHER_DEFAULTS, PublisherOverloadedError } from './publisher.js';
-export { TRACK_ERRORS, TrackError, BUS_RETRY_AFTER_SECONDS } from './errors.js';
+export { TRACK_ERRORS, TrackError, BUS_RETRY_AFTER_SECONDS, errorBody, trackNotFound } from './errors.js';
+export { trackResponseSchema } from './schemas.js';
 export { createOriginPolicy } from './origin-policy.js';
 export { createIngestMetrics } from './metrics.js';
 export { TRACK_BODY_LIMIT } from './body-parsers.js';

@@ -19,7 +19,7 @@ export interface BatchRouteDeps {
   hashClient: (ip: string) => string;
 }
 
-interface Rejected { index: number; code: 'ANALYTICS_001' | 'ANALYTICS_002' | 'VALIDATION_FAILED'; errors: FieldErrors }
+interface Rejected { index: number; code: 'ANALYTICS_001' | 'ANALYTICS_002' | 'ANALYTICS_005'; errors: FieldErrors }
 
 const droppedCounter = (registry: Registry) => (registry.getSingleMetric('chatlytics_ingest_tracker_dropped_total') as Counter<never> | undefined)
   ?? new Counter({ name: 'chatlytics_ingest_tracker_dropped_total', help: 'Events trackers reported dropping from their full queue', registers: [registry] });

@@ -28,7 +28,7 @@ export const batchResponseSchema = {
           type: 'object',
           properties: {
             index: { type: 'integer', description: 'Position in `events`' },
-            code: { type: 'string', enum: ['ANALYTICS_001', 'ANALYTICS_002', 'VALIDATION_FAILED'], description: 'Why, as the single-event route would refuse it (VALIDATION_FAILED is its 422)' },
+            code: { type: 'string', enum: ['ANALYTICS_001', 'ANALYTICS_002', 'ANALYTICS_005'], description: 'Why, as the single-event route would refuse it (ANALYTICS_005 is its 422)' },
             errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, description: 'Messages per field' },
           },
           required: ['index', 'code', 'errors'],

@@ -5,7 +5,7 @@ import { TrackError } from './errors.js';
 /**
  * A tracking body may be several times larger than its 50,000-byte `data` once re-encoded by
  * the client (pretty printing, \uXXXX escapes turn a 3-byte character into 6 bytes): 128 KiB
- * lets every `data` the spec allows through, so the precise 50,000-byte rule (ANALYTICS_002)
+ * lets every `data` the documented limits allow through, so the precise 50,000-byte rule (ANALYTICS_002)
  * decides, while anything bigger is cut off before it is buffered whole.
  */
 export const TRACK_BODY_LIMIT = 128 * 1024;

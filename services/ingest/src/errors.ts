@@ -2,18 +2,24 @@ import { AppError } from '@chatlytics/core';
 import type { FieldErrors } from '@chatlytics/events';
 
 /**
- * Every way the tracking endpoint refuses a request (CONTRACT §3), like fastify's lib/errors.js.
- * `code` is stable and used for metrics and tests; `publicCode` is what the body's
- * `error.code` shows (the spec gives 422 and 429 no code: null).
+ * Every way the tracking endpoint refuses a request, like fastify's lib/errors.js. Codes follow
+ * the project's one scheme, `<AREA>_<NNN>` (see services/ingest/README.md). `publicCode` is what
+ * the body's `error.code` shows: the four numbered payload errors clients branch on; validation,
+ * rate limiting, unknown routes and internal errors show null.
  */
 export const TRACK_ERRORS = {
   ANALYTICS_001: { status: 400, publicCode: 'ANALYTICS_001', message: 'Invalid event payload.' },
   ANALYTICS_002: { status: 400, publicCode: 'ANALYTICS_002', message: 'Payload too large.' },
   ANALYTICS_003: { status: 403, publicCode: 'ANALYTICS_003', message: 'Origin not allowed.' },
   ANALYTICS_004: { status: 503, publicCode: 'ANALYTICS_004', message: 'The event could not be stored. Please retry later.' },
-  VALIDATION_FAILED: { status: 422, publicCode: null, message: 'The given data was invalid.' },
-  RATE_LIMITED: { status: 429, publicCode: null, message: 'Too many requests.' },
-  INTERNAL_ERROR: { status: 500, publicCode: null, message: 'Internal server error.' },
+  /** A field is missing or invalid, or the event type is unknown. */
+  ANALYTICS_005: { status: 422, publicCode: null, message: 'The given data was invalid.' },
+  /** Too many requests from one client IP. */
+  ANALYTICS_006: { status: 429, publicCode: null, message: 'Too many requests.' },
+  /** No tracking route at this method and path. */
+  ANALYTICS_007: { status: 404, publicCode: null, message: 'Not found.' },
+  /** Anything unexpected; the message never carries the cause. */
+  ANALYTICS_008: { status: 500, publicCode: null, message: 'Internal server error.' },
 } as const satisfies Record<string, { status: number; publicCode: string | null; message: string }>;
 
 export type TrackErrorCode = keyof typeof TRACK_ERRORS;
@@ -39,13 +45,21 @@ export class TrackError extends AppError {
   }
 }
 
-/** The tracking error body: `{success: false, error: {code, message}, errors?}` (CONTRACT §3). */
+/** The tracking error body, the one shape of every tracking error: `{success: false, error: {code, message}, errors?}`. */
 export function errorBody(err: TrackError): { success: false; error: { code: string | null; message: string }; errors?: FieldErrors } {
   // 5xx messages are fixed texts from the table above: a driver's message never reaches a client.
   const message = err.expose ? err.message : TRACK_ERRORS[err.code as TrackErrorCode].message;
   return err.errors
     ? { success: false, error: { code: err.publicCode, message }, errors: err.errors }
     : { success: false, error: { code: err.publicCode, message } };
+}
+
+/**
+ * The 404 of an unknown path in the tracking scope (and of every path of the ingest service
+ * when it runs alone), in the tracking error shape.
+ */
+export function trackNotFound(_req: unknown, reply: { code(status: number): { send(body: unknown): unknown } }) {
+  return reply.code(404).send(errorBody(new TrackError('ANALYTICS_007')));
 }
 
 /**
@@ -64,6 +78,6 @@ export function fromFastifyError(err: { code?: string; statusCode?: number }): T
       if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
         return new TrackError('ANALYTICS_001', { errors: { body: ['The request body could not be read.'] } });
       }
-      return new TrackError('INTERNAL_ERROR', { cause: err });
+      return new TrackError('ANALYTICS_008', { cause: err });
   }
 }

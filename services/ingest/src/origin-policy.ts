@@ -1,5 +1,5 @@
 /**
- * Which browser origins may call the tracking endpoints (ALLOWED_ORIGINS, CONTRACT §1).
+ * Which browser origins may call the tracking endpoints (ALLOWED_ORIGINS, the configuration table in README.md).
  *
  * Entry forms, compared case-insensitively:
  * - `*`: every origin (also what an unset ALLOWED_ORIGINS means);

@@ -5,7 +5,7 @@
 import { createEventBus } from '@chatlytics/bus';
 import { createLogger, createMetricsRegistry, opsPlugin, resolveSessionSecret } from '@chatlytics/core';
 import { closeOnSignals, createHttpServer, exitOnStartupError, loadConfigOrExit } from '@chatlytics/core/http';
-import { ingestApp } from './app.js';
+import { ingestApp, trackNotFound } from './app.js';
 import { createIngestMetrics } from './metrics.js';
 import { createPublisher } from './publisher.js';
 
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
 
   // trustProxy comes from config.trustProxy inside createHttpServer: request.ip, and so the
   // per-IP rate limit, honours X-Forwarded-For only from the listed proxies.
-  const app = await createHttpServer({ title: 'Chatlytics ingest', config, name: 'ingest' });
+  const app = await createHttpServer({ title: 'Chatlytics ingest', config, name: 'ingest', notFound: trackNotFound });
   await app.register(opsPlugin, {
     registry,
     checks: [{ name: 'bus', check: async () => { await bus.ping(); return { kind: bus.kind }; } }],

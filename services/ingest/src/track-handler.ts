@@ -16,7 +16,7 @@ export interface TrackHandlerDeps {
 
 /**
  * One handler for every alias and both forms: the GET form's query and the POST body carry the
- * same fields, so they go through the same validation and answer identically (CONTRACT §3).
+ * same fields, so they go through the same validation and answer identically (see the tracking error rules in services/ingest/README.md).
  * A POST without a body falls back to its query string (old widgets POST to `/api/save?e=…`).
  */
 export function createTrackHandler(deps: TrackHandlerDeps) {

@@ -21,7 +21,7 @@ t.test('each event of a batch is validated like the single route: the same table
     t.equal(r.index, index, name);
     if (expect.status === 400) t.equal(r.code, expect.code, name);
     if (expect.status === 422) {
-      t.equal(r.code, 'VALIDATION_FAILED', name);
+      t.equal(r.code, 'ANALYTICS_005', name);
       t.same(Object.keys(r.errors).sort(), [...expect.fields].sort(), name);
     }
   }

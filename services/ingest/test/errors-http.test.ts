@@ -94,7 +94,7 @@ t.test('an unexpected failure is a 500 with a fixed message', async (t) => {
   t.teardown(() => app.close());
   const res = await app.inject({ method: 'POST', url: '/api/analytics/track', payload: { event: 'visitor', token: TOKEN } });
   t.equal(res.statusCode, 500);
-  t.same(res.json(), { success: false, error: { code: null, message: TRACK_ERRORS.INTERNAL_ERROR.message } });
+  t.same(res.json(), { success: false, error: { code: null, message: TRACK_ERRORS.ANALYTICS_008.message } });
 });
 
 t.test('metrics: accepted, rejected by reason, published, batch sizes', async (t) => {
@@ -105,7 +105,7 @@ t.test('metrics: accepted, rejected by reason, published, batch sizes', async (t
   await app.inject({ method: 'POST', url: '/api/analytics/track', headers: json, payload: '{' });
   t.equal(await metricValue(registry, 'chatlytics_ingest_events_accepted_total'), 1);
   t.equal(await metricValue(registry, 'chatlytics_ingest_events_published_total'), 1);
-  t.equal(await metricValue(registry, 'chatlytics_ingest_events_rejected_total', { reason: 'VALIDATION_FAILED' }), 1);
+  t.equal(await metricValue(registry, 'chatlytics_ingest_events_rejected_total', { reason: 'ANALYTICS_005' }), 1);
   t.equal(await metricValue(registry, 'chatlytics_ingest_events_rejected_total', { reason: 'ANALYTICS_001' }), 1);
   t.equal(await metricValue(registry, 'chatlytics_ingest_publish_batch_size_count'), 1);
 });

@@ -3,7 +3,7 @@ import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '@chatl
 import { UsageError } from './cli/args.js';
 import { isCommandName, parseCommand, usageText, type CommandInput } from './cli/spec.js';
 
-// Entry point of `npm run cli -- <command>` (CONTRACT §7): JSON on stdout, errors on stderr
+// Entry point of `npm run cli -- <command>` (see the CLI rules in services/standalone/README.md): JSON on stdout, errors on stderr
 // with exit code 1. Work is ordered cheapest first — arguments, configuration, the DATA_DIR
 // lock, then the engine and service modules (seconds to load) — so mistakes fail fast.
 const [name, ...argv] = process.argv.slice(2);

@@ -4,7 +4,7 @@ import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createHttpServer } from '@chatlytics/core/http';
 import { clickhouseHttp, createQueryLogWriter, sqlKeyAuth } from '@chatlytics/clickhouse';
 import { ingestApp } from '@chatlytics/ingest';
-import { createSqlKeyRepository, dashboardApp, dashboardSecuritySchemes } from '@chatlytics/dashboard';
+import { createSqlKeyRepository, dashboardApp, dashboardSecuritySchemes, pagesNotFound } from '@chatlytics/dashboard';
 import { createConsumer } from '@chatlytics/consumer';
 import { openEngines, clickhouseDataPath } from './engines.js';
 import { trackerExample } from './tracker-example.js';
@@ -21,11 +21,11 @@ export interface Standalone {
  * `npm start`: ingest, consumer and dashboard in one process on the engines the config selects
  * (embedded by default). The same plugins the three production services register.
  */
-export async function buildStandalone(config: Config, log: Logger): Promise<Standalone> {
+export async function buildStandalone(config: Config, log: Logger, opts: { pluginTimeout?: number } = {}): Promise<Standalone> {
   const registry = createMetricsRegistry();
   const engines = await openEngines(config, log, registry);
   const consumer = createConsumer({ config, bus: engines.bus, clickhouse: engines.clickhouse, log, registry });
-  const app = await createHttpServer({ title: 'Chatlytics', config, name: 'chatlytics', securitySchemes: dashboardSecuritySchemes });
+  const app = await createHttpServer({ title: 'Chatlytics', config, name: 'chatlytics', securitySchemes: dashboardSecuritySchemes, notFound: pagesNotFound, pluginTimeout: opts.pluginTimeout });
   // One persistent secret signs sessions and keys the client-IP hashes (comparable across restarts).
   const secret = resolveSessionSecret(config.sessionSecret, config.dataDir);
   try {

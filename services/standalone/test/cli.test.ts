@@ -218,10 +218,10 @@ t.test('admin CLI on an embedded DATA_DIR', async (t) => {
     t.match(summary, { accounts: 1, users: 1, apiKeys: 1, chatbots: 1, dataSources: 2, chunks: 1, conversations: 1, messages: 2, analyses: 1, rawContents: 1 });
     t.match(summary.events, { accepted: 3, inserted: 3, alreadyStored: 0, duplicatesInFile: 1 });
     t.same(summary.events.rejected.map((r: { index: number; code: string; errors: object }) => [r.index, r.code, Object.keys(r.errors)]), [
-      [4, 'VALIDATION_FAILED', ['event']],
-      [5, 'VALIDATION_FAILED', ['token']],
-      [6, 'VALIDATION_FAILED', ['receivedAt']],
-      [7, 'VALIDATION_FAILED', ['receivedAt']],
+      [4, 'ANALYTICS_005', ['event']],
+      [5, 'ANALYTICS_005', ['token']],
+      [6, 'ANALYTICS_005', ['receivedAt']],
+      [7, 'ANALYTICS_005', ['receivedAt']],
     ]);
     t.equal(fs.readFileSync(path.join(dataDir, 'storage/raw/catalog.csv'), 'utf8'), 'sku\n1\n');
     afterFirstImport = await dumpPostgres(dataDir);

@@ -8,7 +8,7 @@ export const updatedAt = () => timestamp('updated_at', { withTimezone: true }).n
 export const accounts = pgTable('accounts', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull(),
-  /** CMS provider names connected to the account (CONTRACT §8 `cmsProviders`). */
+  /** CMS provider names connected to the account (`cmsProviders` of the fixture format in services/standalone/README.md). */
   cmsProviders: text('cms_providers').array().notNull().default(sql`'{}'::text[]`),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
@@ -71,7 +71,7 @@ export const sessions = pgTable('sessions', {
   index('sessions_expires_at_idx').on(t.expiresAt),
 ]);
 
-/** One reset token per e-mail (spec §2.8); the token is stored as a digest. */
+/** One reset token per e-mail (see the password reset rules in services/dashboard/README.md); the token is stored as a digest. */
 export const passwordResetTokens = pgTable('password_reset_tokens', {
   email: text('email').primaryKey(),
   tokenHash: text('token_hash').notNull(),

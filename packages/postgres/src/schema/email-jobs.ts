@@ -5,7 +5,7 @@ import { createdAt, updatedAt } from './accounts.js';
 export const EMAIL_JOB_STATUSES = ['pending', 'running', 'sent', 'failed'] as const;
 export type EmailJobStatus = (typeof EMAIL_JOB_STATUSES)[number];
 
-/** The durable mail queue (CONTRACT §6): a job survives a restart until sent or failed. */
+/** The durable mail queue (see the e-mail rules in services/dashboard/README.md): a job survives a restart until sent or failed. */
 export const emailJobs = pgTable('email_jobs', {
   id: uuid('id').primaryKey().defaultRandom(),
   kind: text('kind').notNull(),

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 
 /**
  * True when the request carries an Origin header naming another origin than APP_URL's
- * (CONTRACT §2). Browsers send Origin on every cross-site POST; a request without one
+ * (see the authentication rules in services/dashboard/README.md). Browsers send Origin on every cross-site POST; a request without one
  * (curl, same-origin navigation in old browsers) is not a cross-site form post.
  */
 export function isCrossOrigin(req: FastifyRequest, appOrigin: string): boolean {
@@ -33,7 +33,7 @@ export function localPath(value: unknown): string | null {
   return value;
 }
 
-/** Whether the client wants JSON rather than a redirect (CONTRACT §3: Accept or a JSON body). */
+/** Whether the client wants JSON rather than a redirect (see the response and error rules in services/dashboard/README.md: Accept or a JSON body). */
 export function wantsJson(req: FastifyRequest): boolean {
   const accept = req.headers.accept ?? '';
   const contentType = req.headers['content-type'] ?? '';

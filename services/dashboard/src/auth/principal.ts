@@ -9,7 +9,7 @@ export interface Principal {
 /**
  * Per-route authentication, set as `config: { auth }`:
  * - `credential`: API key, auth token, or web session (the /api/dashboard routes);
- * - `session`: web session only; a key or token is refused (CONTRACT §2, search test);
+ * - `session`: web session only; a key or token is refused (see the authentication rules in services/dashboard/README.md, search test);
  * - `none`: public, but a POST still gets the cross-origin check (login, logout).
  */
 export type AuthMode = 'credential' | 'session' | 'none';

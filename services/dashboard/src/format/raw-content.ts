@@ -1,4 +1,4 @@
-/** Preview limit of raw content (CONTRACT §9): "50 KB", counted in characters. */
+/** Preview limit of raw content (see the endpoint details in services/dashboard/README.md): "50 KB", counted in characters. */
 export const RAW_CONTENT_PREVIEW_CHARS = 51_200;
 
 /**

@@ -6,7 +6,7 @@ export type EmailJobPayload = Record<string, unknown>;
 
 const nextAttempt = sql`${emailJobs.attempts} + 1`;
 
-/** The durable mail queue in PostgreSQL (table email_jobs, CONTRACT §6). */
+/** The durable mail queue in PostgreSQL (table email_jobs, the e-mail rules in services/dashboard/README.md). */
 export function createEmailJobRepository({ db }: { db: Database }) {
   return {
     async enqueue(kind: string, payload: EmailJobPayload, runAt: Date): Promise<string> {

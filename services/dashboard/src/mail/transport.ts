@@ -12,7 +12,7 @@ export interface OutgoingMail {
   text: string;
   /**
    * The provider's stored template and its variables, used instead of html/text when the
-   * deployment configures one (RESEND_TEMPLATE_ID, spec §4.3).
+   * deployment configures one (RESEND_TEMPLATE_ID, the password reset rules in services/dashboard/README.md).
    */
   providerTemplate?: { id: string; variables: Record<string, string> };
   /** The job id: a retried job is the same e-mail, which the provider then sends once. */
@@ -27,7 +27,7 @@ export interface MailTransport {
 
 export const MailErrors = {
   deliveryFailed: (detail: string, cause?: unknown) =>
-    new AppError('MAIL_DELIVERY_FAILED', `e-mail delivery failed: ${detail}`, { statusCode: 502, retriable: true, cause }),
+    new AppError('DASHBOARD_016', `e-mail delivery failed: ${detail}`, { statusCode: 502, retriable: true, cause }),
 } as const;
 
 export const RESEND_DEFAULT_BASE_URL = 'https://api.resend.com';
@@ -53,7 +53,7 @@ export function createResendTransport(opts: { apiKey: string; baseUrl?: string; 
   };
 }
 
-/** What the outbox holds per e-mail (CONTRACT §6). */
+/** What the outbox holds per e-mail (see the e-mail rules in services/dashboard/README.md). */
 export interface OutboxMail {
   to: string;
   subject: string;
@@ -86,7 +86,7 @@ export function createOutboxTransport(opts: { dir: string; log: FastifyBaseLogge
 
 export const OUTBOX_DIR = 'mail-outbox';
 
-/** The transport CONTRACT §6 selects: Resend with a key, else the outbox under DATA_DIR. */
+/** The transport that the e-mail rules in services/dashboard/README.md select: Resend with a key, else the outbox under DATA_DIR. */
 export function createMailTransport(config: Config, log: FastifyBaseLogger): MailTransport {
   const { resendApiKey, resendBaseUrl, from } = config.mail;
   if (resendApiKey) return createResendTransport({ apiKey: resendApiKey, baseUrl: resendBaseUrl, from });

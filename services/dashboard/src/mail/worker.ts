@@ -14,9 +14,9 @@ export interface MailWorkerOptions {
   log: FastifyBaseLogger;
   /** How often an idle worker looks for due jobs. Short: a reset e-mail should arrive quickly. */
   pollIntervalMs?: number;
-  /** Spec §3.4: 30 s between attempts. */
+  /** Per the password reset rules in services/dashboard/README.md: 30 s between attempts. */
   retryBackoffMs?: number;
-  /** Spec §3.4: 3 attempts, then the job is failed. */
+  /** Per the password reset rules in services/dashboard/README.md: 3 attempts, then the job is failed. */
   maxAttempts?: number;
   /**
    * How long a claimed job is hidden from other workers. Far longer than one delivery (the

@@ -1,5 +1,5 @@
 import type { Flash } from '../auth/flash.js';
-import { html, type RawHtml } from './html.js';
+import { html, type RawHtml } from '../format/html.js';
 
 /** The status message and the error summary of the previous form post (flash). */
 export function flashMessages(flash: Flash | null): RawHtml {

@@ -1,6 +1,6 @@
 import type { Flash } from '../auth/flash.js';
 import { flashMessages, field } from './components.js';
-import { html, type PageOptions } from './html.js';
+import { html, type PageOptions } from '../format/html.js';
 
 export function loginPage(flash: Flash | null): PageOptions {
   return {

@@ -1,6 +1,6 @@
 import { DashboardError } from '../errors.js';
 
-/** The user-facing texts of the flow; the first two are the spec's (§4.3), verbatim. */
+/** The user-facing texts of the flow; the first two are the documented texts (see the password reset rules in services/dashboard/README.md), verbatim. */
 export const RESET_MESSAGES = {
   linkRequested: "If an account with that email exists, we've sent a password reset link.",
   linkSent: 'Password reset link has been sent to your email.',
@@ -12,11 +12,11 @@ export const RESET_MESSAGES = {
 
 /** Coded errors of the password reset routes (the dashboard's error handler answers them). */
 export const ResetErrors = {
-  /** POST /forgot-password with a live session (spec §5: guests only). */
-  guestOnly: () => new DashboardError('PASSWORD_RESET_GUEST_ONLY', RESET_MESSAGES.alreadyLoggedIn, 403),
-  rateLimited: () => new DashboardError('PASSWORD_RESET_RATE_LIMITED', RESET_MESSAGES.tooManyAttempts, 429),
+  /** POST /forgot-password with a live session (see the authentication rules in services/dashboard/README.md: guests only). */
+  guestOnly: () => new DashboardError('DASHBOARD_013', RESET_MESSAGES.alreadyLoggedIn, 403),
+  rateLimited: () => new DashboardError('DASHBOARD_014', RESET_MESSAGES.tooManyAttempts, 429),
   /** Unknown, expired, used, or another e-mail's token: one answer, so none of them can be told apart. */
-  invalidToken: () => new DashboardError('PASSWORD_RESET_INVALID_TOKEN', RESET_MESSAGES.invalidToken, 422, {
+  invalidToken: () => new DashboardError('DASHBOARD_015', RESET_MESSAGES.invalidToken, 422, {
     errors: { email: [RESET_MESSAGES.invalidToken] },
   }),
 } as const;

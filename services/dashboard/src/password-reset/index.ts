@@ -6,7 +6,6 @@ import { createEmailJobRepository } from '../mail/job-repository.js';
 import { loadMailTemplates, TEMPLATES_DIR } from '../mail/templates.js';
 import { createMailTransport, type MailTransport } from '../mail/transport.js';
 import { createMailWorker, type MailWorkerOptions } from '../mail/worker.js';
-import { pageRoutes } from '../pages/routes.js';
 import { createRouteLimiter } from './rate-limit.js';
 import { passwordResetRoutes } from './routes.js';
 import { createPasswordResetService } from './service.js';
@@ -21,7 +20,7 @@ export interface PasswordResetTuning {
     /** False: no worker loop in this process (another process sends). */
     worker?: boolean;
   };
-  /** Spec §4.3: 5 a minute for both link requests, 10 for resets; per client IP and per e-mail. */
+  /** Per the password reset rules in services/dashboard/README.md: 5 a minute for both link requests, 10 for resets; per client IP and per e-mail. */
   rateLimits?: { requestsPerMinute?: number; resetsPerMinute?: number };
 }
 
@@ -33,7 +32,7 @@ export interface PasswordResetOptions extends PasswordResetTuning {
 }
 
 /**
- * The password reset flow (spec §3.3-3.4, §4.3, CONTRACT §6) with its pages and mail queue, as
+ * The password reset flow (see the password reset rules and e-mail rules in services/dashboard/README.md) and its mail queue, as
  * one plugin registered by dashboardApp (whose auth hook, validator and error handler it uses).
  * The mail worker starts with the server and stops, after its current job, when it closes.
  */
@@ -49,7 +48,7 @@ export const passwordResetApp: FastifyPluginAsync<PasswordResetOptions> = async 
 
   // Local to this plugin: no global limit, only the counters the routes ask for.
   await app.register(rateLimit, { global: false });
-  // One pair of counters per route: each route has its own budget (spec §4.3 lists them separately).
+  // One pair of counters per route: each route has its own budget (the password reset rules in services/dashboard/README.md list them separately).
   const requestsPerMinute = opts.rateLimits?.requestsPerMinute ?? 5;
   const limiters = {
     forgot: createRouteLimiter(app, requestsPerMinute),
@@ -57,7 +56,6 @@ export const passwordResetApp: FastifyPluginAsync<PasswordResetOptions> = async 
     reset: createRouteLimiter(app, opts.rateLimits?.resetsPerMinute ?? 10),
   };
   await app.register(passwordResetRoutes, { deps, service, limiters });
-  await app.register(pageRoutes, { deps });
 
   if (opts.mail?.worker !== false) {
     const worker = createMailWorker({ ...opts.mail, jobs: createEmailJobRepository({ db }), handlers: service.handlers, log });

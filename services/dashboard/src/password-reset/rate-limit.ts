@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { normalizeEmail } from '../repositories/user-repository.js';
 
-/** A window of one minute: the limits of spec §4.3 are per minute. */
+/** A window of one minute: the limits of the password reset rules in services/dashboard/README.md are per minute. */
 const WINDOW_MS = 60_000;
 
 export type RouteLimiter = (req: FastifyRequest, email: string | null) => Promise<{ retryAfterSeconds: number } | null>;

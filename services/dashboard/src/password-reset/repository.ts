@@ -3,7 +3,7 @@ import { emailJobs, passwordResetTokens, type Database } from '@chatlytics/postg
 
 export type ResetTokenRow = typeof passwordResetTokens.$inferSelect;
 
-/** Reset tokens (spec §2.8): one row per e-mail, holding only the token's SHA-256 digest. */
+/** Reset tokens (see the password reset rules in services/dashboard/README.md): one row per e-mail, holding only the token's SHA-256 digest. */
 export function createResetTokenRepository({ db }: { db: Database }) {
   return {
     /**

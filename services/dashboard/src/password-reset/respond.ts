@@ -5,11 +5,11 @@ import { setFlash } from '../auth/flash.js';
 import { sameOriginPath, wantsJson } from '../auth/origin.js';
 import { readSessionCookie } from '../auth/session-cookie.js';
 import type { SessionPrincipal } from '../repositories/session-repository.js';
-import { html, sendPage } from '../pages/html.js';
+import { html, sendPage } from '../format/html.js';
 import { ResetErrors, RESET_MESSAGES } from './errors.js';
 
 /**
- * The two answers of a redirect-style form post (CONTRACT §3): a browser gets a 302 with the
+ * The two answers of a redirect-style form post (see the response and error rules in services/dashboard/README.md): a browser gets a 302 with the
  * message in the flash cookie; a client asking for JSON gets the message (or error) itself.
  */
 export function createResponder(deps: DashboardDeps) {
@@ -36,7 +36,7 @@ export function createResponder(deps: DashboardDeps) {
     tooManyAttempts(req: FastifyRequest, reply: FastifyReply, retryAfterSeconds: number) {
       reply.header('retry-after', String(retryAfterSeconds));
       if (wantsJson(req)) throw ResetErrors.rateLimited();
-      req.log.info({ code: 'PASSWORD_RESET_RATE_LIMITED', statusCode: 429 }, 'dashboard request refused');
+      req.log.info({ code: 'DASHBOARD_014', statusCode: 429 }, 'dashboard request refused');
       return sendPage(reply, {
         title: 'Too many attempts',
         body: html`<h1>${RESET_MESSAGES.tooManyAttempts}</h1><p>Please wait ${retryAfterSeconds} seconds and try again.</p><nav><a href="/login">Back to log in</a></nav>`,

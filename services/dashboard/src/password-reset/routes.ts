@@ -34,7 +34,7 @@ const text = (body: unknown, name: string): string | null => {
 const schemaErrors = (req: FastifyRequest): FieldErrors =>
   req.validationError ? fieldErrors(req.validationError.validation as SchemaError[]) : {};
 
-/** POST /forgot-password, POST /app/send-password-reset, POST /reset-password (spec §4.3). */
+/** POST /forgot-password, POST /app/send-password-reset, POST /reset-password (see the password reset rules in services/dashboard/README.md). */
 export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOptions> = async (app, { deps, service, limiters }) => {
   const respond = createResponder(deps);
 
@@ -50,7 +50,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
     schema: {
       tags: ['password reset'],
       summary: 'Request a reset link (guests only; the same answer whether or not the e-mail has an account)',
-      description: 'A request with a live session is refused: JSON 403 PASSWORD_RESET_GUEST_ONLY, a form post 302 to /settings/profile. ' +
+      description: 'A request with a live session is refused: JSON 403 (DASHBOARD_013), a form post 302 to /settings/profile. ' +
         '5 requests a minute per client IP and per e-mail (429).',
       body: Type.Object({ email: Email }),
       response: { 200: MessageResponse, 302: Redirect, ...errorResponses(403, 422, 429, 500) },

@@ -97,14 +97,14 @@ export function createPasswordResetService(d: PasswordResetServiceDeps) {
 
     /**
      * POST /forgot-password and /app/send-password-reset: the same single insert for every
-     * address (known, unknown or throttled), so the response cannot differ (spec §4.3).
+     * address (known, unknown or throttled), so the response cannot differ (see the password reset rules in services/dashboard/README.md).
      */
     async requestLink(email: string): Promise<void> {
       await jobs.enqueue(RESET_LINK_JOB, { email: normalizeEmail(email) }, d.queueClock());
     },
 
     /**
-     * Spec §3.3: a valid, unexpired token of that e-mail sets the password, is used up, and
+     * Per the password reset rules in services/dashboard/README.md: a valid, unexpired token of that e-mail sets the password, is used up, and
      * ends every session and auth token of the user (API keys belong to the account and stay).
      * Null for any invalid token, without saying why.
      */

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { digestsEqual, sha256Hex } from '../auth/credentials.js';
+import { digestsEqual, sha256Hex } from '../crypto/credentials.js';
 
 /** 32 bytes = 256 bits from the CSPRNG, base64url (43 characters, URL-safe without escaping). */
 export const RESET_TOKEN_BYTES = 32;

@@ -3,7 +3,7 @@ import {
   accounts, apiKeys, chatbots, chunks, conversationAnalyses, conversations, dataSources, messages, users,
   type ChatbotSettings, type Database, type ExtraTag, type MessageRole,
 } from '@chatlytics/postgres';
-import { displayPrefix, sha256Hex } from '../auth/credentials.js';
+import { displayPrefix, sha256Hex } from '../crypto/credentials.js';
 import { normalizeEmail } from './user-repository.js';
 
 /**
@@ -36,7 +36,7 @@ const given = <T extends object>(o: T) =>
 
 export function createAccountRepository({ db }: { db: Database }) {
   return {
-    /** The CMS providers connected to the account (spec §4.2); empty when none or no such account. */
+    /** The CMS providers connected to the account (see the endpoint details in services/dashboard/README.md); empty when none or no such account. */
     async cmsProviders(accountId: string): Promise<string[]> {
       const [row] = await db.select({ cmsProviders: accounts.cmsProviders }).from(accounts).where(eq(accounts.id, accountId)).limit(1);
       return row?.cmsProviders ?? [];

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { apiKeys, authTokens, users, type Database } from '@chatlytics/postgres';
 import { once } from './once.js';
-import { credentialKind, digestsEqual, displayPrefix, generateCredential, sha256Hex } from '../auth/credentials.js';
+import { credentialKind, digestsEqual, displayPrefix, generateCredential, sha256Hex } from '../crypto/credentials.js';
 
 export interface CredentialPrincipal {
   accountId: string;

@@ -1,6 +1,6 @@
 import { and, eq, gt, lt } from 'drizzle-orm';
 import { sessions, users, type Database } from '@chatlytics/postgres';
-import { randomId, sha256Hex } from '../auth/credentials.js';
+import { randomId, sha256Hex } from '../crypto/credentials.js';
 
 export interface SessionPrincipal {
   accountId: string;
@@ -38,7 +38,7 @@ export function createSessionRepository({ db }: { db: Database }) {
       await db.delete(sessions).where(eq(sessions.id, sha256Hex(sessionId)));
     },
 
-    /** Log a user out everywhere (password reset invalidates existing sessions, spec §3.3). */
+    /** Log a user out everywhere (password reset invalidates existing sessions, the password reset rules in services/dashboard/README.md). */
     async deleteAllOfUser(userId: string): Promise<void> {
       await db.delete(sessions).where(eq(sessions.userId, userId));
     },

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { sqlApiKeys, type Database } from '@chatlytics/postgres';
-import { credentialKind, digestsEqual, displayPrefix, generateCredential, sha256Hex } from '../auth/credentials.js';
+import { credentialKind, digestsEqual, displayPrefix, generateCredential, sha256Hex } from '../crypto/credentials.js';
 
 /** A key as listed: never the key itself nor its digest. */
 export interface SqlKeyInfo {

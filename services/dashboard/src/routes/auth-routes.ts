@@ -41,7 +41,7 @@ export async function endSession(deps: DashboardDeps, req: FastifyRequest, reply
   clearSessionCookie(reply, deps.cookies);
 }
 
-/** POST /login, POST /logout, POST /api/auth/tokens (CONTRACT §2). */
+/** POST /login, POST /logout, POST /api/auth/tokens (see the authentication rules in services/dashboard/README.md). */
 export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
   const JsonOk = Type.Object({ success: Type.Literal(true) });
 

@@ -6,7 +6,7 @@ import { Errors } from '../errors.js';
 import { ChatbotDetail, ChatbotListItem, presentChatbot, presentChatbotDetail } from '../presenters/chatbot-presenter.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Success, errorResponses } from '../schemas/common.js';
 
-/** Spec §4.1, under /api/dashboard. */
+/** Per the endpoint details in services/dashboard/README.md, under /api/dashboard. */
 export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
   const { chatbots } = deps.repos;
 

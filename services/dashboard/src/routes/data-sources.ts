@@ -11,11 +11,11 @@ import {
 } from '../presenters/data-source-presenter.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../schemas/common.js';
 
-/** Spec §4.2 listing and detail, under /api/dashboard. */
+/** Per the endpoint details in services/dashboard/README.md: listing and detail, under /api/dashboard. */
 export const dataSourceRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
   const { chatbots, dataSources } = deps.repos;
 
-  /** Spec §4.2: null when nothing is stored or it cannot be read; a failed read is logged, not fatal. */
+  /** Per the endpoint details in services/dashboard/README.md: null when nothing is stored or it cannot be read; a failed read is logged, not fatal. */
   async function rawContentOf(rawPath: string | null, log: FastifyBaseLogger, dataSourceId: string): Promise<string | null> {
     if (!rawPath) return null;
     try {

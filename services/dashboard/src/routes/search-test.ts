@@ -5,7 +5,7 @@ import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../errors.js';
 import { SESSION_SECURITY, errorResponses } from '../schemas/common.js';
 
-/** Name of the retrieval backend in every result (CONTRACT §9). */
+/** Name of the retrieval backend in every result (see the endpoint details in services/dashboard/README.md). */
 export const SEARCH_ORIGIN = 'postgres_fts';
 
 export const SearchTestBody = Type.Object({
@@ -26,7 +26,7 @@ export const SearchResult = Type.Object({
   summary: Type.String({ description: 'Always empty' }),
 });
 
-/** Spec §4.2 search test, under /app: web session only. */
+/** Per the endpoint details in services/dashboard/README.md: search test, under /app: web session only. */
 export const searchTestRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
   app.post('/data-sources/search-test', {
     config: { auth: 'session' },

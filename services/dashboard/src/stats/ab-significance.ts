@@ -1,5 +1,5 @@
 /**
- * Significance of an A/B conversion test, beyond the spec (documented in STATS.md).
+ * Significance of an A/B conversion test, beyond the required fields (documented in services/dashboard/README.md).
  * Pure functions; the numbers are checked against textbook values in the unit tests.
  */
 
@@ -30,7 +30,7 @@ export function twoSidedNormalP(z: number): number {
  * Wilson score interval for successes / trials, as fractions in [0, 1]. Chosen over the
  * normal (Wald) interval because it stays inside [0, 1] and keeps its coverage for small
  * groups and rates near 0 %, which is where new A/B tests live. No trials: [0, 0], following
- * the contract's zero-denominator rule.
+ * the documented zero-denominator rule.
  */
 export function wilsonInterval(successes: number, trials: number, z = Z_95): { lower: number; upper: number } {
   if (trials <= 0) return { lower: 0, upper: 0 };

@@ -24,7 +24,7 @@ export interface ConversationStatsRepository {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** CONTRACT §5 / spec §8: each conversation counts at most 1.5 hours of saved time. */
+/** Per the statistics definitions in services/dashboard/README.md: each conversation counts at most 1.5 hours of saved time. */
 const SAVED_TIME_CAP_MS = 90 * 60_000;
 const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 

@@ -14,7 +14,7 @@ export interface StatsRepositoryDeps {
   appUrl: string;
 }
 
-/** CONTRACT §5: an insights report covers at most the 100 most recently started conversations. */
+/** Per the statistics definitions in services/dashboard/README.md: an insights report covers at most the 100 most recently started conversations. */
 export const INSIGHTS_CONVERSATION_LIMIT = 100;
 /** p-values keep 6 decimals: rounded to 2, anything below 0.005 would read as 0. */
 const P_VALUE_DECIMALS = 6;
@@ -29,15 +29,15 @@ function abGroup(t: AbGroupTotals) {
     conversion_rate: percent(t.purchasers, t.visitors),
     aov: ratio(t.revenue, t.orders),
     arpu: ratio(t.revenue, t.visitors),
-    // Beyond the spec (STATS.md): the conversion rate's 95 % Wilson interval, in percent.
+    // Beyond the required fields (services/dashboard/README.md): the conversion rate's 95 % Wilson interval, in percent.
     conversion_rate_ci95: { lower: round2(ci.lower * 100), upper: round2(ci.upper * 100) },
   };
 }
 
 /**
  * Every statistic's body after the common `timeframe_days, start_date, end_date` fields, in
- * the spec's field order. ClickHouse answers the event statistics, PostgreSQL the
- * conversation ones; rates, averages and rounding (CONTRACT §5) are applied here.
+ * the documented field order. ClickHouse answers the event statistics, PostgreSQL the
+ * conversation ones; rates, averages and rounding (see the statistics definitions in services/dashboard/README.md) are applied here.
  */
 export function createStatsRepository(deps: StatsRepositoryDeps) {
   const events = createEventStatsRepository(deps.clickhouse);
@@ -96,7 +96,7 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
         ab_test: {
           control: abGroup(ab.control),
           test: abGroup(ab.test),
-          // Beyond the spec (STATS.md): is the difference real, and can the split be trusted?
+          // Beyond the required fields (services/dashboard/README.md): is the difference real, and can the split be trusted?
           comparison: {
             p_value: roundTo(twoProportionPValue(ab.control.purchasers, ab.control.visitors, ab.test.purchasers, ab.test.visitors), P_VALUE_DECIMALS),
             sample_ratio_mismatch: srm.mismatch,
@@ -123,7 +123,7 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
         events.insightsEvents(chatbotId, w),
       ]);
       const r = buildAnalysisReport(analysed, (id) => conversationLink(deps.appUrl, chatbotId, id));
-      // Spec order: the event counts sit between the analysis fields.
+      // Documented order: the event counts sit between the analysis fields.
       return {
         most_clicked_products: r.most_clicked_products,
         most_talked_about_products: r.most_talked_about_products,

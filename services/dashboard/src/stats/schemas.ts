@@ -1,9 +1,9 @@
 import Type from 'typebox';
 
 /**
- * Request and response schemas of the statistics endpoints (spec §4.5). Response property
+ * Request and response schemas of the statistics endpoints (see the statistics definitions in services/dashboard/README.md). Response property
  * order IS the wire order (Fastify serialises by schema), so every object lists its fields in
- * the spec's order, and a field missing here would be dropped from the response.
+ * the documented order, and a field missing here would be dropped from the response.
  */
 const ChatbotId = Type.String({ minLength: 1, maxLength: 255, description: 'Chatbot identifier' });
 
@@ -17,7 +17,7 @@ const anyCase = (word: string) => [...word].map((c) => (/[a-z]/i.test(c) ? `[${c
 const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const POSITIVE = '[0-9]*[1-9][0-9]*';
 /**
- * The syntax of the insights timeframe (CONTRACT §5), so that a bad one is reported together
+ * The syntax of the insights timeframe (see the statistics definitions in services/dashboard/README.md), so that a bad one is reported together
  * with every other bad field; parseInsightsTimeframe (timeframe.ts) gives it its meaning.
  */
 export const INSIGHTS_TIMEFRAME_PATTERN = `^\\s*(${[
@@ -83,7 +83,7 @@ const AbGroup = Type.Object({
   conversion_rate: Rate,
   aov: Money,
   arpu: Money,
-  conversion_rate_ci95: Type.Object({ lower: Rate, upper: Rate }, { description: 'Wilson score interval (beyond the spec)' }),
+  conversion_rate_ci95: Type.Object({ lower: Rate, upper: Rate }, { description: 'Wilson score interval (beyond the required fields)' }),
 });
 
 export const PurchasesResponse = Type.Object({
@@ -105,7 +105,7 @@ export const PurchasesResponse = Type.Object({
       p_value: Type.Number({ description: 'Two-proportion z-test (pooled), two-sided' }),
       sample_ratio_mismatch: Type.Boolean({ description: 'Chi-square against 50/50, p < 0.001' }),
       sample_ratio_p_value: Type.Number(),
-    }, { description: 'Beyond the spec' }),
+    }, { description: 'Beyond the required fields' }),
   }, { description: 'Only when the chatbot has abTestEnabled' })),
 });
 

@@ -1,5 +1,5 @@
 /**
- * Statistics windows (CONTRACT §5): W = [start, now], both ends inclusive, in UTC.
+ * Statistics windows (see the statistics definitions in services/dashboard/README.md): W = [start, now], both ends inclusive, in UTC.
  * Pure functions of their inputs and of the `now` they are given, so tests pin the clock.
  */
 export interface StatsWindow {
@@ -43,7 +43,7 @@ export function subtractMonths(now: Date, months: number): Date {
 export type TimeframeResult = { ok: true; window: StatsWindow } | { ok: false; message: string };
 
 /**
- * The insights timeframe (CONTRACT §5), case-insensitive and trimmed:
+ * The insights timeframe (see the statistics definitions in services/dashboard/README.md), case-insensitive and trimmed:
  * `day|week|month` = 1, 7, 30 days; `N minute(s)|hour(s)|day(s)|week(s)|month(s)` with N ≥ 1
  * (months are calendar months); a month name = the first day of that month, 00:00 UTC, of
  * `now`'s year (a month later in the year gives an empty window: it has not started yet);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createPostgres, type Database } from '@chatlytics/postgres';
-import { createAccountRepository, createCredentialRepository, createUserRepository } from '@chatlytics/dashboard/repositories/index';
-import { hashPassword } from '@chatlytics/dashboard/auth/passwords';
+import { createAccountRepository, createCredentialRepository, createUserRepository, hashPassword } from '@chatlytics/dashboard';
 import { UsageError } from './args.js';
 import type { CommandContext } from './context.js';
 

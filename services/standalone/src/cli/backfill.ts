@@ -39,17 +39,17 @@ const FUTURE_SLACK_MS = 5 * 60_000;
 
 type Validated = { ok: true; row: StoredEvent } | { ok: false; code: string; errors: FieldErrors };
 
-/** The tracking endpoint's validation and normalisation, with the given receivedAt (CONTRACT §8). */
+/** The tracking endpoint's validation and normalisation, with the given receivedAt (see the fixture format in services/standalone/README.md). */
 function toStoredEvent(input: BackfillInput, index: number, now: number, log: Logger): Validated {
   // Date.parse alone accepts "5" or "March"; demand something that starts like ISO-8601.
   const receivedAt = typeof input.receivedAt === 'string' && /^\d{4}-\d{2}-\d{2}/.test(input.receivedAt)
     ? new Date(input.receivedAt) : new Date(NaN);
   const time = receivedAt.getTime();
   if (Number.isNaN(time) || time < 0) {
-    return { ok: false, code: 'VALIDATION_FAILED', errors: { receivedAt: ['The receivedAt field must be an ISO-8601 time.'] } };
+    return { ok: false, code: 'ANALYTICS_005', errors: { receivedAt: ['The receivedAt field must be an ISO-8601 time.'] } };
   }
   if (time > now + FUTURE_SLACK_MS) {
-    return { ok: false, code: 'VALIDATION_FAILED', errors: { receivedAt: ['The receivedAt field must not be in the future.'] } };
+    return { ok: false, code: 'ANALYTICS_005', errors: { receivedAt: ['The receivedAt field must not be in the future.'] } };
   }
   const checked = validateTrackingBody({ event: input.event, token: input.token, data: input.data, ab_test: input.ab_test });
   if (!checked.ok) return { ok: false, code: checked.code, errors: checked.errors };
@@ -58,7 +58,7 @@ function toStoredEvent(input: BackfillInput, index: number, now: number, log: Lo
   const row = normalizeEvent(checked.value, { receivedAt, fallbackEventId: eventIdFromSeed(seed), log });
   // The consumer re-checks every row against the stored shape; so does the backfill.
   if (!isStoredEvent(row)) {
-    return { ok: false, code: 'INVALID_EVENT', errors: { event: ['The normalised event does not match the stored shape.'] } };
+    return { ok: false, code: 'ANALYTICS_005', errors: { event: ['The normalised event does not match the stored shape.'] } };
   }
   return { ok: true, row };
 }

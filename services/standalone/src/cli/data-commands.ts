@@ -1,8 +1,6 @@
 import path from 'node:path';
 import { rebuildStatsRollups, runMigrations } from '@chatlytics/clickhouse';
-import { parseFixture } from '@chatlytics/dashboard/fixtures/schema';
-import { importFixture } from '@chatlytics/dashboard/fixtures/import';
-import { createLocalRawContentStorage } from '@chatlytics/dashboard/storage/raw-content-storage';
+import { createLocalRawContentStorage, importFixture, parseFixture } from '@chatlytics/dashboard';
 import { runReplayCommand } from '@chatlytics/consumer';
 import { openEngines, type Engines } from '../engines.js';
 import { backfillEvents, type BackfillInput } from './backfill.js';
@@ -33,7 +31,7 @@ export function rebuildRollups(ctx: CommandContext) {
   return withEngines(ctx, {}, async ({ clickhouse }) => rebuildStatsRollups(clickhouse));
 }
 
-/** `import`: the fixture (CONTRACT §8) upserted into PostgreSQL, its events backfilled into ClickHouse. */
+/** `import`: the fixture (see the fixture format in services/standalone/README.md) upserted into PostgreSQL, its events backfilled into ClickHouse. */
 export async function importFile(ctx: CommandContext, fixtureJson: unknown) {
   // Validated before the engines open: a broken file costs no start-up.
   const fixture = parseFixture(fixtureJson);

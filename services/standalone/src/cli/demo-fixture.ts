@@ -54,7 +54,7 @@ type Bot = (typeof BOTS)[number];
 export interface DemoOptions { now: Date; days?: number; visitorsPerDay?: number }
 
 /**
- * The `demo` account (CONTRACT §7): three chatbots (one with an A/B test, one paused), data
+ * The `demo` account (see the CLI rules in services/standalone/README.md): three chatbots (one with an A/B test, one paused), data
  * sources with chunks, raw content and children, conversations with analyses, and `days` days
  * of tracking events. Each calendar day's traffic is generated from a seed of (chatbot, date),
  * so running `demo` again — the same day or later — reproduces the overlapping days exactly
@@ -80,7 +80,7 @@ export function buildDemoFixture(opts: DemoOptions) {
       const visitors = Math.round(perDay * (weekend ? 1.3 : 1) * (0.85 + rand() * 0.3));
       for (let v = 0; v < visitors; v++) {
         const visit = simulateVisit(rand, bot);
-        // The last character decides the A/B group (CONTRACT §4): a digit, so 1 in 5 per group.
+        // The last character decides the A/B group (see the stored-event rules in services/ingest/README.md): a digit, so 1 in 5 per group.
         const token = `demo-${bot.key}-${date.replaceAll('-', '')}-${v}${Math.floor(rand() * 10)}`;
         const userAgent = USER_AGENTS[Math.floor(rand() * USER_AGENTS.length)];
         const start = dayStart + Math.floor(rand() * LATEST_START);

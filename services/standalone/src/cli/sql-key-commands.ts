@@ -1,4 +1,4 @@
-import { createSqlKeyRepository, presentSqlKey as present } from '@chatlytics/dashboard/repositories/index';
+import { createSqlKeyRepository, presentSqlKey as present } from '@chatlytics/dashboard';
 import { withPostgres } from './account-commands.js';
 import { UsageError } from './args.js';
 import type { CommandContext } from './context.js';
