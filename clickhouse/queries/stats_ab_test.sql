@@ -2,7 +2,7 @@
 --   V_g = tokens of V (counted visitor tokens in W) with a counted event in W whose ab_group
 --   is g; visitors = |V_g|; orders = purchases of P (stats_purchases.sql) by V_g; purchasers =
 --   distinct purchasing tokens of V_g; revenue = their purchases' revenue.
--- The caller derives conversion_rate, aov, arpu and the significance figures (STATS.md).
+-- The caller derives conversion_rate, aov, arpu and the significance figures (services/dashboard/README.md).
 WITH
     -- One read of the window's token sets: (V_control, V_test).
     (SELECT (bitmapAnd(groupBitmapMergeStateIf(tokens, set_name = 'visitor'), groupBitmapMergeStateIf(tokens, set_name = 'ab:control')),

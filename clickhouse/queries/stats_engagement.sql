@@ -1,4 +1,4 @@
--- Engagement funnel of one chatbot over the window W = [{from}, {to}] (STATS.md "engagement").
+-- Engagement funnel of one chatbot over the window W = [{from}, {to}] (services/dashboard/README.md "engagement").
 --   V = tokens with a counted visitor event in W; approached / opened / chatted = tokens of V
 --   that also have a counted popup_displayed / bot_open / convo_started event in W.
 -- Counted events, retry rule and the rollups read: the stats_window_* views (migration 0003).

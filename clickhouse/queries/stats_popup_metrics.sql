@@ -1,4 +1,4 @@
--- Popup metrics of one chatbot over W = [{from}, {to}] (STATS.md "popup-metrics"), both blocks
+-- Popup metrics of one chatbot over W = [{from}, {to}] (services/dashboard/README.md "popup-metrics"), both blocks
 -- in one query:
 --   is_conversation = 0: one row per popup version (`key`, 'unknown' for a missing or empty
 --     one) seen on counted popup_displayed or popup_opened events, with both counts, sorted by

@@ -1,4 +1,4 @@
--- Purchase funnel of one chatbot over W = [{from}, {to}] (STATS.md "purchases").
+-- Purchase funnel of one chatbot over W = [{from}, {to}] (services/dashboard/README.md "purchases").
 --   V = tokens with a counted visitor event in W; chatted = tokens of V with a counted
 --   convo_started in W. P = counted purchases in W (retry rule; per order number only the
 --   chatbot's first purchase row ever; purchases without one all count) whose token is in V.

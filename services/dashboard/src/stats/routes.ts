@@ -22,7 +22,7 @@ export interface StatsRoutesOptions {
   db: Database;
   /** "Now" of every window; tests pin it. */
   clock?: () => Date;
-  /** How long a computed statistic is reused (ms); 0 disables the cache. Default 5 s (STATS.md). */
+  /** How long a computed statistic is reused (ms); 0 disables the cache. Default 5 s (services/dashboard/README.md). */
   cacheTtlMs?: number;
 }
 
@@ -31,7 +31,7 @@ const DEFAULT_TIMEFRAME_DAYS = 7;
 
 /**
  * GET /analytics/stats/{overview,engagement,popup-metrics,purchases,timeseries,conversation-insights}
- * (spec §4.5, CONTRACT §5). Register under the dashboard's /api/dashboard prefix, inside
+ * (see the statistics definitions in services/dashboard/README.md). Register under the dashboard's /api/dashboard prefix, inside
  * dashboardApp: its auth hook (route config `auth: 'credential'`), validator and error
  * handler give the 401 / 422 / 500 answers. Bodies are bare objects (no success wrapper).
  */
