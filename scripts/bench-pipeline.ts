@@ -10,11 +10,6 @@
  *      the ingest's micro-batches do); per publish, the time from the bus acknowledgement to
  *      the moment a count query sees it.  Target p95 ≤ 2 s.
  *
- *   4. Statistics freshness: events of one new visitor per round, until every statistic shows
- *      them (bench-stats-freshness.ts).  Target ≤ 2 s.
- *
- * --without-rollups drops the statistics rollups' feed (stats_feed_mv) after the migrations in
- * both databases: run with and without it in one session to see what the rollups cost.
  * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows 50000 --bus-batch <maxBatchMessages of the
  * embedded bus (and 2 KiB × that as maxBatchBytes); default: the bus's own defaults, as
  * production runs it>.
@@ -29,7 +24,6 @@ import { createLogger, loadConfig } from '@chatlytics/core';
 import type { StoredEvent } from '@chatlytics/events';
 import { generateEvents, chTime } from '@chatlytics/testkit';
 import { createConsumer } from '@chatlytics/consumer';
-import { statisticsFreshness } from './bench-stats-freshness.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt?: number) => {
@@ -43,14 +37,7 @@ const BUS_BATCH = opt('bus-batch');
 // The pipeline's inserts are one bus batch (≤ 50k rows by default): the baseline gets the same
 // size, so that fewer merges are not credited to the pipeline alone.
 const BASELINE_ROWS = opt('baseline-rows', 50_000)!;
-const WITHOUT_ROLLUPS = args.includes('--without-rollups');
 const log = createLogger('warn', 'bench');
-
-/** The schema the run measures: every migration, minus the rollups' feed with --without-rollups. */
-async function migrate(ch: ClickHouseEngine): Promise<void> {
-  await runMigrations(ch);
-  if (WITHOUT_ROLLUPS) await ch.command('DROP VIEW IF EXISTS stats_feed_mv');
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const USER_AGENTS = [
@@ -157,7 +144,7 @@ async function main() {
 
     // 1. Baseline: straight inserts of the same bytes, its own database (same chdb path: one per process).
     const baselineCh = await createChdbEngine({ path: chdbPath, database: 'bench_baseline', log });
-    await migrate(baselineCh);
+    await runMigrations(baselineCh);
     let started = performance.now();
     let cpu = process.cpuUsage();
     for (let i = 0; i < N; i += BASELINE_ROWS) {
@@ -173,7 +160,7 @@ async function main() {
 
     // 2. Throughput through bus + consumer.
     const ch = await createChdbEngine({ path: chdbPath, database: 'bench_pipeline', log });
-    await migrate(ch);
+    await runMigrations(ch);
     // --bus-batch raises the byte cap with the message cap (2 KiB per message: ~3x the average row).
     const bus = await createEmbeddedBus({ dir: path.join(dir, 'bus'), log, maxBatchMessages: BUS_BATCH, maxBatchBytes: BUS_BATCH && BUS_BATCH * 2048 });
     started = performance.now();
@@ -234,8 +221,6 @@ async function main() {
     }
     await publisher;
     const freshness = publishes.map((p) => p.visibleAt! - p.ackAt).sort((a, b) => a - b);
-    // 4. The statistics, when they are maintained.
-    const statsFreshness = WITHOUT_ROLLUPS ? [] : await statisticsFreshness((m) => bus.publish(m), ch, 20);
     await consumer.stop();
     await bus.close();
     await ch.close();
@@ -261,9 +246,6 @@ async function main() {
       flushes: stats.flushes,
       steadyRate: RATE,
       steadySeconds: SECONDS,
-      rollups: !WITHOUT_ROLLUPS,
-      statisticsFreshnessMs: statsFreshness.length === 0 ? null
-        : { p50: Math.round(percentile(statsFreshness, 50)), p95: Math.round(percentile(statsFreshness, 95)), max: Math.round(statsFreshness.at(-1)!) },
       freshnessMs: { p50: Math.round(percentile(freshness, 50)), p95: Math.round(percentile(freshness, 95)), p99: Math.round(percentile(freshness, 99)), max: Math.round(freshness.at(-1)!) },
     };
     console.log(`baseline (direct inserts)   ${result.baselineInsertPerSec.toLocaleString()} events/s`);
@@ -272,7 +254,6 @@ async function main() {
     console.log(`CPU per event              pipeline ${result.pipelineCpuUsPerEvent} µs, baseline ${result.baselineCpuUsPerEvent} µs → 2 idle cores ≈ ${result.pipelineCapacityOn2CoresPerSec.toLocaleString()} events/s (load average ${result.loadAverage.join(' ')})`);
     console.log(`  of which the JS thread      ${result.pipelineMainThreadCpuUsPerEvent ?? 'n/a'} µs/event`);
     console.log(`freshness at ${RATE}/s         p50 ${result.freshnessMs.p50} ms, p95 ${result.freshnessMs.p95} ms (target ≤ 2000), p99 ${result.freshnessMs.p99} ms`);
-    if (result.statisticsFreshnessMs) console.log(`statistics freshness        p50 ${result.statisticsFreshnessMs.p50} ms, p95 ${result.statisticsFreshnessMs.p95} ms (target ≤ 2000), max ${result.statisticsFreshnessMs.max} ms`);
     console.log(JSON.stringify(result));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -17,13 +17,8 @@ create table bench_events (
 )`;
 export const PG_INDEX_DDL = [
   'create index bench_events_bot_time on bench_events (chatbot_id, received_at)',
-  // Covering: every statistic filters one chatbot's event types in a time range and reads
-  // only these columns, so PostgreSQL can answer from the index alone (after the vacuum).
-  `create index bench_events_bot_event_time on bench_events (chatbot_id, event, received_at)
-     include (token, event_id, ab_group, popup_version, open_way, order_num, total_value_base)`,
-  // The retry probe (fresh()) and the order look-up, index-only too.
-  'create index bench_events_event_id on bench_events (event_id, chatbot_id, received_at)',
-  'vacuum analyze bench_events',
+  'create index bench_events_event_id on bench_events (event_id)',
+  'analyze bench_events',
 ];
 /** Column order of the CSV exported from ClickHouse. */
 export const PG_COLUMNS = ['event_id', 'event', 'token', 'chatbot_id', 'received_at', 'ab_group', 'popup_version', 'open_way', 'order_num', 'total_value_base'];
@@ -33,23 +28,6 @@ export const PG_COLUMNS = ['event_id', 'event', 'token', 'chatbot_id', 'received
 const fresh = (alias: string) =>
   `not exists (select 1 from bench_events x where x.event_id = ${alias}.event_id and x.chatbot_id = $1
      and x.received_at >= $2::timestamptz - interval '1 day' and x.received_at < $2)`;
-
-// Counted purchases of the window (retry rule, then each order's first purchase row ever).
-const COUNTED_PURCHASES = `
-    pe as (
-      select event_id, min(received_at) at, (array_agg(token order by received_at))[1] token,
-             (array_agg(order_num order by received_at))[1] order_num,
-             (array_agg(coalesce(total_value_base, 0) order by received_at))[1] revenue
-      from bench_events
-      where chatbot_id = $1 and received_at between $2::timestamptz - interval '1 day' and $3 and event = 'purchase'
-      group by event_id having min(received_at) >= $2),
-    firsts as (
-      select distinct on (order_num) order_num, received_at, event_id
-      from bench_events where chatbot_id = $1 and received_at <= $3 and event = 'purchase' and order_num <> ''
-      order by order_num, received_at, event_id),
-    counted as (
-      select pe.at, pe.token, pe.revenue from pe left join firsts f on f.order_num = pe.order_num
-      where pe.order_num = '' or (f.received_at = pe.at and f.event_id = pe.event_id))`;
 
 export const PG_QUERIES: Record<string, string[]> = {
   engagement: [`
@@ -79,7 +57,20 @@ export const PG_QUERIES: Record<string, string[]> = {
       from bench_events e
       where chatbot_id = $1 and received_at between $2 and $3 and event in ('visitor', 'convo_started') and ${fresh('e')}
       group by token having bool_or(event = 'visitor')),
-    ${COUNTED_PURCHASES},
+    pe as (
+      select event_id, min(received_at) at, (array_agg(token order by received_at))[1] token,
+             (array_agg(order_num order by received_at))[1] order_num,
+             (array_agg(coalesce(total_value_base, 0) order by received_at))[1] revenue
+      from bench_events
+      where chatbot_id = $1 and received_at between $2::timestamptz - interval '1 day' and $3 and event = 'purchase'
+      group by event_id having min(received_at) >= $2),
+    firsts as (
+      select distinct on (order_num) order_num, received_at, event_id
+      from bench_events where chatbot_id = $1 and received_at <= $3 and event = 'purchase' and order_num <> ''
+      order by order_num, received_at, event_id),
+    counted as (
+      select pe.at, pe.token, pe.revenue from pe left join firsts f on f.order_num = pe.order_num
+      where pe.order_num = '' or (f.received_at = pe.at and f.event_id = pe.event_id)),
     p as (select c.token, c.revenue, (v.chatted and c.at > v.first_chat) as after_chat
           from counted c join v on v.token = c.token)
     select (select count(*) from v) total_users, (select count(*) from v where chatted) chatted,
@@ -88,18 +79,6 @@ export const PG_QUERIES: Record<string, string[]> = {
            coalesce(sum(revenue) filter (where not after_chat), 0) revenue_other,
            count(*) orders, count(*) filter (where after_chat) orders_after
     from p`],
-  'purchases ab_test': [`
-    with g as (
-      select token, bool_or(ab_group = 'control') in_control, bool_or(ab_group = 'test') in_test
-      from bench_events e
-      where chatbot_id = $1 and received_at between $2 and $3 and (event = 'visitor' or ab_group in ('control', 'test')) and ${fresh('e')}
-      group by token having bool_or(event = 'visitor')),
-    ${COUNTED_PURCHASES}
-    select (select count(*) from g where in_control) control_visitors, count(*) filter (where in_control) control_orders,
-           count(distinct c.token) filter (where in_control) control_purchasers, coalesce(sum(revenue) filter (where in_control), 0) control_revenue,
-           (select count(*) from g where in_test) test_visitors, count(*) filter (where in_test) test_orders,
-           count(distinct c.token) filter (where in_test) test_purchasers, coalesce(sum(revenue) filter (where in_test), 0) test_revenue
-    from counted c join g on g.token = c.token`],
   'insights-events': [`
     select count(distinct event_id) filter (where event = 'click_through') clicks,
            count(distinct event_id) filter (where event = 'message_like') likes,

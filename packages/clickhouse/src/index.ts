@@ -11,4 +11,3 @@ export {
   clickhouseHttp, sqlApiKeyAuth, sqlKeyAuth, BOOTSTRAP_KEY_NAME, limitSettings, createQueryLogWriter,
   type ClickHouseHttpOptions, type SqlPrincipal, type QueryLogWriter, type SqlQueryLogEntry,
 } from './http-bridge/index.js';
-export { rebuildStatsRollups, type RollupRebuildResult } from './rollups.js';

@@ -14,7 +14,7 @@ import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import type { Fixture } from '../src/fixtures/schema.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
-import { oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases, oracleTimeseries } from './stats-oracle.js';
+import { oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases } from './stats-oracle.js';
 
 const NOW = Date.parse('2026-02-10T08:00:00.000Z');
 const DAY = 86_400_000;
@@ -25,7 +25,7 @@ const KEY_A = `ck_${'a'.repeat(30)}`;
 const KEY_B = `ck_${'b'.repeat(30)}`;
 const asA = { authorization: `Bearer ${KEY_A}` };
 const BASE = '/api/dashboard/analytics/stats';
-const ENDPOINTS = ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries'] as const;
+const ENDPOINTS = ['overview', 'engagement', 'popup-metrics', 'purchases'] as const;
 
 /** Every response's fields in the documented order (see the statistics definitions in services/dashboard/README.md). */
 const WINDOW = ['timeframe_days', 'start_date', 'end_date'];
@@ -33,7 +33,6 @@ const FIELDS = {
   overview: [...WINDOW, 'total_conversations', 'total_ai_messages', 'saved_hours'],
   engagement: [...WINDOW, 'total_users', 'total_users_approached', 'total_users_opened', 'total_users_chatted', 'approached_ratio', 'opened_ratio', 'chatted_ratio'],
   'popup-metrics': [...WINDOW, 'metrics', 'conversations'],
-  timeseries: [...WINDOW, 'days'],
   purchases: [...WINDOW, 'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased', 'total_revenue_purchased',
     'total_revenue_chatted_purchased', 'conversion_rate_with_chat', 'conversion_rate_without_chat', 'aov_with_chat', 'aov_without_chat'],
   'conversation-insights': ['most_clicked_products', 'most_talked_about_products', 'most_frequent_intents', 'most_common_complaints', 'mood_percentages',
@@ -150,8 +149,6 @@ for (const variant of databaseVariants()) {
         t.same(bodies.engagement, { ...window, ...oracleEngagement(events, IDS.botAb, from, to) }, `engagement ${days}`);
         t.same(bodies['popup-metrics'], { ...window, ...oraclePopupMetrics(events, IDS.botAb, from, to) }, `popup-metrics ${days}`);
         t.same(bodies.overview, { ...window, ...oracleOverview(convos, IDS.botAb, from, to) }, `overview ${days}`);
-        t.same(bodies.timeseries, { ...window, ...oracleTimeseries(events, IDS.botAb, from, to) }, `timeseries ${days}`);
-        t.equal(bodies.timeseries.days.length, days + 1, 'every day of the window, both ends');
         const { ab_test: abBody, ...purchases } = bodies.purchases;
         const { ab_test: abOracle, ...expected } = oraclePurchases(events, IDS.botAb, from, to, true) as Record<string, unknown>;
         t.same(purchases, { ...window, ...expected }, `purchases ${days}`);

@@ -89,27 +89,6 @@ export function oraclePopupMetrics(events: readonly StoredEvent[], chatbotId: st
   };
 }
 
-/**
- * The counted purchases among W's events. Orders are exact over all history: per order number,
- * the chatbot's earliest purchase row ever (ties: smallest event_id) is the order's first
- * purchase; any later one, or a retried copy of the first, is not counted again.
- */
-function countedPurchases(events: readonly StoredEvent[], chatbotId: string, w: Ev[]): Ev[] {
-  const orderFirst = new Map<string, { at: number; id: string }>();
-  for (const row of events) {
-    if (row.chatbot_id !== chatbotId || row.event !== 'purchase' || row.order_num === '') continue;
-    const at = parseChTime(row.received_at);
-    const seen = orderFirst.get(row.order_num);
-    if (!seen || at < seen.at || (at === seen.at && row.event_id < seen.id)) orderFirst.set(row.order_num, { at, id: row.event_id });
-  }
-  return w.filter((p) => {
-    if (p.event !== 'purchase') return false;
-    if (p.row.order_num === '') return true;
-    const first = orderFirst.get(p.row.order_num)!;
-    return first.at === p.at && first.id === p.id;
-  });
-}
-
 export function oraclePurchases(events: readonly StoredEvent[], chatbotId: string, from: number, to: number, abTestEnabled: boolean) {
   const w = windowEvents(events, chatbotId, from, to);
   const v = tokensOf(w, 'visitor');
@@ -118,7 +97,22 @@ export function oraclePurchases(events: readonly StoredEvent[], chatbotId: strin
   for (const e of w) {
     if (e.event === 'convo_started' && (firstChat.get(e.token) ?? Infinity) > e.at) firstChat.set(e.token, e.at);
   }
-  const counted = countedPurchases(events, chatbotId, w);
+  // Orders are exact over all history: per order number, the chatbot's earliest purchase row
+  // ever (ties: smallest event_id) is the order's first purchase; any later one, or a retried
+  // copy of the first, is not counted again.
+  const orderFirst = new Map<string, { at: number; id: string }>();
+  for (const row of events) {
+    if (row.chatbot_id !== chatbotId || row.event !== 'purchase' || row.order_num === '') continue;
+    const at = parseChTime(row.received_at);
+    const seen = orderFirst.get(row.order_num);
+    if (!seen || at < seen.at || (at === seen.at && row.event_id < seen.id)) orderFirst.set(row.order_num, { at, id: row.event_id });
+  }
+  const counted = w.filter((p) => {
+    if (p.event !== 'purchase') return false;
+    if (p.row.order_num === '') return true;
+    const first = orderFirst.get(p.row.order_num)!;
+    return first.at === p.at && first.id === p.id;
+  });
   const P = counted.filter((p) => v.has(p.token));
   const afterChat = (p: Ev) => firstChat.has(p.token) && p.at > firstChat.get(p.token)!;
   const revenue = (ps: Ev[]) => ps.reduce((s, p) => s + (p.row.total_value_base ?? 0), 0);
@@ -157,25 +151,6 @@ export function oraclePurchases(events: readonly StoredEvent[], chatbotId: strin
     result.ab_test = { control: group('control'), test: group('test') };
   }
   return result;
-}
-
-/** Per UTC day of W: visitor tokens, conversations, counted purchases and their revenue. */
-export function oracleTimeseries(events: readonly StoredEvent[], chatbotId: string, from: number, to: number) {
-  const w = windowEvents(events, chatbotId, from, to);
-  const purchases = countedPurchases(events, chatbotId, w);
-  const days = [];
-  for (let d = Math.floor(from / DAY_MS) * DAY_MS; d <= to; d += DAY_MS) {
-    const on = (e: Ev) => e.at >= d && e.at < d + DAY_MS;
-    const bought = purchases.filter(on);
-    days.push({
-      date: new Date(d).toISOString().slice(0, 10),
-      visitors: tokensOf(w.filter(on), 'visitor').size,
-      conversations: w.filter((e) => on(e) && e.event === 'convo_started').length,
-      purchases: bought.length,
-      revenue_eur: round2(bought.reduce((s, p) => s + (p.row.total_value_base ?? 0), 0)),
-    });
-  }
-  return { days };
 }
 
 const HOUR = 3_600_000;

@@ -265,14 +265,6 @@ t.test('admin CLI on an embedded DATA_DIR', async (t) => {
     t.equal(badStream.stdout, '');
   });
 
-  await t.test('rollups:rebuild refills the statistics rollups from events', async (t) => {
-    const run = await cli(dataDir, ['rollups:rebuild']);
-    t.equal(run.code, 0, run.stderr);
-    // The fixture's 3 events and the 2 replayed ones: every chatbot event, once.
-    t.match(run.json(), { events: 5, months: Array, ms: Number });
-    t.ok(run.json().tables.includes('stats_hourly_tokens') && run.json().tables.includes('stats_kv_events'), 'rollups and their state');
-  });
-
   // Last: chdb binds this process to the DATA_DIR, so no CLI process may follow.
   await t.test('what the commands left behind, seen by the engines and the dashboard', async (t) => {
     const config = loadConfig({ DATA_DIR: dataDir, SESSION_SECRET: 'cli-test-session-secret'.padEnd(40, 'x') });

@@ -2,7 +2,6 @@ import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
 import { dedupLookbackFrom } from './retry-lookback.js';
-import { wholeHours } from './rollup-hours.js';
 
 /** Raw counts and sums from ClickHouse; rates and rounding are derived by the caller. */
 export interface EngagementCounts {
@@ -27,8 +26,6 @@ export interface PurchaseTotals {
 }
 export interface AbGroupTotals { visitors: number; orders: number; purchasers: number; revenue: number }
 export interface InsightsEventCounts { total_click_throughs: number; likes: number; dislikes: number }
-/** One UTC day of the window that has counted events ('YYYY-MM-DD'). */
-export interface DayTotals { day: string; visitors: number; conversations: number; purchases: number; revenue: number }
 
 export interface EventStatsRepository {
   engagement(chatbotId: string, window: StatsWindow): Promise<EngagementCounts>;
@@ -36,7 +33,6 @@ export interface EventStatsRepository {
   purchases(chatbotId: string, window: StatsWindow): Promise<PurchaseTotals>;
   abTest(chatbotId: string, window: StatsWindow): Promise<{ control: AbGroupTotals; test: AbGroupTotals }>;
   insightsEvents(chatbotId: string, window: StatsWindow): Promise<InsightsEventCounts>;
-  timeseries(chatbotId: string, window: StatsWindow): Promise<DayTotals[]>;
 }
 
 /** DateTime64(3, 'UTC') text: the queries bind {from}/{to} with an explicit UTC zone. */
@@ -50,13 +46,9 @@ const numbersOf = <K extends string>(row: Record<string, unknown> | undefined, k
  * parameters bound by the engine. Works on both engines (embedded chdb, server client).
  */
 export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventStatsRepository {
-  const params = (chatbotId: string, w: StatsWindow) => {
-    const hours = wholeHours(w);
-    return {
-      chatbot_id: chatbotId, from: chTime(w.from), to: chTime(w.to), dedup_lookback_from: chTime(dedupLookbackFrom(w.from)),
-      hour_lo: chTime(hours.from), hour_hi: chTime(hours.to),
-    };
-  };
+  const params = (chatbotId: string, w: StatsWindow) => ({
+    chatbot_id: chatbotId, from: chTime(w.from), to: chTime(w.to), dedup_lookback_from: chTime(dedupLookbackFrom(w.from)),
+  });
   const one = async (file: string, chatbotId: string, w: StatsWindow) =>
     (await clickhouse.query<Record<string, unknown>>(sqlFile(file), params(chatbotId, w)))[0];
 
@@ -107,11 +99,6 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
 
     async insightsEvents(chatbotId, w) {
       return numbersOf(await one('stats_insights_events', chatbotId, w), ['total_click_throughs', 'likes', 'dislikes'] as const);
-    },
-
-    async timeseries(chatbotId, w) {
-      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_timeseries'), params(chatbotId, w));
-      return rows.map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) }));
     },
   };
 }

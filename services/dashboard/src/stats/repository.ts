@@ -5,7 +5,7 @@ import { createConversationStatsRepository, type StatsChatbot } from './conversa
 import { buildAnalysisReport, conversationLink } from './insights-report.js';
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from './ab-significance.js';
 import { percent, ratio, round2 } from './numbers.js';
-import { utcDate, type StatsWindow } from './timeframe.js';
+import type { StatsWindow } from './timeframe.js';
 
 export interface StatsRepositoryDeps {
   clickhouse: ClickHouseEngine;
@@ -104,17 +104,6 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
           },
         },
       };
-    },
-
-    /** Every UTC day of the window, oldest first; days without counted events are zeros. */
-    async timeseries(chatbotId: string, w: StatsWindow) {
-      const byDay = new Map((await events.timeseries(chatbotId, w)).map((d) => [d.day, d]));
-      const days = [];
-      for (let day = utcDate(w.from); day <= utcDate(w.to); day = utcDate(new Date(Date.parse(day) + 86_400_000))) {
-        const d = byDay.get(day);
-        days.push({ date: day, visitors: d?.visitors ?? 0, conversations: d?.conversations ?? 0, purchases: d?.purchases ?? 0, revenue_eur: round2(d?.revenue ?? 0) });
-      }
-      return { days };
     },
 
     async conversationInsights(chatbotId: string, w: StatsWindow) {

@@ -12,7 +12,7 @@ import { strictQueryValidatorCompiler } from './query-validation.js';
 import { createStatsRepository } from './repository.js';
 import type { StatsChatbot } from './conversation-stats-repository.js';
 import {
-  EngagementResponse, InsightsQuery, InsightsResponse, OverviewResponse, PopupMetricsResponse, PurchasesResponse, StatsQuery, TimeseriesResponse,
+  EngagementResponse, InsightsQuery, InsightsResponse, OverviewResponse, PopupMetricsResponse, PurchasesResponse, StatsQuery,
 } from './schemas.js';
 import { daysWindow, parseInsightsTimeframe, utcDate, type StatsWindow } from './timeframe.js';
 
@@ -30,7 +30,7 @@ export const DEFAULT_STATS_CACHE_TTL_MS = 5000;
 const DEFAULT_TIMEFRAME_DAYS = 7;
 
 /**
- * GET /analytics/stats/{overview,engagement,popup-metrics,purchases,timeseries,conversation-insights}
+ * GET /analytics/stats/{overview,engagement,popup-metrics,purchases,conversation-insights}
  * (see the statistics definitions in services/dashboard/README.md). Register under the dashboard's /api/dashboard prefix, inside
  * dashboardApp: its auth hook (route config `auth: 'credential'`), validator and error
  * handler give the 401 / 422 / 500 answers. Bodies are bare objects (no success wrapper).
@@ -100,15 +100,6 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
     return cached(req, 'purchases', chatbotId, `${days}/${chatbot.abTestEnabled}`, async () => {
       const w = daysWindow(days, clock());
       return windowed(days, w, await repo.purchases(chatbot, w));
-    });
-  });
-
-  app.get('/analytics/stats/timeseries', route('Visitors, conversations, purchases and revenue per day', TimeseriesResponse, StatsQuery), async (req) => {
-    const { chatbot_id: chatbotId, timeframe: days = DEFAULT_TIMEFRAME_DAYS } = req.query;
-    await ownChatbot(req, chatbotId);
-    return cached(req, 'timeseries', chatbotId, days, async () => {
-      const w = daysWindow(days, clock());
-      return windowed(days, w, await repo.timeseries(chatbotId, w));
     });
   });
 

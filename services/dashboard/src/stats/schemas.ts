@@ -109,17 +109,6 @@ export const PurchasesResponse = Type.Object({
   }, { description: 'Only when the chatbot has abTestEnabled' })),
 });
 
-export const TimeseriesResponse = Type.Object({
-  ...Window,
-  days: Type.Array(Type.Object({
-    date: Type.String({ description: 'YYYY-MM-DD (UTC); every day of the window, oldest first' }),
-    visitors: Type.Integer({ minimum: 0, description: 'Distinct tokens with a visitor event that day' }),
-    conversations: Type.Integer({ minimum: 0, description: 'convo_started events that day' }),
-    purchases: Type.Integer({ minimum: 0, description: 'Purchases counted that day (retry and order rules)' }),
-    revenue_eur: Type.Number({ description: 'Their revenue, EUR, 2 decimals; unknown currencies as 0' }),
-  })),
-});
-
 const Ranked = Type.Array(Type.Object({
   item: Type.String(),
   count: Count,

@@ -22,8 +22,6 @@ export async function runCommand(input: CommandInput, ctx: CommandContext): Prom
       return (await import('./sql-key-commands.js')).revokeSqlKey(ctx, input.key);
     case 'migrate':
       return (await import('./data-commands.js')).migrate(ctx);
-    case 'rollups:rebuild':
-      return (await import('./data-commands.js')).rebuildRollups(ctx);
     case 'import':
       return (await import('./data-commands.js')).importFile(ctx, input.json);
     case 'demo':

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { rebuildStatsRollups, runMigrations } from '@chatlytics/clickhouse';
+import { runMigrations } from '@chatlytics/clickhouse';
 import { createLocalRawContentStorage, importFixture, parseFixture } from '@chatlytics/dashboard';
 import { runReplayCommand } from '@chatlytics/consumer';
 import { openEngines, type Engines } from '../engines.js';
@@ -24,11 +24,6 @@ export function migrate(ctx: CommandContext) {
     const ch = await runMigrations(clickhouse);
     return { postgres: 'up to date', clickhouse: { applied: ch.applied, alreadyApplied: ch.alreadyApplied } };
   });
-}
-
-/** `rollups:rebuild`: the statistics rollups recomputed from `events` (clickhouse/README.md, "Rollups"). */
-export function rebuildRollups(ctx: CommandContext) {
-  return withEngines(ctx, {}, async ({ clickhouse }) => rebuildStatsRollups(clickhouse));
 }
 
 /** `import`: the fixture (see the fixture format in services/standalone/README.md) upserted into PostgreSQL, its events backfilled into ClickHouse. */

@@ -10,7 +10,6 @@ import { parseArgs, required, UsageError } from './args.js';
  */
 export type CommandInput =
   | { command: 'migrate' }
-  | { command: 'rollups:rebuild' }
   | { command: 'import'; file: string; json: unknown }
   | { command: 'users:create'; email: string; password: string; account?: string }
   | { command: 'api-keys:create'; email: string; name?: string }
@@ -24,7 +23,6 @@ export type CommandName = CommandInput['command'];
 
 export const USAGE: Record<CommandName, string> = {
   migrate: 'migrate',
-  'rollups:rebuild': 'rollups:rebuild',
   import: 'import <file.json>',
   'users:create': 'users:create --email E --password P [--account NAME]',
   'api-keys:create': 'api-keys:create --email E [--name N]',
@@ -55,7 +53,6 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
   const args = parseArgs(argv);
   switch (name) {
     case 'migrate':
-    case 'rollups:rebuild':
     case 'demo':
     case 'sql-keys:list':
       return { command: name };
