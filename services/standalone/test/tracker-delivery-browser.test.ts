@@ -14,7 +14,11 @@ const track = (page: Page, n: number, event = 'message_sent') =>
 const queued = (page: Page) => page.evaluate(() => Object.keys((globalThis as unknown as PageGlobals).localStorage).filter((k) => k.startsWith('chatlytics:e:')).length);
 const loaded = (page: Page) => page.waitForFunction(() => typeof (globalThis as unknown as PageGlobals).chatlytics.flush === 'function');
 
-t.test('the tracker in Chromium', { skip: skipBrowser, timeout: 300_000 }, async (t) => {
+// Starting the app in-process (chdb, PGlite, migrations) took up to 4 minutes at load 40 on 2
+// cores; each subtest bounds its own waits (60 s at most), this only caps the whole file.
+t.setTimeout(600_000);
+
+t.test('the tracker in Chromium', { skip: skipBrowser, timeout: 600_000 }, async (t) => {
   const h: Harness = await startHarness();
   t.teardown(() => h.close());
 

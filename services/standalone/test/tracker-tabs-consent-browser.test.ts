@@ -9,7 +9,11 @@ import { newChatbot, skipBrowser, sleep, startHarness, type Harness, type PageGl
 const loaded = (page: Page) => page.waitForFunction(() => typeof (globalThis as unknown as PageGlobals).chatlytics.flush === 'function');
 const ours = (page: Page) => page.evaluate(() => Object.keys((globalThis as unknown as PageGlobals).localStorage).filter((k) => k.startsWith('chatlytics:')));
 
-t.test('the tracker in Chromium', { skip: skipBrowser, timeout: 300_000 }, async (t) => {
+// Starting the app in-process (chdb, PGlite, migrations) took up to 4 minutes at load 40 on 2
+// cores; each subtest bounds its own waits (60 s at most), this only caps the whole file.
+t.setTimeout(600_000);
+
+t.test('the tracker in Chromium', { skip: skipBrowser, timeout: 600_000 }, async (t) => {
   const h: Harness = await startHarness();
   t.teardown(() => h.close());
 
