@@ -34,6 +34,8 @@ t.test('a member joining the group: both members see their first batch of each (
   t.ok([...alone.values()].every((batch) => batch.firstAfterAssignment === true), 'first batch of every partition flagged');
   t.ok(ca.deliveries.filter((d) => !alone.has(d.partition) || alone.get(d.partition) !== d).every((d) => !d.firstAfterAssignment),
     'later batches are not flagged');
+  // The handler resolved; its commit follows a moment later.
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline && (await a.lag()) > 0;) await new Promise((r) => setTimeout(r, 100));
   t.equal(await a.lag(), 0, 'everything committed before the second member joins');
 
   const cb = new Collector();

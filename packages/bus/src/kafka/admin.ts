@@ -2,6 +2,8 @@ import type { Admin, Kafka } from 'kafkajs';
 import type { Config, Logger } from '@chatlytics/core';
 import { toUnavailable, withDeadline, type KafkaTimeouts } from './client.js';
 
+const TOPICS_READY_MS = 30_000;
+
 export interface PartitionOffsets { partition: number; low: bigint; high: bigint }
 
 /** One lazily connected admin client: topic creation, lag and offsets. */
@@ -61,7 +63,9 @@ export class KafkaAdmin {
    * offsets request (what lag() and the producer need next).
    */
   private async leadersElected(admin: Admin, topics: string[]): Promise<void> {
-    const deadline = Date.now() + this.timeouts.requestMs;
+    // A start-up step, once per process: a busy broker may take several seconds per new topic.
+    // A publish waiting on it still gives up at its own deadline; the next one waits on the same wait.
+    const deadline = Date.now() + TOPICS_READY_MS;
     for (;;) {
       try {
         const meta = await admin.fetchTopicMetadata({ topics });
@@ -70,7 +74,7 @@ export class KafkaAdmin {
         await Promise.all(topics.map((topic) => admin.fetchTopicOffsets(topic)));
         return;
       } catch (err) {
-        if (Date.now() >= deadline) throw new Error(`topics not ready within ${this.timeouts.requestMs} ms: ${(err as Error).message}`);
+        if (Date.now() >= deadline) throw new Error(`topics not ready within ${TOPICS_READY_MS} ms: ${(err as Error).message}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }
