@@ -86,6 +86,8 @@ export async function allInOneSweep(h: SweepHelpers): Promise<void> {
       }
       for (const s of scenarios) results.set(`${s}@${connections}`, median(runs.get(s)!));
       loadAvg.push(`${connections}: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+      // Printed as soon as known: a run cut short still leaves its finished rows.
+      for (const s of scenarios) console.log(`sweep ${s}@${connections}: ${JSON.stringify(results.get(`${s}@${connections}`))}; load ${loadAvg[loadAvg.length - 1]}`);
     }
     // p99 at 80 % of the all-in-one's own maximum (at 256 connections, or the largest count measured).
     const ref = results.get(`standalone@${counts.includes(256) ? 256 : counts[counts.length - 1]}`)!;

@@ -6,6 +6,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exited, start } from './child.js';
 
+// Up to two start-ups of the whole product (engines, migrations): minutes on a loaded machine,
+// past tap's default per-file timeout.
+t.setTimeout(600_000);
+
 const flood = fileURLToPath(new URL('./fixtures/slow-flood.mjs', import.meta.url));
 /**
  * Hostile connections, split over client processes and source addresses: every process here

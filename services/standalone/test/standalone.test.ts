@@ -4,6 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { exited, start } from './child.js';
 
+// Up to two start-ups of the whole product (engines, migrations): minutes on a loaded machine,
+// past tap's default per-file timeout.
+t.setTimeout(600_000);
+
 t.test('npm start: one process, embedded engines, health/ready, tracking lands, graceful stop', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-standalone-'));
   t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
