@@ -33,7 +33,7 @@ export const Errors = {
   crossOrigin: () => new DashboardError('DASHBOARD_003', MESSAGES.forbidden, 403),
   notFound: () => new DashboardError('DASHBOARD_004', MESSAGES.notFound, 404),
   /** SQL keys read every account's events: only users listed in SQL_KEY_ADMINS manage them. */
-  sqlKeysForbidden: () => new DashboardError('DASHBOARD_013', MESSAGES.forbidden, 403),
+  sqlKeysForbidden: () => new DashboardError('DASHBOARD_017', MESSAGES.forbidden, 403),
   routeNotFound: () => new DashboardError('DASHBOARD_005', MESSAGES.notFound, 404),
   validation: (errors: FieldErrors) => new DashboardError('DASHBOARD_006', MESSAGES.invalid, 422, { errors }),
   badCredentials: () => new DashboardError('DASHBOARD_007', MESSAGES.badCredentials, 422, {

@@ -20,7 +20,7 @@ for (const variant of databaseVariants()) {
       const forBob = await api('GET', '/sql-keys', bob);
       t.equal(forBob.statusCode, 403);
       t.same(forBob.json(), { success: false, message: 'Forbidden.' });
-      t.equal(lastErrorCode(logs), 'DASHBOARD_013');
+      t.equal(lastErrorCode(logs), 'DASHBOARD_017');
       t.equal((await api('GET', '/sql-keys', { authorization: `Bearer ${KEYS.a}` })).statusCode, 403, 'an account API key has no user');
     });
 
