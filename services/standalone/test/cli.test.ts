@@ -14,9 +14,6 @@ import { encodeStoredEvent, eventIdFromSeed, formatReceivedAt, type StoredEvent 
 import { dashboardApp } from '@chatlytics/dashboard';
 import { openEngines } from '../src/engines.js';
 
-// Dozens of CLI processes, each opening the engines: minutes on a loaded machine.
-t.setTimeout(600_000);
-
 /**
  * `npm run cli -- <command>` end to end: each command runs as its own process, exactly as the
  * script starts it, on one embedded DATA_DIR. Engine start-up costs seconds per process, so
