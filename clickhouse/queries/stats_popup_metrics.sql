@@ -9,10 +9,8 @@
 --     '' / other, which count in the total only), in `conversations`.
 -- The caller derives open_rate = opened / displayed × 100, total = the sum of the
 -- conversation rows and popup_ratio = from_popup / total × 100 (0 on a zero denominator).
--- Deduplication: each event_id counts once (uniqExact), at its earliest received_at; retry
--- rule as in stats_engagement.sql: a copy in W of an event received in
--- [{dedup_lookback_from}, {from}) is a retried beacon and is excluded.
--- toUInt128(event_id) in the NOT IN: see stats_engagement.sql.
+-- Deduplication: each event_id counts once (uniqExact), at its earliest received_at; retried
+-- beacons of events that arrived before W are excluded (shared/window_events.sql).
 SELECT
     event = 'convo_started' AS is_conversation,
     if(is_conversation, open_way, if(popup_version = '', 'unknown', popup_version)) AS key,
@@ -20,18 +18,6 @@ SELECT
     uniqExactIf(event_id, event = 'popup_opened') AS popup_opened_count,
     uniqExactIf(event_id, is_conversation) AS conversations
 FROM events
-WHERE chatbot_id = {chatbot_id:String}
-  AND received_at >= {from:DateTime64(3, 'UTC')}
-  AND received_at <= {to:DateTime64(3, 'UTC')}
-  AND event IN ('popup_displayed', 'popup_opened', 'convo_started')
-  AND toUInt128(event_id) NOT IN
-  (
-      SELECT toUInt128(event_id)
-      FROM events
-      WHERE chatbot_id = {chatbot_id:String}
-        AND received_at >= {dedup_lookback_from:DateTime64(3, 'UTC')}
-        AND received_at < {from:DateTime64(3, 'UTC')}
-        AND event IN ('popup_displayed', 'popup_opened', 'convo_started')
-  )
+WHERE {{> shared/window_events rows=(event IN ('popup_displayed', 'popup_opened', 'convo_started'))}}
 GROUP BY is_conversation, key
 ORDER BY is_conversation ASC, key ASC

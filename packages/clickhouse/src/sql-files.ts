@@ -2,27 +2,36 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { QUERIES_DIR } from './paths.js';
 import { sqlFileError } from './errors.js';
+import { expandIncludes } from './sql-includes.js';
 
 /**
  * The SQL of clickhouse/queries/<name>.sql. Read once, then served from memory: query
  * files are part of the release, so re-reading them per request would only cost I/O.
  * `name` may contain sub-folders ('stats/engagement'); anything that could climb out of
- * the queries folder is refused.
+ * the queries folder is refused. `{{> shared/name}}` placeholders are replaced by the
+ * fragments they name (sql-includes.ts), so a sub-select several queries share is written once.
  */
 const cache = new Map<string, string>();
 const NAME = /^[a-z0-9_-]+(\/[a-z0-9_-]+)*$/i;
 
 export function sqlFile(name: string, dir: string = QUERIES_DIR): string {
-  if (!NAME.test(name)) throw sqlFileError(`Invalid SQL file name ${JSON.stringify(name)}`);
-  const file = path.join(dir, `${name}.sql`);
+  const file = fileOf(name, dir);
   const hit = cache.get(file);
   if (hit !== undefined) return hit;
-  let text: string;
+  const text = expandIncludes(readSql(file), (include) => readSql(fileOf(include, dir)), name);
+  cache.set(file, text);
+  return text;
+}
+
+function fileOf(name: string, dir: string): string {
+  if (!NAME.test(name)) throw sqlFileError(`Invalid SQL file name ${JSON.stringify(name)}`);
+  return path.join(dir, `${name}.sql`);
+}
+
+function readSql(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     throw sqlFileError(`SQL file not found: ${file}`, err);
   }
-  cache.set(file, text);
-  return text;
 }

@@ -1,0 +1,49 @@
+-- The purchases that count in W = [{from}, {to}], as three CTEs ending in counted_in_window
+-- (at, token, revenue): every purchase event once, at its earliest received_at, under the retry
+-- rule (the read starts at {dedup_lookback_from}, and an event first received before {from} is
+-- dropped); then per order_num only the chatbot's earliest purchase row EVER (ties: smallest
+-- event_id) counts, so an order first seen before W is not counted again inside it; purchases
+-- without order_num ('') all count. Revenue is total_value_base with NULL (unknown currency) as 0.
+-- Reading: the window's purchases from {dedup_lookback_from} to {to}; the order-number lookup
+-- covers the chatbot's whole history (orders are exact over all time) but only its purchase rows
+-- with an order number, in this chatbot's primary-key range.
+-- Use inside a WITH list: `{{> shared/counted_purchases}},` (comma when more CTEs follow).
+window_purchases AS
+(
+    -- Each purchase counting in W once, at its earliest copy (retry rule: the read starts
+    -- at {dedup_lookback_from}, and an event first received before {from} is dropped).
+    SELECT
+        event_id,
+        min(received_at) AS at,
+        argMin(token, received_at) AS token,
+        argMin(order_num, received_at) AS order_num,
+        argMin(ifNull(total_value_base, 0), received_at) AS revenue
+    FROM events
+    WHERE chatbot_id = {chatbot_id:String}
+      AND received_at >= {dedup_lookback_from:DateTime64(3, 'UTC')}
+      AND received_at <= {to:DateTime64(3, 'UTC')}
+      AND event = 'purchase'
+    GROUP BY event_id
+    HAVING at >= {from:DateTime64(3, 'UTC')}
+),
+order_firsts AS
+(
+    -- Exact, over all history: each order number's first purchase row ever (ties:
+    -- smallest event_id). Only this chatbot's purchase rows with an order number are kept.
+    SELECT order_num, min((received_at, event_id)) AS first
+    FROM events
+    WHERE chatbot_id = {chatbot_id:String}
+      AND received_at <= {to:DateTime64(3, 'UTC')}
+      AND event = 'purchase'
+      AND order_num != ''
+    GROUP BY order_num
+),
+counted_in_window AS
+(
+    -- Purchases without order_num all count; one with an order number only when it is
+    -- that order's first purchase ever (a retried copy of it, or a repeat, is not).
+    SELECT p.at AS at, p.token AS token, p.revenue AS revenue
+    FROM window_purchases AS p
+    LEFT JOIN order_firsts AS o ON o.order_num = p.order_num
+    WHERE p.order_num = '' OR o.first = (p.at, p.event_id)
+)
