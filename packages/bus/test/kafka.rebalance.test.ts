@@ -1,6 +1,6 @@
 import t from 'tap';
 import { loadConfig } from '@chatlytics/core';
-import { serverUnderTest } from '../../core/src/testing.js';
+import { serverUnderTest } from '@chatlytics/core/testing';
 import { createKafkaBus, type ConsumedBatch, type EventBus } from '../src/index.js';
 import { Collector, idOf, message, testBackoff, testLog } from './helpers.js';
 

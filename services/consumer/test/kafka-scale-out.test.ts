@@ -3,7 +3,7 @@ import Fastify from 'fastify';
 import { Kafka, logLevel } from 'kafkajs';
 import { startService, trackLoad, type ServiceProcess } from '@chatlytics/bus/testing';
 import { clickhouseHttp, createServerEngine, runMigrations } from '@chatlytics/clickhouse';
-import { serverUnderTest } from '../../../packages/core/src/testing.js';
+import { serverUnderTest } from '@chatlytics/core/testing';
 import { silent } from './helpers.js';
 import { tempDir } from './real-engines.js';
 

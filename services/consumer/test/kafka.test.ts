@@ -1,7 +1,7 @@
 import t from 'tap';
 import { loadConfig } from '@chatlytics/core';
 import { createKafkaBus } from '@chatlytics/bus';
-import { serverUnderTest } from '../../../packages/core/src/testing.js';
+import { serverUnderTest } from '@chatlytics/core/testing';
 import { events, toMessage } from './events.js';
 import { consumerFor, silent, until } from './helpers.js';
 import { counts, deadLetters, migratedChdb, tempDir } from './real-engines.js';
