@@ -30,7 +30,7 @@ export interface SweepHelpers {
 /** Builds the standalone app the way `npm start` does, on a fresh DATA_DIR. */
 export async function serveAllInOne(): Promise<{ app: FastifyInstance; close(): Promise<void>; onMessage(msg: string): Promise<unknown> | undefined }> {
   const { loadConfig, createLogger } = await import('@chatlytics/core');
-  const { buildStandalone } = await import('../services/standalone/src/standalone-app.js');
+  const { buildStandalone } = await import('@chatlytics/standalone');
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-allinone-'));
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, TRACK_RATE_LIMIT_PER_MINUTE: '1000000000', DATABASE_URL: '', CLICKHOUSE_URL: '', KAFKA_BROKERS: '' });
   const runtime = await buildStandalone(config, createLogger('warn', 'bench-allinone'));

@@ -23,7 +23,7 @@ const BATCH_SIZE = 20;
 async function serve(): Promise<void> {
   const { loadConfig, createLogger } = await import('@chatlytics/core');
   const { createEmbeddedBus } = await import('@chatlytics/bus');
-  const { ingestApp } = await import('../services/ingest/src/app.js');
+  const { ingestApp } = await import('@chatlytics/ingest');
   const config = loadConfig({ ...process.env, TRACK_RATE_LIMIT_PER_MINUTE: '1000000000' });
   const log = createLogger('warn', 'bench-batch');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-batch-'));
