@@ -11,21 +11,11 @@ export interface IngestMetrics {
 
 export function createIngestMetrics(registry: Registry): IngestMetrics {
   return {
-    accepted: counterOn(registry, {
-      name: 'chatlytics_ingest_events_accepted_total', help: 'Tracking events answered 200 (durable in the bus)',
-    }),
-    rejected: counterOn(registry, {
-      name: 'chatlytics_ingest_events_rejected_total', help: 'Tracking requests refused, by reason code', labelNames: ['reason'],
-    }),
-    published: counterOn(registry, {
-      name: 'chatlytics_ingest_events_published_total', help: 'Events the bus acknowledged as durable',
-    }),
-    publishFailed: counterOn(registry, {
-      name: 'chatlytics_ingest_events_publish_failed_total', help: 'Events whose batch the bus refused (answered 503)',
-    }),
+    accepted: counterOn(registry, { name: 'chatlytics_ingest_events_accepted_total', help: 'Tracking events answered 200 (durable in the bus)' }),
+    rejected: counterOn(registry, { name: 'chatlytics_ingest_events_rejected_total', help: 'Tracking requests refused, by reason code', labelNames: ['reason'] }),
+    published: counterOn(registry, { name: 'chatlytics_ingest_events_published_total', help: 'Events the bus acknowledged as durable' }),
+    publishFailed: counterOn(registry, { name: 'chatlytics_ingest_events_publish_failed_total', help: 'Events whose batch the bus refused (answered 503)' }),
     // Powers of two up to the publisher's batch cap: shows whether batching actually happens.
-    batchSize: histogramOn(registry, {
-      name: 'chatlytics_ingest_publish_batch_size', help: 'Events per bus.publish call', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
-    }),
+    batchSize: histogramOn(registry, { name: 'chatlytics_ingest_publish_batch_size', help: 'Events per bus.publish call', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256] }),
   };
 }
