@@ -40,7 +40,6 @@ async function createServerPostgres(databaseUrl: string, opts: PostgresOptions):
   // An idle client losing its connection emits 'error' on the pool; unhandled, it kills the process.
   pool.on('error', (err) => log.warn({ err }, 'idle PostgreSQL connection failed'));
   const db: Database = drizzlePg(pool, { schema });
-  let closed = false;
   return {
     kind: 'server',
     db,
@@ -59,14 +58,7 @@ async function createServerPostgres(databaseUrl: string, opts: PostgresOptions):
       }
       log.info('PostgreSQL migrations applied');
     },
-    async ping() {
-      await db.execute(sql`select 1`);
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await pool.end();
-    },
+    ...pingAndClose(db, () => pool.end()),
   };
 }
 
@@ -76,7 +68,6 @@ async function createEmbeddedPostgres(opts: PostgresOptions): Promise<Postgres> 
   fs.mkdirSync(dir, { recursive: true });
   const client = await PGlite.create(dir);
   const db = drizzlePglite(client, { schema });
-  let closed = false;
   return {
     kind: 'embedded',
     db: db as Database,
@@ -85,13 +76,24 @@ async function createEmbeddedPostgres(opts: PostgresOptions): Promise<Postgres> 
       await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
       log.info('PGlite migrations applied');
     },
+    ...pingAndClose(db, () => client.close()),
+  };
+}
+
+/** ping and an idempotent close, the same for both engines. */
+function pingAndClose(
+  db: { execute(query: ReturnType<typeof sql>): PromiseLike<unknown> },
+  release: () => Promise<void>,
+): Pick<Postgres, 'ping' | 'close'> {
+  let closed = false;
+  return {
     async ping() {
       await db.execute(sql`select 1`);
     },
     async close() {
       if (closed) return;
       closed = true;
-      await client.close();
+      await release();
     },
   };
 }

@@ -1,15 +1,10 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Gauge, type Counter, type Histogram } from 'prom-client';
+import { counterOn, histogramOn, type Registry } from '@chatlytics/core';
 
 /**
  * The consumer's metrics: rows written, poison by reason, drops by reason, duplicates by where
  * they were found, time per pipeline step, insert sizes and latency, freshness, lag.
- * Get-or-create, because the standalone process and the tests build more than one consumer or
- * replay on one registry.
  */
-function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? create();
-}
-
 export interface ConsumerMetrics {
   rowsWritten: Counter;
   rejects: Counter<'reason'>;
@@ -26,59 +21,58 @@ export interface ConsumerMetrics {
 }
 
 export function createConsumerMetrics(registry: Registry): ConsumerMetrics {
-  const registers = [registry];
   return {
-    rowsWritten: getOrCreate(registry, 'chatlytics_consumer_rows_written_total', () => new Counter({
-      name: 'chatlytics_consumer_rows_written_total', help: 'Rows inserted into ClickHouse events (acknowledged)', registers,
-    })),
-    rejects: getOrCreate(registry, 'chatlytics_consumer_rejects_total', () => new Counter({
-      name: 'chatlytics_consumer_rejects_total', help: 'Poison messages sent to the dead-letter stream and events_rejected, by reason', labelNames: ['reason'] as const, registers,
-    })),
-    duplicates: getOrCreate(registry, 'chatlytics_consumer_duplicates_total', () => new Counter({
+    rowsWritten: counterOn(registry, {
+      name: 'chatlytics_consumer_rows_written_total', help: 'Rows inserted into ClickHouse events (acknowledged)',
+    }),
+    rejects: counterOn(registry, {
+      name: 'chatlytics_consumer_rejects_total', help: 'Poison messages sent to the dead-letter stream and events_rejected, by reason', labelNames: ['reason'],
+    }),
+    duplicates: counterOn(registry, {
       name: 'chatlytics_consumer_duplicates_total',
       help: 'Rows left out because their event_id was already in the same insert (batch), inserted recently by this process (recent), or found stored after a redelivery (stored)',
-      labelNames: ['where'] as const, registers,
-    })),
+      labelNames: ['where'],
+    }),
     // Rows per INSERT: the buckets straddle the flush sizes (see InsertBufferOptions.maxRows).
-    batchRows: getOrCreate(registry, 'chatlytics_consumer_insert_rows', () => new Histogram({
+    batchRows: histogramOn(registry, {
       name: 'chatlytics_consumer_insert_rows', help: 'Rows per INSERT into events',
-      buckets: [10, 100, 500, 1000, 2500, 5000, 10000, 20000, 50000, 100000], registers,
-    })),
-    insertSeconds: getOrCreate(registry, 'chatlytics_consumer_insert_duration_seconds', () => new Histogram({
+      buckets: [10, 100, 500, 1000, 2500, 5000, 10000, 20000, 50000, 100000],
+    }),
+    insertSeconds: histogramOn(registry, {
       name: 'chatlytics_consumer_insert_duration_seconds', help: 'Latency of one successful INSERT into events',
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers,
-    })),
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    }),
     // Per bus batch, its oldest message: the worst case the dashboard can see.
-    freshnessSeconds: getOrCreate(registry, 'chatlytics_consumer_freshness_seconds', () => new Histogram({
+    freshnessSeconds: histogramOn(registry, {
       name: 'chatlytics_consumer_freshness_seconds', help: 'Bus acceptance to ClickHouse acknowledgement, oldest message of each bus batch',
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300], registers,
-    })),
-    retries: getOrCreate(registry, 'chatlytics_consumer_retries_total', () => new Counter({
-      name: 'chatlytics_consumer_retries_total', help: 'Retriable failures backed off from, by operation', labelNames: ['operation'] as const, registers,
-    })),
-    flushes: getOrCreate(registry, 'chatlytics_consumer_flushes_total', () => new Counter({
-      name: 'chatlytics_consumer_flushes_total', help: 'Flushes of the shared insert buffer, by what triggered them', labelNames: ['trigger'] as const, registers,
-    })),
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    }),
+    retries: counterOn(registry, {
+      name: 'chatlytics_consumer_retries_total', help: 'Retriable failures backed off from, by operation', labelNames: ['operation'],
+    }),
+    flushes: counterOn(registry, {
+      name: 'chatlytics_consumer_flushes_total', help: 'Flushes of the shared insert buffer, by what triggered them', labelNames: ['trigger'],
+    }),
     // A falling canonical share means the producer's serialisation changed (key order, escaping):
     // nothing is lost, the general path takes over, but each event then costs ~2× the CPU.
-    decoded: getOrCreate(registry, 'chatlytics_consumer_decoded_total', () => new Counter({
+    decoded: counterOn(registry, {
       name: 'chatlytics_consumer_decoded_total',
       help: 'Messages decoded by the canonical transcoder (canonical) or by JSON.parse + schema validation (general)',
-      labelNames: ['path'] as const, registers,
-    })),
-    drops: getOrCreate(registry, 'chatlytics_consumer_drops_total', () => new Counter({
+      labelNames: ['path'],
+    }),
+    drops: counterOn(registry, {
       name: 'chatlytics_consumer_drops_total', help: 'Messages left out as carrying no event (not poison), by reason (step.ts DropReason)',
-      labelNames: ['reason'] as const, registers,
-    })),
+      labelNames: ['reason'],
+    }),
     // Counters, not a histogram: the runner sums each step's time over a batch and adds it once
     // (an observation per message would cost more than the fast path itself). Seconds divided by
     // messages is the mean cost of a step per message that reached it.
-    stepSeconds: getOrCreate(registry, 'chatlytics_consumer_step_seconds_total', () => new Counter({
-      name: 'chatlytics_consumer_step_seconds_total', help: 'Time spent in each pipeline step, by step', labelNames: ['step'] as const, registers,
-    })),
-    stepMessages: getOrCreate(registry, 'chatlytics_consumer_step_messages_total', () => new Counter({
-      name: 'chatlytics_consumer_step_messages_total', help: 'Messages that entered each pipeline step, by step', labelNames: ['step'] as const, registers,
-    })),
+    stepSeconds: counterOn(registry, {
+      name: 'chatlytics_consumer_step_seconds_total', help: 'Time spent in each pipeline step, by step', labelNames: ['step'],
+    }),
+    stepMessages: counterOn(registry, {
+      name: 'chatlytics_consumer_step_messages_total', help: 'Messages that entered each pipeline step, by step', labelNames: ['step'],
+    }),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { TSchema } from 'typebox';
+import type { Static, TSchema } from 'typebox';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import type { Config } from '@chatlytics/core';
 import type { Database } from '@chatlytics/postgres';
@@ -54,6 +54,19 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
   const windowed = <T extends object>(days: number, w: StatsWindow, body: T) =>
     ({ timeframe_days: days, start_date: utcDate(w.from), end_date: utcDate(w.to), ...body });
 
+  /** A statistic of one chatbot over the last `timeframe` days (default 7), cached per account. */
+  const daysStat = async <T extends object>(
+    req: FastifyRequest, query: Static<typeof StatsQuery>, stat: string,
+    load: (chatbotId: string, w: StatsWindow) => Promise<T>,
+  ) => {
+    const { chatbot_id: chatbotId, timeframe: days = DEFAULT_TIMEFRAME_DAYS } = query;
+    await ownChatbot(req, chatbotId);
+    return cached(req, stat, chatbotId, days, async () => {
+      const w = daysWindow(days, clock());
+      return windowed(days, w, await load(chatbotId, w));
+    });
+  };
+
   const route = <Q extends TSchema, R extends TSchema>(summary: string, response: R, querystring: Q) => ({
     config: { auth: 'credential' as const },
     validatorCompiler: strictQueryValidatorCompiler,
@@ -66,32 +79,14 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
     },
   });
 
-  app.get('/analytics/stats/overview', route('Conversations, AI messages and saved hours (PostgreSQL)', OverviewResponse, StatsQuery), async (req) => {
-    const { chatbot_id: chatbotId, timeframe: days = DEFAULT_TIMEFRAME_DAYS } = req.query;
-    await ownChatbot(req, chatbotId);
-    return cached(req, 'overview', chatbotId, days, async () => {
-      const w = daysWindow(days, clock());
-      return windowed(days, w, await repo.overview(chatbotId, w));
-    });
-  });
+  app.get('/analytics/stats/overview', route('Conversations, AI messages and saved hours (PostgreSQL)', OverviewResponse, StatsQuery), async (req) =>
+    daysStat(req, req.query, 'overview', (id, w) => repo.overview(id, w)));
 
-  app.get('/analytics/stats/engagement', route('Visitor funnel: approached, opened, chatted', EngagementResponse, StatsQuery), async (req) => {
-    const { chatbot_id: chatbotId, timeframe: days = DEFAULT_TIMEFRAME_DAYS } = req.query;
-    await ownChatbot(req, chatbotId);
-    return cached(req, 'engagement', chatbotId, days, async () => {
-      const w = daysWindow(days, clock());
-      return windowed(days, w, await repo.engagement(chatbotId, w));
-    });
-  });
+  app.get('/analytics/stats/engagement', route('Visitor funnel: approached, opened, chatted', EngagementResponse, StatsQuery), async (req) =>
+    daysStat(req, req.query, 'engagement', (id, w) => repo.engagement(id, w)));
 
-  app.get('/analytics/stats/popup-metrics', route('Popup displays and opens per version; conversation starts', PopupMetricsResponse, StatsQuery), async (req) => {
-    const { chatbot_id: chatbotId, timeframe: days = DEFAULT_TIMEFRAME_DAYS } = req.query;
-    await ownChatbot(req, chatbotId);
-    return cached(req, 'popup-metrics', chatbotId, days, async () => {
-      const w = daysWindow(days, clock());
-      return windowed(days, w, await repo.popupMetrics(chatbotId, w));
-    });
-  });
+  app.get('/analytics/stats/popup-metrics', route('Popup displays and opens per version; conversation starts', PopupMetricsResponse, StatsQuery), async (req) =>
+    daysStat(req, req.query, 'popup-metrics', (id, w) => repo.popupMetrics(id, w)));
 
   app.get('/analytics/stats/purchases', route('Purchases, revenue and conversion with and without chat; A/B test', PurchasesResponse, StatsQuery), async (req) => {
     const { chatbot_id: chatbotId, timeframe: days = DEFAULT_TIMEFRAME_DAYS } = req.query;
