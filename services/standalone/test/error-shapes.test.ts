@@ -70,6 +70,8 @@ function failingRequest(url: string, method: string): { url: string; status: num
   const concrete = url.replace(/\{id\}/g, '00000000-0000-4000-8000-000000000000').replace(/\{token\}/g, 'x');
   if (isTracking(url)) {
     if (method === 'options') return null;
+    // The batch route refuses a body without an events array as malformed (400 ANALYTICS_001).
+    if (url === '/api/analytics/batch') return { url, status: 400, payload: {} };
     return { url: concrete, status: 422, payload: method === 'post' ? {} : undefined };
   }
   // A JSON client without credentials (a browser's form post would be redirected instead).
