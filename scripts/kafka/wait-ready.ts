@@ -1,6 +1,8 @@
 // Used by run.sh: exits 0 once every broker of the cluster is listed in a metadata answer
-// from the bootstrap address, 1 after five minutes (a 3-node start on a busy 2-core machine
-// has taken over two).
+// from the bootstrap address AND a consumer group finds its coordinator (a fresh cluster has
+// none until it has created __consumer_offsets, seconds later: clients that join a group or
+// read its offsets before that fail); 1 after five minutes (a 3-node start on a busy 2-core
+// machine has taken over two).
 import { Kafka, logLevel } from 'kafkajs';
 
 const [bootstrap, expected] = process.argv.slice(2);
@@ -17,7 +19,11 @@ while (Date.now() < deadline) {
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();
-    if (cluster.brokers.length >= want && cluster.controller !== null) process.exit(0);
+    if (cluster.brokers.length >= want && cluster.controller !== null) {
+      last = 'no group coordinator yet';
+      await admin.describeGroups(['kafka-run-wait']);
+      process.exit(0);
+    }
     last = `${cluster.brokers.length} of ${want} brokers registered`;
   } catch (err) {
     last = (err as Error).message;
