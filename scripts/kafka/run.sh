@@ -42,7 +42,10 @@ if [[ ! -f "$dir/cluster" ]]; then
       console.log(servers.map((s) => s.address().port).join(" "));
       servers.forEach((s) => s.close());
     });' "$brokers")"
-  id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
+  # Kafka's own Uuid.randomUuid() never yields an id starting with '-': kafka-storage's argument
+  # parser would read it as an option (`--cluster-id -x…` → "expected one argument").
+  id="-"
+  while [[ "$id" == -* ]]; do id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"; done
   printf 'brokers=%s\nid=%s\nports=%s\n' "$brokers" "$id" "$ports" > "$dir/cluster.tmp"
   mv "$dir/cluster.tmp" "$dir/cluster"
 fi
