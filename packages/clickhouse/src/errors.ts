@@ -18,6 +18,8 @@ export const ClickHouseErrorCode = {
   MIGRATION: 'CLICKHOUSE_005',
   /** sqlFile() asked for a query file that does not exist. */
   SQL_FILE: 'CLICKHOUSE_006',
+  /** The HTTP interface was mounted on a server that cuts URLs shorter than ClickHouse does. */
+  BRIDGE_HOST: 'CLICKHOUSE_007',
 } as const;
 
 /**

@@ -8,6 +8,6 @@ export { splitStatements } from './sql-split.js';
 export { ClickHouseError, ClickHouseErrorCode } from './errors.js';
 export { CLICKHOUSE_DIR, MIGRATIONS_DIR, QUERIES_DIR } from './paths.js';
 export {
-  clickhouseHttp, sqlApiKeyAuth, sqlKeyAuth, BOOTSTRAP_KEY_NAME, limitSettings, createQueryLogWriter,
+  clickhouseHttp, CLICKHOUSE_HTTP_MAX_URI_BYTES, sqlApiKeyAuth, sqlKeyAuth, BOOTSTRAP_KEY_NAME, limitSettings, createQueryLogWriter,
   type ClickHouseHttpOptions, type SqlPrincipal, type QueryLogWriter, type SqlQueryLogEntry,
 } from './http-bridge/index.js';

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { gzipSync } from 'node:zlib';
 import { createClient, ClickHouseLogLevel } from '@clickhouse/client';
-import { sqlApiKeyAuth } from '../src/http-bridge/index.js';
+import Fastify from 'fastify';
+import { clickhouseHttp, sqlApiKeyAuth } from '../src/http-bridge/index.js';
 import { startBridge, tempDataDir } from './helpers.js';
 
 /**
@@ -92,6 +93,21 @@ t.test('param_<name> binds typed parameters', async (t) => {
   const missing = await ro(`query=${encodeURIComponent('SELECT {x:String}')}`);
   t.equal(missing.status, 400);
   t.equal(missing.headers.get('x-clickhouse-exception-code'), '456');
+});
+
+t.test('a URL as long as ClickHouse takes: 5,000 bound UUIDs (~230 kB) through @clickhouse/client', async (t) => {
+  const ids = Array.from({ length: 5000 }, () => crypto.randomUUID());
+  const client = createClient({ url, pathname: '/clickhouse', password: KEY, database: 'analytics', log: { level: ClickHouseLogLevel.OFF } });
+  t.teardown(() => client.close());
+  const rs = await client.query({ query: 'SELECT length({ids:Array(UUID)}) AS n, toString({ids:Array(UUID)}[5000]) AS last', query_params: { ids }, format: 'JSONEachRow' });
+  t.same(await rs.json(), [{ n: '5000', last: ids[4999] }]);
+});
+
+t.test('registration refuses a host server that cuts URLs at Node\'s default 16 KiB (CLICKHOUSE_007)', async (t) => {
+  const host = Fastify({ logger: false });
+  t.teardown(() => host.close());
+  host.register(clickhouseHttp, { sessionPath: dir, database: 'analytics', readonly: true });
+  await t.rejects(host.ready(), { code: 'CLICKHOUSE_007' });
 });
 
 t.test('database selects the session', async (t) => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { clickhouseHttp, type ClickHouseHttpOptions } from '../src/http-bridge/index.js';
+import { CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, type ClickHouseHttpOptions } from '../src/http-bridge/index.js';
 
 /** A temp data directory removed at the end of the test file (one per process: a chdb limit). */
 export function tempDataDir(t: { teardown(fn: () => void): void }): string {
@@ -15,7 +15,7 @@ export function tempDataDir(t: { teardown(fn: () => void): void }): string {
 export async function startBridge(
   mounts: { prefix: string; opts: ClickHouseHttpOptions }[],
 ): Promise<{ app: FastifyInstance; url: string }> {
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, http: { maxHeaderSize: CLICKHOUSE_HTTP_MAX_URI_BYTES } });
   for (const m of mounts) await app.register(clickhouseHttp, { prefix: m.prefix, ...m.opts });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url };

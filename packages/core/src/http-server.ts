@@ -19,6 +19,8 @@ export interface HttpServerOptions {
   notFound?: (req: FastifyRequest, reply: FastifyReply) => unknown;
   /** How long one plugin may take to start (Fastify's default 10 s); tests on a loaded machine raise it. */
   pluginTimeout?: number;
+  /** Longest request head (request line + headers) accepted; Node's default (16 KiB) otherwise. */
+  maxHeaderSize?: number;
 }
 
 const defaultNotFound = (_req: FastifyRequest, reply: FastifyReply) => reply.code(404).send({ success: false, message: 'Not found.' });
@@ -40,7 +42,10 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     // Opening embedded engines and migrating inside plugins can take longer than Fastify's
     // 10 s default on a busy machine; a slow start is better than a failed one.
     pluginTimeout: 60_000,
-    http: { headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs), connectionsCheckingInterval: 1000 },
+    http: {
+      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs), connectionsCheckingInterval: 1000,
+      ...(opts.maxHeaderSize !== undefined ? { maxHeaderSize: opts.maxHeaderSize } : {}),
+    },
     logger: loggerOptions(config.logLevel, opts.name),
     // Only the listed proxies' X-Forwarded-For is believed; otherwise request.ip is the socket peer,
     // so a client cannot dodge the per-IP rate limit by inventing headers.

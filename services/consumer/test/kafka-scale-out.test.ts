@@ -2,7 +2,7 @@ import t from 'tap';
 import Fastify from 'fastify';
 import { Kafka, logLevel } from 'kafkajs';
 import { startService, trackLoad, type ServiceProcess } from '@chatlytics/bus/testing';
-import { clickhouseHttp, createServerEngine, runMigrations } from '@chatlytics/clickhouse';
+import { CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, createServerEngine, runMigrations } from '@chatlytics/clickhouse';
 import { serverUnderTest } from '@chatlytics/core/testing';
 import { silent } from './helpers.js';
 import { tempDir } from './real-engines.js';
@@ -16,13 +16,13 @@ const kafka = serverUnderTest('KAFKA_BROKERS');
 // JVM and service start-ups dominate; on a busy 2-core machine they have taken minutes.
 t.setTimeout(900_000);
 
-t.test('3 consumer processes, one SIGKILLed mid-stream, a 4th started: every acknowledged event stored exactly once', { skip: kafka.skip || (process.env.KAFKA_SCALE_OUT === '1' ? false : 'KAFKA_SCALE_OUT=1 runs it: in one idle CI run 952 of 3,534 acknowledged events were not stored by its deadline (lost or stalled after the rebalance: under investigation)') }, async (t) => {
+t.test('3 consumer processes, one SIGKILLed mid-stream, a 4th started: every acknowledged event stored exactly once', { skip: kafka.skip }, async (t) => {
   const dirs = tempDir('consumer-scale-out-');
   t.teardown(() => dirs.remove());
   const t0 = Date.now();
   // Progress with timings: where the time goes when a loaded machine makes this slow.
   const step = (what: string) => t.comment(`${((Date.now() - t0) / 1000).toFixed(1)} s: ${what}`);
-  const bridge = Fastify();
+  const bridge = Fastify({ http: { maxHeaderSize: CLICKHOUSE_HTTP_MAX_URI_BYTES } });
   await bridge.register(clickhouseHttp, { sessionPath: `${dirs.dir}/clickhouse`, database: 'default', readonly: false });
   const clickhouseUrl = await bridge.listen({ host: '127.0.0.1', port: 0 });
   t.teardown(() => bridge.close());
@@ -71,6 +71,13 @@ t.test('3 consumer processes, one SIGKILLed mid-stream, a 4th started: every ack
     ids = await stored();
   }
   step('all stored');
+  if (!accepted.every((id) => ids.has(id))) {
+    // What the services said went wrong: a stall's cause is in their error logs.
+    processes.forEach((p, i) => {
+      const errors = p.output().split('\n').filter((l) => /"level":(50|60)/.test(l));
+      for (const line of errors.slice(-3)) t.comment(`process ${i}: ${line.slice(0, 400)}`);
+    });
+  }
   const [c] = await ch.query<{ raw: string; distinct: string; final: string }>(
     'SELECT (SELECT count() FROM events) AS raw, (SELECT uniqExact(event_id) FROM events) AS distinct, (SELECT count() FROM events FINAL) AS final');
   t.comment(`accepted ${accepted.length}, raw rows ${c.raw}, distinct event ids ${c.distinct}, rows after FINAL ${c.final}`);

@@ -10,7 +10,7 @@ import Fastify from 'fastify';
 import { pino } from 'pino';
 import type { StoredEvent } from '@chatlytics/events';
 import {
-  clickhouseHttp, createChdbEngine, createServerEngine, runMigrations, type ClickHouseEngine,
+  CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, createChdbEngine, createServerEngine, runMigrations, type ClickHouseEngine,
 } from '@chatlytics/clickhouse';
 import {
   accounts, chatbots, conversationAnalyses, conversations, messages, type Database,
@@ -35,7 +35,7 @@ export async function openClickHouse(): Promise<ClickHouseVariants> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-stats-ch-'));
   const embedded = await createChdbEngine({ path: dir, database: 'analytics', log: silentLog });
   await runMigrations(embedded);
-  const bridge = Fastify({ logger: false });
+  const bridge = Fastify({ logger: false, http: { maxHeaderSize: CLICKHOUSE_HTTP_MAX_URI_BYTES } });
   await bridge.register(clickhouseHttp, { prefix: '/clickhouse', sessionPath: dir, database: 'analytics', readonly: false });
   await bridge.listen({ port: 0, host: '127.0.0.1' });
   const { port } = bridge.server.address() as { port: number };

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createMetricsRegistry, opsPlugin, resolveSessionSecret, type Config, type Logger, type Registry } from '@chatlytics/core';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createHttpServer } from '@chatlytics/core/http';
-import { clickhouseHttp, createQueryLogWriter, sqlKeyAuth } from '@chatlytics/clickhouse';
+import { CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, createQueryLogWriter, sqlKeyAuth } from '@chatlytics/clickhouse';
 import { ingestApp } from '@chatlytics/ingest';
 import { createSqlKeyRepository, dashboardApp, dashboardSecuritySchemes, pagesNotFound } from '@chatlytics/dashboard';
 import { createConsumer } from '@chatlytics/consumer';
@@ -25,7 +25,11 @@ export async function buildStandalone(config: Config, log: Logger, opts: { plugi
   const registry = createMetricsRegistry();
   const engines = await openEngines(config, log, registry);
   const consumer = createConsumer({ config, bus: engines.bus, clickhouse: engines.clickhouse, log, registry });
-  const app = await createHttpServer({ title: 'Chatlytics', config, name: 'chatlytics', securitySchemes: dashboardSecuritySchemes, notFound: pagesNotFound, pluginTimeout: opts.pluginTimeout });
+  const app = await createHttpServer({
+    title: 'Chatlytics', config, name: 'chatlytics', securitySchemes: dashboardSecuritySchemes, notFound: pagesNotFound, pluginTimeout: opts.pluginTimeout,
+    // The /clickhouse interface (below) takes URLs as long as ClickHouse does.
+    ...(engines.clickhouse.kind === 'embedded' ? { maxHeaderSize: CLICKHOUSE_HTTP_MAX_URI_BYTES } : {}),
+  });
   // One persistent secret signs sessions and keys the client-IP hashes (comparable across restarts).
   const secret = resolveSessionSecret(config.sessionSecret, config.dataDir);
   try {

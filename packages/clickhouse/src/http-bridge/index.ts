@@ -1,4 +1,4 @@
-export { clickhouseHttp, type ClickHouseHttpOptions } from './plugin.js';
+export { clickhouseHttp, CLICKHOUSE_HTTP_MAX_URI_BYTES, type ClickHouseHttpOptions } from './plugin.js';
 export { sqlApiKeyAuth, sqlKeyAuth, BOOTSTRAP_KEY_NAME } from './auth.js';
 export type { SqlPrincipal } from './governor.js';
 export { limitSettings } from './limits.js';

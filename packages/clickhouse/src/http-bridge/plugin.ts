@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { SQL_LIMIT_DEFAULTS, SQL_QUOTA_DEFAULTS, type SqlLimits, type SqlQuota } from '@chatlytics/core';
-import { ClickHouseError, engineStyleError } from '../errors.js';
+import http from 'node:http';
+import { ClickHouseError, ClickHouseErrorCode, engineStyleError } from '../errors.js';
 import { SessionPool } from './sessions.js';
 import { createFileInserter } from '../file-insert.js';
 import path from 'node:path';
@@ -67,7 +68,26 @@ const schema = (summary: string) => ({
   response: { 200: TextResponse, '4xx': TextResponse, '5xx': TextResponse },
 });
 
+/**
+ * ClickHouse's default `http_max_uri_size`. Query parameters travel in the URL (the client puts
+ * `param_<name>` there), so a client may send URLs this long: the consumer's stored-id lookup
+ * binds 2,000 UUIDs (~90 kB). Node's servers cut request heads at 16 KiB by default and answer
+ * 431, so whoever hosts this interface creates its server with
+ * `http: { maxHeaderSize: CLICKHOUSE_HTTP_MAX_URI_BYTES }`; registration checks it.
+ */
+export const CLICKHOUSE_HTTP_MAX_URI_BYTES = 1024 * 1024;
+
+function assertHostAcceptsLongUris(app: FastifyInstance): void {
+  const own = (app.server as { maxHeaderSize?: number }).maxHeaderSize;
+  const effective = own ?? http.maxHeaderSize;
+  if (effective < CLICKHOUSE_HTTP_MAX_URI_BYTES) {
+    throw new ClickHouseError(ClickHouseErrorCode.BRIDGE_HOST,
+      `the ClickHouse HTTP interface needs a server accepting ${CLICKHOUSE_HTTP_MAX_URI_BYTES}-byte request heads (ClickHouse's http_max_uri_size); this one cuts them at ${effective}: create it with http: { maxHeaderSize: CLICKHOUSE_HTTP_MAX_URI_BYTES }`);
+  }
+}
+
 export async function clickhouseHttp(app: FastifyInstance, opts: ClickHouseHttpOptions): Promise<void> {
+  assertHostAcceptsLongUris(app);
   const limits: SqlLimits = { ...SQL_LIMIT_DEFAULTS, ...opts.limits };
   const pool = new SessionPool({ path: opts.sessionPath, readonlyArgs: limitArgs(limits) });
   const governor = createGovernor({
