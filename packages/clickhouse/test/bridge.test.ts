@@ -107,7 +107,7 @@ t.test('registration refuses a host server that cuts URLs at Node\'s default 16 
   const host = Fastify({ logger: false });
   t.teardown(() => host.close());
   host.register(clickhouseHttp, { sessionPath: dir, database: 'analytics', readonly: true });
-  await t.rejects(host.ready(), { code: 'CLICKHOUSE_007' });
+  await t.rejects(async () => { await host.ready(); }, { code: 'CLICKHOUSE_007' });
 });
 
 t.test('database selects the session', async (t) => {
