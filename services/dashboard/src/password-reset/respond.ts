@@ -6,7 +6,7 @@ import { sameOriginPath, wantsJson } from '../auth/origin.js';
 import { readSessionCookie } from '../auth/session-cookie.js';
 import type { SessionPrincipal } from '../repositories/session-repository.js';
 import { html, sendPage } from '../format/html.js';
-import { ResetErrors, RESET_MESSAGES } from './errors.js';
+import { ResetErrors, RESET_MESSAGES } from '../errors.js';
 
 /**
  * The two answers of a redirect-style form post (see the response and error rules in services/dashboard/README.md): a browser gets a 302 with the

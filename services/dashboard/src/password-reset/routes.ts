@@ -7,7 +7,7 @@ import { HOME_AFTER_LOGIN, LOGIN_PAGE } from '../routes/auth-routes.js';
 import { clearSessionCookie } from '../auth/session-cookie.js';
 import { errorResponses } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';
-import { RESET_MESSAGES, ResetErrors } from './errors.js';
+import { RESET_MESSAGES, ResetErrors } from '../errors.js';
 import { MAX_PASSWORD_LENGTH, newPasswordErrors } from './password-rules.js';
 import type { RouteLimiter } from './rate-limit.js';
 import { createResponder } from './respond.js';
