@@ -24,6 +24,13 @@ export const MESSAGES = {
   badCredentials: 'These credentials do not match our records.',
   searchFailed: 'Search failed.',
   serverError: 'Server Error',
+  // The password reset flow; the first two are documented texts (services/dashboard/README.md), verbatim.
+  linkRequested: "If an account with that email exists, we've sent a password reset link.",
+  linkSent: 'Password reset link has been sent to your email.',
+  passwordReset: 'Your password has been reset.',
+  invalidToken: 'This password reset token is invalid.',
+  alreadyLoggedIn: 'You are already logged in.',
+  tooManyAttempts: 'Too Many Attempts.',
 } as const;
 
 export const Errors = {
@@ -44,26 +51,12 @@ export const Errors = {
   payloadTooLarge: (cause?: unknown) => new DashboardError('DASHBOARD_010', 'Payload too large.', 413, { cause }),
   searchFailed: (cause: unknown) => new DashboardError('DASHBOARD_011', MESSAGES.searchFailed, 500, { cause }),
   internal: (cause: unknown) => new DashboardError('DASHBOARD_012', MESSAGES.serverError, 500, { cause }),
-} as const;
-
-/** The user-facing texts of the flow; the first two are the documented texts (see the password reset rules in services/dashboard/README.md), verbatim. */
-export const RESET_MESSAGES = {
-  linkRequested: "If an account with that email exists, we've sent a password reset link.",
-  linkSent: 'Password reset link has been sent to your email.',
-  passwordReset: 'Your password has been reset.',
-  invalidToken: 'This password reset token is invalid.',
-  alreadyLoggedIn: 'You are already logged in.',
-  tooManyAttempts: 'Too Many Attempts.',
-} as const;
-
-/** Coded errors of the password reset routes (the dashboard's error handler answers them). */
-export const ResetErrors = {
   /** POST /forgot-password with a live session (see the authentication rules in services/dashboard/README.md: guests only). */
-  guestOnly: () => new DashboardError('DASHBOARD_013', RESET_MESSAGES.alreadyLoggedIn, 403),
-  rateLimited: () => new DashboardError('DASHBOARD_014', RESET_MESSAGES.tooManyAttempts, 429),
+  resetGuestOnly: () => new DashboardError('DASHBOARD_013', MESSAGES.alreadyLoggedIn, 403),
+  resetRateLimited: () => new DashboardError('DASHBOARD_014', MESSAGES.tooManyAttempts, 429),
   /** Unknown, expired, used, or another e-mail's token: one answer, so none of them can be told apart. */
-  invalidToken: () => new DashboardError('DASHBOARD_015', RESET_MESSAGES.invalidToken, 422, {
-    errors: { email: [RESET_MESSAGES.invalidToken] },
+  resetInvalidToken: () => new DashboardError('DASHBOARD_015', MESSAGES.invalidToken, 422, {
+    errors: { email: [MESSAGES.invalidToken] },
   }),
 } as const;
 

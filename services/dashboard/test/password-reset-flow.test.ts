@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { sql } from 'drizzle-orm';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { sha256Hex } from '../src/crypto/credentials.js';
-import { RESET_MESSAGES } from '../src/errors.js';
+import { MESSAGES } from '../src/errors.js';
 import {
   ANN, API_KEY, APP_URL, BOB, buildResetApp, cookieOf, cookies, openSeededDatabase, outbox, resetLinkOf, rows, waitFor, waitForMail,
 } from './password-reset-harness.js';
@@ -69,7 +69,7 @@ for (const variant of databaseVariants()) {
       t.equal(reset.statusCode, 302);
       t.equal(reset.headers.location, '/login', 'a guest goes to the login page');
       const login = await app.inject({ method: 'GET', url: '/login', headers: { cookie: cookieOf(reset, 'chatlytics_flash') } });
-      t.match(login.body, RESET_MESSAGES.passwordReset);
+      t.match(login.body, MESSAGES.passwordReset);
       t.notOk(reset.cookies.some((c) => c.name === 'chatlytics_session' && c.value), 'no auto-login');
 
       t.equal((await app.inject({ method: 'POST', url: '/login', payload: ANN })).statusCode, 422, 'the old password is gone');
@@ -88,7 +88,7 @@ for (const variant of databaseVariants()) {
       t.equal(reused.statusCode, 302);
       t.equal(reused.headers.location, link.path, 'back to the form (the form sends no Referer)');
       const again = await app.inject({ method: 'GET', url: link.path, headers: { cookie: cookieOf(reused, 'chatlytics_flash') } });
-      t.match(again.body, RESET_MESSAGES.invalidToken);
+      t.match(again.body, MESSAGES.invalidToken);
       t.notMatch(JSON.stringify(h.logs), link.token, 'the token never reaches the log (not even as part of a URL)');
     });
 
@@ -147,7 +147,7 @@ for (const variant of databaseVariants()) {
       for (const payload of [{ ...good, email: BOB.email }, { ...good, token: link.token.slice(0, -1) + (link.token.endsWith('A') ? 'B' : 'A') }]) {
         res = await post(payload);
         t.equal(res.statusCode, 422);
-        t.same(res.json(), { success: false, message: RESET_MESSAGES.invalidToken, errors: { email: [RESET_MESSAGES.invalidToken] } });
+        t.same(res.json(), { success: false, message: MESSAGES.invalidToken, errors: { email: [MESSAGES.invalidToken] } });
       }
       const formRes = await app.inject({ method: 'POST', url: '/reset-password', headers: { ...FORM, origin: 'null' }, payload: form({ ...good, password_confirmation: 'nope' }) });
       t.equal(formRes.statusCode, 302);
@@ -159,7 +159,7 @@ for (const variant of databaseVariants()) {
       clock.advance(60 * MIN + 1);
       res = await post(good);
       t.equal(res.statusCode, 422, 'expired after PASSWORD_RESET_EXPIRE_MINUTES (the failed attempts did not use it up)');
-      t.same(res.json().errors, { email: [RESET_MESSAGES.invalidToken] });
+      t.same(res.json().errors, { email: [MESSAGES.invalidToken] });
     });
 
     t.test('logged in: guest-only forgot-password, send-password-reset, reset ends every session and token, keeps API keys', async (t) => {
@@ -202,7 +202,7 @@ for (const variant of databaseVariants()) {
       const after = await app.inject({ method: 'GET', url: '/settings/profile', headers: { cookie: cookies(session, flash) } });
       t.equal(after.statusCode, 302, 'the session was ended with all others');
       t.equal(after.headers.location, '/login');
-      t.match((await app.inject({ method: 'GET', url: '/login', headers: { cookie: flash } })).body, RESET_MESSAGES.passwordReset);
+      t.match((await app.inject({ method: 'GET', url: '/login', headers: { cookie: flash } })).body, MESSAGES.passwordReset);
       t.equal((await app.inject({ method: 'GET', url: '/settings/profile', headers: { cookie: otherSession } })).statusCode, 302, 'other sessions ended');
       t.equal((await app.inject({ method: 'GET', url: '/api/dashboard/chatbots', headers: { authorization: `Bearer ${token}` } })).statusCode, 401, 'auth tokens revoked');
       t.equal((await app.inject({ method: 'GET', url: '/api/dashboard/chatbots', headers: { authorization: `Bearer ${API_KEY}` } })).statusCode, 200, 'API keys stay');

@@ -1,3 +1,6 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { RawContentStorage } from '../storage/raw-content-storage.js';
+
 /** Preview limit of raw content (see the endpoint details in services/dashboard/README.md): "50 KB", counted in characters. */
 export const RAW_CONTENT_PREVIEW_CHARS = 51_200;
 
@@ -22,4 +25,19 @@ export function truncateRawContent(content: string, limit = RAW_CONTENT_PREVIEW_
   }
   if (codePoints <= limit) return content;
   return `${content.slice(0, cutAt)}\n[truncated: showing ${limit} of ${codePoints} characters]`;
+}
+
+/**
+ * A data source's raw content preview (see the endpoint details in services/dashboard/README.md):
+ * null when nothing is stored or it cannot be read; a failed read is logged, not fatal.
+ */
+export async function readRawPreview(storage: RawContentStorage, rawPath: string | null, log: FastifyBaseLogger, dataSourceId: string): Promise<string | null> {
+  if (!rawPath) return null;
+  try {
+    const content = await storage.read(rawPath);
+    return content === null ? null : truncateRawContent(content);
+  } catch (err) {
+    log.warn({ err, dataSourceId }, 'raw content could not be read');
+    return null;
+  }
 }

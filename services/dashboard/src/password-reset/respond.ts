@@ -6,7 +6,7 @@ import { sameOriginPath, wantsJson } from '../auth/origin.js';
 import { readSessionCookie } from '../auth/session-cookie.js';
 import type { SessionPrincipal } from '../repositories/session-repository.js';
 import { html, sendPage } from '../format/html.js';
-import { ResetErrors, RESET_MESSAGES } from '../errors.js';
+import { Errors, MESSAGES } from '../errors.js';
 
 /**
  * The two answers of a redirect-style form post (see the response and error rules in services/dashboard/README.md): a browser gets a 302 with the
@@ -35,11 +35,11 @@ export function createResponder(deps: DashboardDeps) {
     /** 429 with Retry-After: JSON for API clients, a small page for a browser's form post. */
     tooManyAttempts(req: FastifyRequest, reply: FastifyReply, retryAfterSeconds: number) {
       reply.header('retry-after', String(retryAfterSeconds));
-      if (wantsJson(req)) throw ResetErrors.rateLimited();
+      if (wantsJson(req)) throw Errors.resetRateLimited();
       req.log.info({ code: 'DASHBOARD_014', statusCode: 429 }, 'dashboard request refused');
       return sendPage(reply, {
         title: 'Too many attempts',
-        body: html`<h1>${RESET_MESSAGES.tooManyAttempts}</h1><p>Please wait ${retryAfterSeconds} seconds and try again.</p><nav><a href="/login">Back to log in</a></nav>`,
+        body: html`<h1>${MESSAGES.tooManyAttempts}</h1><p>Please wait ${retryAfterSeconds} seconds and try again.</p><nav><a href="/login">Back to log in</a></nav>`,
       }, 429);
     },
 

@@ -2,12 +2,11 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
-import { Errors, type FieldErrors } from '../errors.js';
+import { Errors, MESSAGES, type FieldErrors } from '../errors.js';
 import { HOME_AFTER_LOGIN, LOGIN_PAGE } from '../routes/auth-routes.js';
 import { clearSessionCookie } from '../auth/session-cookie.js';
 import { errorResponses } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';
-import { RESET_MESSAGES, ResetErrors } from '../errors.js';
 import { MAX_PASSWORD_LENGTH, newPasswordErrors } from './password-rules.js';
 import type { RouteLimiter } from './rate-limit.js';
 import { createResponder } from './respond.js';
@@ -60,11 +59,11 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
   }, async (req, reply) => {
     const email = text(req.body, 'email');
     if (await limited(req, reply, limiters.forgot, email)) return reply;
-    if (await respond.session(req)) return respond.fail(req, reply, ResetErrors.guestOnly(), HOME_AFTER_LOGIN);
+    if (await respond.session(req)) return respond.fail(req, reply, Errors.resetGuestOnly(), HOME_AFTER_LOGIN);
     const back = respond.back(req, FORGOT_PASSWORD_PAGE);
     if (req.validationError) return respond.fail(req, reply, Errors.validation(schemaErrors(req)), back, email ? { email } : undefined);
     await service.requestLink(req.body.email);
-    return respond.succeed(req, reply, RESET_MESSAGES.linkRequested, back);
+    return respond.succeed(req, reply, MESSAGES.linkRequested, back);
   });
 
   app.post('/app/send-password-reset', {
@@ -80,7 +79,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
     if (!session) return respond.fail(req, reply, Errors.unauthenticated(), LOGIN_PAGE);
     if (await limited(req, reply, limiters.send, session.email)) return reply;
     await service.requestLink(session.email);
-    return respond.succeed(req, reply, RESET_MESSAGES.linkSent, respond.back(req, HOME_AFTER_LOGIN));
+    return respond.succeed(req, reply, MESSAGES.linkSent, respond.back(req, HOME_AFTER_LOGIN));
   });
 
   app.post('/reset-password', {
@@ -125,10 +124,10 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
 
     const session = await respond.session(req);
     const result = await service.resetPassword({ token: req.body.token, email: req.body.email, password: req.body.password });
-    if (!result) return respond.fail(req, reply, ResetErrors.invalidToken(), back, old);
+    if (!result) return respond.fail(req, reply, Errors.resetInvalidToken(), back, old);
     // The caller's own session row is gone with all the others: drop its cookie too (no auto-login).
     if (session?.userId === result.userId) clearSessionCookie(reply, deps.cookies);
-    return respond.succeed(req, reply, RESET_MESSAGES.passwordReset, session ? HOME_AFTER_LOGIN : LOGIN_PAGE);
+    return respond.succeed(req, reply, MESSAGES.passwordReset, session ? HOME_AFTER_LOGIN : LOGIN_PAGE);
   });
 };
 

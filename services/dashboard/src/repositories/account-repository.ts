@@ -35,6 +35,12 @@ const given = <T extends object>(o: T) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 export function createAccountRepository({ db }: { db: Database }) {
+  /** Insert the row, or update every given column of the row with its id. */
+  async function upsertById(table: typeof chatbots | typeof dataSources | typeof conversations, values: { id?: string }): Promise<void> {
+    const { id: _id, ...set } = values;
+    await db.insert(table).values(values as never).onConflictDoUpdate({ target: table.id, set });
+  }
+
   return {
     /** The CMS providers connected to the account (see the endpoint details in services/dashboard/README.md); empty when none or no such account. */
     async cmsProviders(accountId: string): Promise<string[]> {
@@ -78,17 +84,8 @@ export function createAccountRepository({ db }: { db: Database }) {
         .onConflictDoUpdate({ target: apiKeys.keyHash, set: { accountId: k.accountId, name: k.name ?? '' } });
     },
 
-    async upsertChatbot(c: ChatbotInput): Promise<void> {
-      const values = given({ ...c, settings: c.settings ?? {} });
-      const { id: _id, ...set } = values;
-      await db.insert(chatbots).values(values as typeof chatbots.$inferInsert).onConflictDoUpdate({ target: chatbots.id, set });
-    },
-
-    async upsertDataSource(d: DataSourceInput): Promise<void> {
-      const values = given(d);
-      const { id: _id, ...set } = values;
-      await db.insert(dataSources).values(values as typeof dataSources.$inferInsert).onConflictDoUpdate({ target: dataSources.id, set });
-    },
+    upsertChatbot: (c: ChatbotInput) => upsertById(chatbots, given({ ...c, settings: c.settings ?? {} })),
+    upsertDataSource: (d: DataSourceInput) => upsertById(dataSources, given(d)),
 
     async upsertChunks(rows: ChunkInput[]): Promise<void> {
       if (rows.length === 0) return;
@@ -102,11 +99,7 @@ export function createAccountRepository({ db }: { db: Database }) {
       });
     },
 
-    async upsertConversation(c: ConversationInput): Promise<void> {
-      const values = given(c);
-      const { id: _id, ...set } = values;
-      await db.insert(conversations).values(values as typeof conversations.$inferInsert).onConflictDoUpdate({ target: conversations.id, set });
-    },
+    upsertConversation: (c: ConversationInput) => upsertById(conversations, given(c)),
 
     async upsertMessages(rows: MessageInput[]): Promise<void> {
       if (rows.length === 0) return;

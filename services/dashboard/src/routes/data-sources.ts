@@ -1,10 +1,9 @@
 import Type from 'typebox';
-import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../errors.js';
-import { truncateRawContent } from '../format/raw-content.js';
+import { readRawPreview } from '../format/raw-content.js';
 import {
   ChildSchema, ChunkSchema, DataSourceDetail, DataSourceListItem, ExtraTagConfig,
   buildExtraTagConfig, presentChild, presentChunk, presentDataSourceDetail, presentDataSourceListItem,
@@ -14,18 +13,6 @@ import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } 
 /** Per the endpoint details in services/dashboard/README.md: listing and detail, under /api/dashboard. */
 export const dataSourceRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
   const { chatbots, dataSources } = deps.repos;
-
-  /** Per the endpoint details in services/dashboard/README.md: null when nothing is stored or it cannot be read; a failed read is logged, not fatal. */
-  async function rawContentOf(rawPath: string | null, log: FastifyBaseLogger, dataSourceId: string): Promise<string | null> {
-    if (!rawPath) return null;
-    try {
-      const content = await deps.storage.read(rawPath);
-      return content === null ? null : truncateRawContent(content);
-    } catch (err) {
-      log.warn({ err, dataSourceId }, 'raw content could not be read');
-      return null;
-    }
-  }
 
   app.get('/data-sources', {
     config: { auth: 'credential' },
@@ -87,7 +74,7 @@ export const dataSourceRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }
     const [chunkRows, children, rawContent] = await Promise.all([
       dataSources.listChunks(row.id),
       dataSources.listChildren(accountId, row.id),
-      rawContentOf(row.rawPath, req.log, row.id),
+      readRawPreview(deps.storage, row.rawPath, req.log, row.id),
     ]);
     return {
       success: true as const,
