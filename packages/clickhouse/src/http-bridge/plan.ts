@@ -42,19 +42,17 @@ export const PROTOCOL_PARAMS = new Set([
 ]);
 
 /**
- * ClickHouse's own block compression of the HTTP body (LZ4 frames with CityHash128 checksums):
- * `compress=1` asks for a compressed response, `decompress=1` announces a compressed request.
- * Protocol parameters, not settings, so a read-only user may send them; this interface does
- * not implement the frames, so only `0` is accepted. The JDBC driver (client-v2) sends
- * `compress=1` unless its URL carries `compress=0`; HTTP compression (enable_http_compression)
- * is the supported way to shrink responses.
+ * ClickHouse's own block compression of HTTP bodies: `compress=1` asks for a compressed
+ * response (the JDBC driver's default; see native-compression.ts), `decompress=1` announces a
+ * compressed request body. Protocol parameters, not settings, so a read-only user may send
+ * them. Compressed request bodies are not implemented: clients send them only when told to.
  */
 const NATIVE_COMPRESSION_PARAMS = new Set(['compress', 'decompress']);
 
-function refuseNativeCompression(name: string, value: string): void {
-  if (value === '0' || value === '') return;
-  throw engineStyleError(48, 'NOT_IMPLEMENTED', `${name}=${value} (ClickHouse's native block compression) is not supported by this HTTP interface; `
-    + `set ${name}=0 (JDBC: add ?compress=0 to the URL) and use enable_http_compression=1 with Accept-Encoding for compressed responses`);
+function refuseCompressedBody(name: string, value: string): void {
+  if (name === 'compress' || value === '0' || value === '') return;
+  throw engineStyleError(48, 'NOT_IMPLEMENTED', `${name}=${value} (a request body in ClickHouse's native block compression) is not supported by this HTTP interface; `
+    + 'send the body uncompressed or with Content-Encoding gzip/deflate');
 }
 
 const READ_STATEMENTS = new Set(['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN', 'EXISTS']);
@@ -69,7 +67,7 @@ export function planRequest(input: PlanInput): Plan {
   const settings: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.search)) {
     if (k.startsWith('param_')) params[k.slice(6)] = v;
-    else if (NATIVE_COMPRESSION_PARAMS.has(k)) refuseNativeCompression(k, v);
+    else if (NATIVE_COMPRESSION_PARAMS.has(k)) refuseCompressedBody(k, v);
     else if (!PROTOCOL_PARAMS.has(k)) settings[k] = v;
   }
   const url = input.urlQuery ?? '';
