@@ -9,14 +9,15 @@
  * The LZ4 blocks written here are valid but literal-only (one sequence, no matches): the point
  * is speaking the framing clients require, not saving bytes; enable_http_compression does that.
  */
+import { cityHash128 } from './cityhash.js';
+
 const LZ4_METHOD = 0x82;
 const HEADER = 9;
 /**
- * Smaller than ClickHouse's 1 MiB (any size is valid): the checksum is BigInt arithmetic, a few
- * MiB/s, so a frame is hashed in well under 50 ms and the event loop (the all-in-one's tracking
- * routes) gets a turn between frames.
+ * ClickHouse's max_compress_block_size. A frame's checksum takes a few ms on the event loop; the
+ * all-in-one's tracking routes get a turn between the frames of a large result.
  */
-const FRAME_BYTES = 64 * 1024;
+const FRAME_BYTES = 1024 * 1024;
 
 /** An empty payload stays empty, as ClickHouse writes no frame for no data. */
 export async function nativeCompress(payload: Buffer): Promise<Buffer> {
@@ -55,138 +56,4 @@ function literalBlock(raw: Buffer): Buffer {
   }
   raw.copy(out, p);
   return out;
-}
-
-// CityHash v1.0.2, the version ClickHouse checksums with (later CityHash versions differ).
-const M = (1n << 64n) - 1n;
-const k0 = 0xc3a5c85c97cb3127n;
-const k1 = 0xb492b66fbe98f273n;
-const k2 = 0x9ae16a3b2f90404fn;
-const k3 = 0xc949d7c7509e6557n;
-const kMul = 0x9ddfea08eb382d69n;
-
-const mul = (a: bigint, b: bigint) => (a * b) & M;
-const add = (...xs: bigint[]) => xs.reduce((s, x) => s + x, 0n) & M;
-const rot = (v: bigint, s: number) => (s === 0 ? v : ((v >> BigInt(s)) | (v << BigInt(64 - s))) & M);
-const shiftMix = (v: bigint) => v ^ (v >> 47n);
-
-function hashLen16(u: bigint, v: bigint): bigint {
-  let a = mul(u ^ v, kMul);
-  a ^= a >> 47n;
-  let b = mul(v ^ a, kMul);
-  b ^= b >> 47n;
-  return mul(b, kMul);
-}
-
-function hashLen0to16(s: Buffer, off: number, len: number): bigint {
-  if (len > 8) {
-    const a = s.readBigUInt64LE(off);
-    const b = s.readBigUInt64LE(off + len - 8);
-    // RotateByAtLeast1: len is 9..16 here, never 0.
-    return hashLen16(a, rot(add(b, BigInt(len)), len)) ^ b;
-  }
-  if (len >= 4) {
-    const a = BigInt(s.readUInt32LE(off));
-    return hashLen16(add(BigInt(len), (a << 3n) & M), BigInt(s.readUInt32LE(off + len - 4)));
-  }
-  if (len > 0) {
-    const y = BigInt(s[off] + (s[off + (len >> 1)] << 8));
-    const z = BigInt(len + (s[off + len - 1] << 2));
-    return mul(shiftMix(mul(y, k2) ^ mul(z, k3)), k2);
-  }
-  return k2;
-}
-
-type Pair = [bigint, bigint];
-
-function weak32(s: Buffer, off: number, a: bigint, b: bigint): Pair {
-  const w = s.readBigUInt64LE(off);
-  const x = s.readBigUInt64LE(off + 8);
-  const y = s.readBigUInt64LE(off + 16);
-  const z = s.readBigUInt64LE(off + 24);
-  a = add(a, w);
-  b = rot(add(b, a, z), 21);
-  const c = a;
-  a = add(a, x, y);
-  b = add(b, rot(a, 44));
-  return [add(a, z), add(b, c)];
-}
-
-function cityMurmur(s: Buffer, off: number, len: number, seed: Pair): Pair {
-  let [a, b] = seed;
-  let c: bigint;
-  let d: bigint;
-  let l = len - 16;
-  if (l <= 0) {
-    a = mul(shiftMix(mul(a, k1)), k1);
-    c = add(mul(b, k1), hashLen0to16(s, off, len));
-    d = shiftMix(add(a, len >= 8 ? s.readBigUInt64LE(off) : c));
-  } else {
-    c = hashLen16(add(s.readBigUInt64LE(off + len - 8), k1), a);
-    d = hashLen16(add(b, BigInt(len)), add(c, s.readBigUInt64LE(off + len - 16)));
-    a = add(a, d);
-    do {
-      a ^= mul(shiftMix(mul(s.readBigUInt64LE(off), k1)), k1);
-      a = mul(a, k1);
-      b ^= a;
-      c ^= mul(shiftMix(mul(s.readBigUInt64LE(off + 8), k1)), k1);
-      c = mul(c, k1);
-      d ^= c;
-      off += 16;
-      l -= 16;
-    } while (l > 0);
-  }
-  a = hashLen16(a, c);
-  b = hashLen16(d, b);
-  return [a ^ b, hashLen16(b, a)];
-}
-
-function cityHash128WithSeed(s: Buffer, off: number, len: number, seed: Pair): Pair {
-  if (len < 128) return cityMurmur(s, off, len, seed);
-  let [x, y] = seed;
-  let z = mul(BigInt(len), k1);
-  const f = (at: number) => s.readBigUInt64LE(off + at);
-  let v: Pair = [0n, 0n];
-  let w: Pair = [0n, 0n];
-  v[0] = add(mul(rot(y ^ k1, 49), k1), f(0));
-  v[1] = add(mul(rot(v[0], 42), k1), f(8));
-  w[0] = add(mul(rot(add(y, z), 35), k1), x);
-  w[1] = mul(rot(add(x, f(88)), 53), k1);
-  const round = () => {
-    x = mul(rot(add(x, y, v[0], f(16)), 37), k1);
-    y = mul(rot(add(y, v[1], f(48)), 42), k1);
-    x ^= w[1];
-    y ^= v[0];
-    z = rot(z ^ w[0], 33);
-    v = weak32(s, off, mul(v[1], k1), add(x, w[0]));
-    w = weak32(s, off + 32, add(z, w[1]), y);
-    [z, x] = [x, z];
-    off += 64;
-  };
-  do {
-    round();
-    round();
-    len -= 128;
-  } while (len >= 128);
-  y = add(y, mul(rot(w[0], 37), k0), z);
-  x = add(x, mul(rot(add(v[0], z), 49), k0));
-  for (let done = 0; done < len;) {
-    done += 32;
-    y = add(mul(rot((y - x) & M, 42), k0), v[1]);
-    w[0] = add(w[0], f(len - done + 16));
-    x = add(mul(rot(x, 49), k0), w[0]);
-    w[0] = add(w[0], v[0]);
-    v = weak32(s, off + len - done, v[0], v[1]);
-  }
-  x = hashLen16(x, v[0]);
-  y = hashLen16(y, w[0]);
-  return [add(hashLen16(add(x, v[1]), w[1]), y), hashLen16(add(x, w[1]), add(y, v[1]))];
-}
-
-/** CityHash128 v1.0.2 of `s`: [low 64 bits, high 64 bits]. */
-export function cityHash128(s: Buffer): Pair {
-  const len = s.length;
-  if (len >= 16) return cityHash128WithSeed(s, 16, len - 16, [s.readBigUInt64LE(0) ^ k3, s.readBigUInt64LE(8)]);
-  if (len >= 8) return cityHash128WithSeed(s, 0, 0, [s.readBigUInt64LE(0) ^ mul(BigInt(len), k0), s.readBigUInt64LE(len - 8) ^ k1]);
-  return cityHash128WithSeed(s, 0, len, [k0, k1]);
 }
