@@ -14,7 +14,7 @@ import { startBridge, tempDataDir } from './helpers.js';
  * Central, HTTP protocol) against the data team's interface at /clickhouse, as a BI tool or a
  * script connects: a named key as the password, a PreparedStatement with parameters.
  */
-const tools = toolsUnderTest('java', 'mvn');
+const tools = toolsUnderTest('java', 'javac', 'mvn');
 // The first run resolves the driver through Maven and compiles; a JVM start on a busy machine takes seconds.
 t.setTimeout(600_000);
 

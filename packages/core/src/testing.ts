@@ -15,7 +15,7 @@ export function serverUnderTest(name: 'DATABASE_URL' | 'KAFKA_BROKERS' | 'CLICKH
 }
 
 /**
- * A test that needs programs on PATH (e.g. java and mvn for the JDBC client test): skipped
+ * A test that needs programs on PATH (e.g. java, javac and mvn for the JDBC client test): skipped
  * locally when one is missing, a failure under CI (CI=true), as serverUnderTest does.
  */
 export function toolsUnderTest(...tools: string[]): { skip: string | false } {
