@@ -10,6 +10,9 @@
  *      the ingest's micro-batches do); per publish, the time from the bus acknowledgement to
  *      the moment a count query sees it.  Target p95 ≤ 2 s.
  *
+ * BENCH_PIPELINE_BUS=kafka runs the Kafka topology instead: 1 vs 2 consumer processes on a
+ * 6-partition topic (scripts/bench-pipeline-kafka.ts).
+ *
  * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows 50000 --bus-batch <maxBatchMessages of the
  * embedded bus (and 2 KiB × that as maxBatchBytes); default: the bus's own defaults, as
  * production runs it>.
@@ -260,4 +263,6 @@ async function main() {
   }
 }
 
-await main();
+// BENCH_PIPELINE_BUS=kafka: Kafka and consumer processes instead (scripts/bench-pipeline-kafka.ts).
+if (process.env.BENCH_PIPELINE_BUS === 'kafka') await (await import('./bench-pipeline-kafka.js')).benchPipelineKafka();
+else await main();

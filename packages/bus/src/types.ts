@@ -57,6 +57,13 @@ export interface EventBus {
   readonly kind: 'kafka' | 'embedded';
   /** Resolves only once every message is durable (Kafka acks=-1 / fsync'd log). Rejects with a retriable BusUnavailableError otherwise. */
   publish(messages: BusMessage[]): Promise<void>;
+  /**
+   * Everything a first publish would otherwise set up: Kafka creates the topics (when
+   * KAFKA_CREATE_TOPICS), waits until each partition has a leader answering, and connects the
+   * producer (an idempotent one gets its producer id). The embedded log is ready once open.
+   * Rejects with BusUnavailableError; calling again retries.
+   */
+  prepare(): Promise<void>;
   /** Same guarantee, on the dead-letter stream. */
   publishDeadLetter(messages: BusMessage[]): Promise<void>;
   /** Join the consumer group and deliver batches to `handler` until stopped. */

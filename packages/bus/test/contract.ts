@@ -120,6 +120,8 @@ export function runBusContract(t: Test, newScope: () => ContractScope): void {
   t.test('close is clean, even with a running consumer, and later calls fail as unavailable', async (t) => {
     const bus = await newScope().open();
     await bus.ping();
+    await bus.prepare();
+    await bus.prepare(); // once prepared, again is a no-op
     const c = new Collector();
     await bus.consume(c.handler);
     await bus.publish([message(runId, 'tok_closing1', 1)]);
@@ -131,6 +133,7 @@ export function runBusContract(t: Test, newScope: () => ContractScope): void {
     t.equal((err as BusUnavailableError).code, 'BUS_001');
     t.equal((err as BusUnavailableError).retriable, true);
     await t.rejects(bus.ping(), BusUnavailableError);
+    await t.rejects(bus.prepare(), BusUnavailableError);
     await t.rejects(bus.consume(c.handler), BusUnavailableError);
   });
 }

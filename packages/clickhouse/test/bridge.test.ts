@@ -138,6 +138,20 @@ t.test('errors: status, code header and ClickHouse text', async (t) => {
   t.equal(use.headers.get('x-clickhouse-exception-code'), '48');
   const empty = await ro('', { method: 'POST', body: '' });
   t.equal(empty.status, 400);
+  const compressedBody = await ro('decompress=1', { method: 'POST', body: 'SELECT 1' });
+  t.equal(compressedBody.status, 501, 'a natively compressed request body is not implemented');
+  t.equal(compressedBody.headers.get('x-clickhouse-exception-code'), '48');
+});
+
+t.test('compress=1 is a protocol parameter, not a setting: the read-only interface answers in frames', async (t) => {
+  const res = await ro(`compress=1&query=${encodeURIComponent("SELECT 'framed'")}`);
+  t.equal(res.status, 200);
+  const body = Buffer.from(await res.arrayBuffer());
+  t.equal(body[16], 0x82, 'an LZ4 frame after the 16-byte checksum');
+  t.equal(body.readUInt32LE(21), 'framed\n'.length, 'its raw size');
+  t.equal(body.subarray(26).toString(), 'framed\n', 'one run of literals');
+  const plain = await ro(`compress=0&query=${encodeURIComponent("SELECT 'plain'")}`);
+  t.equal(await plain.text(), 'plain\n', 'compress=0 answers plain');
 });
 
 t.test('the read-only interface refuses writes with 164', async (t) => {

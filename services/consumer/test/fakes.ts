@@ -37,6 +37,8 @@ export class FakeBus implements EventBus {
     }
   }
 
+  async prepare(): Promise<void> {}
+
   async publishDeadLetter(messages: BusMessage[]): Promise<void> {
     this.deadLetters.push(...messages);
   }

@@ -6,6 +6,7 @@ import { createEventBus } from '@chatlytics/bus';
 import { resolveSessionSecret } from '@chatlytics/core';
 import { runService } from '@chatlytics/core/http';
 import { ingestApp, trackNotFound } from './app.js';
+import { waitForBus } from './bus-ready.js';
 import { createIngestMetrics } from './metrics.js';
 import { createPublisher } from './publisher.js';
 
@@ -15,6 +16,8 @@ await runService(process.env, {
   port: (config) => config.ingestPort,
   async open({ config, log, registry }) {
     const bus = await createEventBus(config, log, registry);
+    // Before listening: a tracking request never waits on topic creation or a producer id.
+    await waitForBus(bus, log);
     // Owned here, not by the plugin, so shutdown can drain it between closing HTTP and the bus.
     const publisher = createPublisher({ bus, metrics: createIngestMetrics(registry) });
     return {

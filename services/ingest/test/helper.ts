@@ -36,6 +36,7 @@ export class FakeBus implements EventBus {
     this.openGate?.();
     this.gate = undefined;
   }
+  async prepare(): Promise<void> {}
   async publishDeadLetter(): Promise<void> {}
   async consume(): Promise<ConsumerHandle> { return { stop: async () => {} }; }
   async replay(): Promise<number> { return 0; }

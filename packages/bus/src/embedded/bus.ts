@@ -123,6 +123,11 @@ async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => Pro
     publish: (messages) => publishTo('events', messages),
     publishDeadLetter: (messages) => publishTo('dead-letter', messages),
 
+    // Open means recovered and writable: nothing is left for a first publish to set up.
+    async prepare() {
+      if (closed) throw new BusUnavailableError('embedded bus is closed');
+    },
+
     async consume(handler: BatchHandler) {
       if (closed) throw new BusUnavailableError('embedded bus is closed');
       if (consumer) throw new BusUsageError('the embedded bus has one consumer group member; stop the current consumer first');

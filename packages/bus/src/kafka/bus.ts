@@ -25,8 +25,8 @@ export interface KafkaBusOptions {
 }
 
 /**
- * Kafka through kafkajs. Nothing connects until first used, so creating the bus never blocks
- * start-up on a broker; /ready (ping) and the first publish surface an outage.
+ * Kafka through kafkajs. Nothing connects until prepare() or first use, so creating the bus
+ * never blocks on a broker; the ingest entry point calls prepare() before it listens.
  */
 export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   const log = opts.log.child({ component: 'bus', bus: 'kafka' });
@@ -48,6 +48,12 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
     kind: 'kafka',
     publish: (messages) => publisher.publish('events', messages),
     publishDeadLetter: (messages) => publisher.publish('dead-letter', messages),
+
+    async prepare() {
+      ensureOpen();
+      await admin.ensureTopics();
+      await publisher.prepare();
+    },
 
     async consume(handler: BatchHandler) {
       ensureOpen();

@@ -55,6 +55,17 @@ export class KafkaPublisher {
     });
   }
 
+  /** Connects ahead of the first send (an idempotent producer's InitProducerId included). */
+  async prepare(): Promise<void> {
+    if (this.closed) throw new BusUnavailableError('kafka bus is closed');
+    try {
+      await withDeadline(this.connected(), this.timeouts.publishMs, 'producer connect');
+    } catch (err) {
+      this.discardProducer();
+      throw toUnavailable(err, 'producer connect');
+    }
+  }
+
   private connected(): Promise<Producer> {
     this.producer ??= (async () => {
       const producer = this.kafka.producer({

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { engineStyleError } from '../errors.js';
+import { nativeCompress } from './native-compression.js';
 
 /** Request and response plumbing of the HTTP interface: bodies, compression, headers, query ids. */
 const gzip = promisify(zlib.gzip);
@@ -24,7 +25,9 @@ export async function requestBody(req: FastifyRequest, maxOutputLength: number):
   throw engineStyleError(36, 'BAD_ARGUMENTS', `Unsupported Content-Encoding ${encoding}`);
 }
 
-export async function compress(req: FastifyRequest, reply: FastifyReply, search: Record<string, string>, payload: Buffer): Promise<Buffer> {
+/** compress=1 (ClickHouse's block framing) first, then HTTP compression on top when both are asked for, as ClickHouse does. */
+export async function compress(req: FastifyRequest, reply: FastifyReply, search: Record<string, string>, raw: Buffer): Promise<Buffer> {
+  const payload = search.compress === '1' ? await nativeCompress(raw) : raw;
   if (search.enable_http_compression !== '1' || payload.length === 0) return payload;
   const accepted = (header(req, 'accept-encoding') ?? '').toLowerCase();
   if (/\bgzip\b/.test(accepted)) {

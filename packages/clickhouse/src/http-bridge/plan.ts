@@ -41,6 +41,20 @@ export const PROTOCOL_PARAMS = new Set([
   'session_check', 'readonly', 'user', 'password', 'quota_key', 'role', 'client_protocol_version',
 ]);
 
+/**
+ * ClickHouse's own block compression of HTTP bodies: `compress=1` asks for a compressed
+ * response (the JDBC driver's default; see native-compression.ts), `decompress=1` announces a
+ * compressed request body. Protocol parameters, not settings, so a read-only user may send
+ * them. Compressed request bodies are not implemented: clients send them only when told to.
+ */
+const NATIVE_COMPRESSION_PARAMS = new Set(['compress', 'decompress']);
+
+function refuseCompressedBody(name: string, value: string): void {
+  if (name === 'compress' || value === '0' || value === '') return;
+  throw engineStyleError(48, 'NOT_IMPLEMENTED', `${name}=${value} (a request body in ClickHouse's native block compression) is not supported by this HTTP interface; `
+    + 'send the body uncompressed or with Content-Encoding gzip/deflate');
+}
+
 const READ_STATEMENTS = new Set(['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN', 'EXISTS']);
 const STATEMENTS = new Set([...READ_STATEMENTS, 'INSERT', 'CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'ATTACH', 'DETACH',
   'OPTIMIZE', 'KILL', 'SYSTEM', 'GRANT', 'REVOKE', 'DELETE', 'UPDATE', 'UNDROP', 'EXCHANGE', 'MOVE', 'BACKUP', 'RESTORE',
@@ -53,6 +67,7 @@ export function planRequest(input: PlanInput): Plan {
   const settings: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.search)) {
     if (k.startsWith('param_')) params[k.slice(6)] = v;
+    else if (NATIVE_COMPRESSION_PARAMS.has(k)) refuseCompressedBody(k, v);
     else if (!PROTOCOL_PARAMS.has(k)) settings[k] = v;
   }
   const url = input.urlQuery ?? '';
