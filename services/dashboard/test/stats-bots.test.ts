@@ -79,10 +79,12 @@ t.test('the ingest classifies by User-Agent', async (t) => {
   t.equal(browser.is_bot, false, 'a normal browser is not flagged');
 });
 
-t.test('stored with is_bot, visible to SQL', async (t) => {
-  const counts = await ch.embedded.query<{ is_bot: boolean; n: string }>(
-    'SELECT is_bot, count() AS n FROM events WHERE chatbot_id = {id:String} GROUP BY is_bot ORDER BY is_bot', { id: crawled.id });
-  t.same(counts, [{ is_bot: false, n: String(visitors.length) }, { is_bot: true, n: String(crawlerEvents.length) }]);
+t.test('stored with is_bot, visible to SQL (embedded, and over the /clickhouse HTTP interface)', async (t) => {
+  for (const engine of [ch.embedded, ch.server]) {
+    const counts = await engine.query<{ is_bot: boolean; n: string }>(
+      'SELECT is_bot, count() AS n FROM events WHERE chatbot_id = {id:String} GROUP BY is_bot ORDER BY is_bot', { id: crawled.id });
+    t.same(counts, [{ is_bot: false, n: String(visitors.length) }, { is_bot: true, n: String(crawlerEvents.length) }]);
+  }
 });
 
 for (const [name, engine] of [['embedded', ch.embedded], ['server via HTTP bridge', ch.server]] as const) {
