@@ -2,7 +2,8 @@
  * The baseline of bench-stats.ts: the same statistics definitions (services/dashboard/README.md) as clickhouse/queries/stats_*,
  * written for PostgreSQL over a copy of the same events, with the indexes PostgreSQL needs to
  * do its best (the same (chatbot_id, received_at) order as ClickHouse's key, plus event_id for
- * the deduplication look-ups). Parameters: $1 chatbot_id, $2 from, $3 to.
+ * the deduplication look-ups). Bot rows (is_bot) are left out of every read, as in
+ * clickhouse/queries/shared/. Parameters: $1 chatbot_id, $2 from, $3 to.
  */
 import fs from 'node:fs';
 import readline from 'node:readline';
@@ -13,7 +14,7 @@ export const PG_TABLE_DDL = `
 create table bench_events (
   event_id uuid not null, event text not null, token text not null, chatbot_id text not null,
   received_at timestamptz not null, ab_group text, popup_version text not null, open_way text not null,
-  order_num text not null, total_value_base double precision
+  order_num text not null, total_value_base double precision, is_bot boolean not null
 )`;
 export const PG_INDEX_DDL = [
   'create index bench_events_bot_time on bench_events (chatbot_id, received_at)',
@@ -21,13 +22,13 @@ export const PG_INDEX_DDL = [
   'analyze bench_events',
 ];
 /** Column order of the CSV exported from ClickHouse. */
-export const PG_COLUMNS = ['event_id', 'event', 'token', 'chatbot_id', 'received_at', 'ab_group', 'popup_version', 'open_way', 'order_num', 'total_value_base'];
+export const PG_COLUMNS = ['event_id', 'event', 'token', 'chatbot_id', 'received_at', 'ab_group', 'popup_version', 'open_way', 'order_num', 'total_value_base', 'is_bot'];
 
 // "Not a retry of an event that arrived in the lookback before the window" (the retry rule,
 // services/dashboard/src/stats/retry-lookback.ts: one day): the ClickHouse NOT IN.
 const fresh = (alias: string) =>
   `not exists (select 1 from bench_events x where x.event_id = ${alias}.event_id and x.chatbot_id = $1
-     and x.received_at >= $2::timestamptz - interval '1 day' and x.received_at < $2)`;
+     and x.received_at >= $2::timestamptz - interval '1 day' and x.received_at < $2 and not x.is_bot)`;
 
 export const PG_QUERIES: Record<string, string[]> = {
   engagement: [`
@@ -37,36 +38,36 @@ export const PG_QUERIES: Record<string, string[]> = {
                  bool_or(event = 'bot_open') o, bool_or(event = 'convo_started') c
           from bench_events e
           where chatbot_id = $1 and received_at between $2 and $3
-            and event in ('visitor', 'popup_displayed', 'bot_open', 'convo_started') and ${fresh('e')}
+            and event in ('visitor', 'popup_displayed', 'bot_open', 'convo_started') and not is_bot and ${fresh('e')}
           group by token) t`],
   'popup-metrics': [`
     select case when popup_version = '' then 'unknown' else popup_version end as version,
            count(distinct event_id) filter (where event = 'popup_displayed') as displayed,
            count(distinct event_id) filter (where event = 'popup_opened') as opened
     from bench_events e
-    where chatbot_id = $1 and received_at between $2 and $3 and event in ('popup_displayed', 'popup_opened') and ${fresh('e')}
+    where chatbot_id = $1 and received_at between $2 and $3 and event in ('popup_displayed', 'popup_opened') and not is_bot and ${fresh('e')}
     group by 1 order by (case when popup_version = '' then 'unknown' else popup_version end) collate "C"`, `
     select count(distinct event_id) as total,
            count(distinct event_id) filter (where open_way = 'popup') as from_popup,
            count(distinct event_id) filter (where open_way = 'chat_button') as from_chat_button
     from bench_events e
-    where chatbot_id = $1 and received_at between $2 and $3 and event = 'convo_started' and ${fresh('e')}`],
+    where chatbot_id = $1 and received_at between $2 and $3 and event = 'convo_started' and not is_bot and ${fresh('e')}`],
   purchases: [`
     with v as (
       select token, bool_or(event = 'convo_started') chatted, min(received_at) filter (where event = 'convo_started') first_chat
       from bench_events e
-      where chatbot_id = $1 and received_at between $2 and $3 and event in ('visitor', 'convo_started') and ${fresh('e')}
+      where chatbot_id = $1 and received_at between $2 and $3 and event in ('visitor', 'convo_started') and not is_bot and ${fresh('e')}
       group by token having bool_or(event = 'visitor')),
     pe as (
       select event_id, min(received_at) at, (array_agg(token order by received_at))[1] token,
              (array_agg(order_num order by received_at))[1] order_num,
              (array_agg(coalesce(total_value_base, 0) order by received_at))[1] revenue
       from bench_events
-      where chatbot_id = $1 and received_at between $2::timestamptz - interval '1 day' and $3 and event = 'purchase'
+      where chatbot_id = $1 and received_at between $2::timestamptz - interval '1 day' and $3 and event = 'purchase' and not is_bot
       group by event_id having min(received_at) >= $2),
     firsts as (
       select distinct on (order_num) order_num, received_at, event_id
-      from bench_events where chatbot_id = $1 and received_at <= $3 and event = 'purchase' and order_num <> ''
+      from bench_events where chatbot_id = $1 and received_at <= $3 and event = 'purchase' and order_num <> '' and not is_bot
       order by order_num, received_at, event_id),
     counted as (
       select pe.at, pe.token, pe.revenue from pe left join firsts f on f.order_num = pe.order_num
@@ -85,7 +86,7 @@ export const PG_QUERIES: Record<string, string[]> = {
            count(distinct event_id) filter (where event = 'message_dislike') dislikes
     from bench_events e
     where chatbot_id = $1 and received_at between $2 and $3
-      and event in ('click_through', 'message_like', 'message_dislike') and ${fresh('e')}`],
+      and event in ('click_through', 'message_like', 'message_dislike') and not is_bot and ${fresh('e')}`],
 };
 
 export interface BenchPostgres {

@@ -36,11 +36,12 @@ const botId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '
 /**
  * One row per number: chatbot = n mod 100; ~30k tokens per chatbot (last character 0, 1 or x
  * for the A/B groups); event types in realistic proportions; order numbers from a pool so
- * that orders repeat; 5 % of purchases in an unknown currency (NULL base value).
+ * that orders repeat; 5 % of purchases in an unknown currency (NULL base value); 2 % of the
+ * tokens crawlers (is_bot), whose rows every statistic leaves out.
  */
 const GENERATE = `
 INSERT INTO events (event_id, event, token, chatbot_id, received_at, ab_test, ab_group, popup_version, open_way,
-                    order_num, currency, total_value, total_value_base, items, url, user_agent, client_hash, data)
+                    order_num, currency, total_value, total_value_base, items, url, user_agent, client_hash, data, is_bot)
 SELECT
     reinterpretAsUUID(reverse(unhex(lpad(hex(n), 32, '0')))) AS event_id,
     multiIf(k < 30, 'visitor', k < 50, 'popup_displayed', k < 55, 'popup_opened', k < 65, 'bot_open',
@@ -57,7 +58,8 @@ SELECT
     '' AS currency,
     if(event = 'purchase', (h % 20000) / 100, 0) AS total_value,
     if(event = 'purchase', if(h % 20 = 0, NULL, (h % 20000) / 100), 0) AS total_value_base,
-    [] AS items, '' AS url, '' AS user_agent, '' AS client_hash, '{}' AS data
+    [] AS items, '' AS url, if(is_bot, 'Mozilla/5.0 (compatible; Googlebot/2.1)', '') AS user_agent, '' AS client_hash, '{}' AS data,
+    cityHash64(u, 'bot') % 50 = 0 AS is_bot
 FROM (SELECT number AS n, cityHash64(number, 'k') % 100 AS k, cityHash64(number, 'u') % 30000 AS u, cityHash64(number, 'h') AS h
       FROM numbers({events:UInt64}))`;
 
@@ -67,7 +69,7 @@ INSERT INTO events
 SELECT * REPLACE (received_at + toIntervalMillisecond(cityHash64(event_id) % 172800000 + 1) AS received_at, now64(3) AS inserted_at)
 FROM events WHERE cityHash64(event_id, 'r') % 100 = 0`;
 
-const EXPORT_COLUMNS = 'event_id, event, token, chatbot_id, received_at, ab_group, popup_version, open_way, order_num, total_value_base';
+const EXPORT_COLUMNS = 'event_id, event, token, chatbot_id, received_at, ab_group, popup_version, open_way, order_num, total_value_base, is_bot';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];

@@ -4,6 +4,8 @@
 -- dropped); then per order_num only the chatbot's earliest purchase row EVER (ties: smallest
 -- event_id) counts, so an order first seen before W is not counted again inside it; purchases
 -- without order_num ('') all count. Revenue is total_value_base with NULL (unknown currency) as 0.
+-- Bot rows (is_bot) are left out of both reads, as if never received: a crawler's purchase
+-- neither counts nor claims an order number.
 -- Reading: the window's purchases from {dedup_lookback_from} to {to}; the order-number lookup
 -- covers the chatbot's whole history (orders are exact over all time) but only its purchase rows
 -- with an order number, in this chatbot's primary-key range.
@@ -23,6 +25,7 @@ window_purchases AS
       AND received_at >= {dedup_lookback_from:DateTime64(3, 'UTC')}
       AND received_at <= {to:DateTime64(3, 'UTC')}
       AND event = 'purchase'
+      AND NOT is_bot
     GROUP BY event_id
     HAVING at >= {from:DateTime64(3, 'UTC')}
 ),
@@ -36,6 +39,7 @@ order_firsts AS
       AND received_at <= {to:DateTime64(3, 'UTC')}
       AND event = 'purchase'
       AND order_num != ''
+      AND NOT is_bot
     GROUP BY order_num
 ),
 counted_in_window AS

@@ -12,12 +12,14 @@
 -- analysis, which measured several times slower than the plain hash-set probe (same values).
 -- Reading: chatbot_id + received_at is the table's primary-key prefix, so both scans read only
 -- the chatbot's granules for their time range; `event` is LowCardinality and cheap to filter.
+-- Bot rows (is_bot, classified at ingest) are left out of both reads: no statistic sees them.
 -- Use: `WHERE {{> shared/window_events rows=(event IN ('visitor', 'bot_open'))}}`; the same
 -- `rows` filters both reads, so the lookback looks only at the kinds of event the window counts.
 chatbot_id = {chatbot_id:String}
   AND received_at >= {from:DateTime64(3, 'UTC')}
   AND received_at <= {to:DateTime64(3, 'UTC')}
   AND {{rows}}
+  AND NOT is_bot
   AND toUInt128(event_id) NOT IN
   (
       SELECT toUInt128(event_id)
@@ -26,4 +28,5 @@ chatbot_id = {chatbot_id:String}
         AND received_at >= {dedup_lookback_from:DateTime64(3, 'UTC')}
         AND received_at < {from:DateTime64(3, 'UTC')}
         AND {{rows}}
+        AND NOT is_bot
   )

@@ -36,6 +36,7 @@ const purchase: StoredEvent = {
   user_agent: 'Mozilla/5.0',
   client_hash: 'abc123',
   data: '{"orderNum":"ORD-1","items":[]}',
+  is_bot: true,
 };
 
 t.test('a StoredEvent round-trips through events unchanged', async (t) => {
@@ -48,6 +49,14 @@ t.test('a StoredEvent round-trips through events unchanged', async (t) => {
   t.match(meta.inserted_at, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/, 'inserted_at filled by default');
   const items = await engine.query('SELECT it.item_id AS id, it.value * it.quantity AS line FROM events ARRAY JOIN items AS it ORDER BY id');
   t.same(items, [{ id: "sku-'2'", line: 5.5 }, { id: 'sku-1', line: 20 }], 'item tuples are addressable by name');
+});
+
+t.test('is_bot: after data in column order; a row without it (older messages) reads false', async (t) => {
+  const columns = await engine.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events' ORDER BY position");
+  t.same(columns.map((c) => c.name), [...Object.keys(StoredEvent.properties), 'inserted_at'], 'the StoredEvent properties in order, then inserted_at');
+  const { is_bot: _, ...old } = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000cc', chatbot_id: 'old-message' };
+  await engine.insert('events', [old], { dedupToken: 'old-message' });
+  t.same(await engine.query("SELECT is_bot FROM events WHERE chatbot_id = 'old-message'"), [{ is_bot: false }]);
 });
 
 t.test('a retried beacon with a later received_at is kept; SQL dedups by event_id', async (t) => {

@@ -9,3 +9,4 @@ export * from './event-id.js';
 export * from './client-hash.js';
 export * from './safe-json.js';
 export type { FieldErrors } from './field-errors.js';
+export * from './bot-filter.js';

@@ -1,4 +1,5 @@
 import { DEFAULT_CURRENCY, eurRate, normalizeCurrency } from './currency.js';
+import { isBotUserAgent } from './bot-filter.js';
 import { clientEventId, newEventId } from './event-id.js';
 import type { StoredEvent, StoredItem } from './stored-event.js';
 import { TRACKING_LIMITS, type TrackingItem } from './tracking-schema.js';
@@ -7,7 +8,7 @@ import type { TrackingEvent } from './validate-tracking.js';
 export interface NormalizeContext {
   /** Server time the request arrived (see the stored-event rules in services/ingest/README.md: statistics never use a client clock). */
   receivedAt: Date;
-  /** The request's User-Agent header, used when data.user_agent is absent. */
+  /** The request's User-Agent header, used when data.user_agent is absent. Whichever is stored is what is_bot classifies. */
   userAgentHeader?: string;
   /** Keyed hash of the client IP (createClientHasher); never the raw address. */
   clientHash?: string;
@@ -100,5 +101,6 @@ export function normalizeEvent(input: TrackingEvent, ctx: NormalizeContext): Sto
     user_agent: userAgent,
     client_hash: ctx.clientHash ?? '',
     data: input.rawData,
+    is_bot: isBotUserAgent(userAgent),
   };
 }

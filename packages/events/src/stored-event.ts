@@ -41,6 +41,12 @@ export const StoredEvent = Type.Object({
   client_hash: Type.String(),
   /** The raw `data` payload as JSON text ('{}' when absent). */
   data: Type.String(),
+  /**
+   * user_agent is a known bot's (isBotUserAgent). Statistics leave such rows out; they are
+   * stored for the data team. Optional only for messages published before the column
+   * existed (stored as false); the ingest always sets it.
+   */
+  is_bot: Type.Optional(Type.Boolean()),
 });
 export type StoredEvent = Static<typeof StoredEvent>;
 export type StoredItem = Static<typeof StoredItem>;

@@ -1,6 +1,6 @@
 import t from 'tap';
 import {
-  EUR_RATES, abGroupOf, createClientHasher, decodeStoredEvent, encodeStoredEvent, eventIdFromSeed,
+  EUR_RATES, abGroupOf, createClientHasher, isBotUserAgent, decodeStoredEvent, encodeStoredEvent, eventIdFromSeed,
   formatReceivedAt, isStoredEvent, isValidReceivedAt, newEventId, normalizeEvent, validateTrackingBody, type NormalizeContext, type StoredEvent,
 } from '../src/index.js';
 
@@ -135,6 +135,36 @@ t.test('event_id: a fresh UUID v7, or the client valid data.event_id (lower-case
   t.not(eventIdFromSeed('import:2'), seeded);
 });
 
+const BROWSERS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0',
+];
+const BOTS = [
+  'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.0.0 Safari/537.36',
+  'curl/8.5.0',
+];
+
+t.test('is_bot: the stored user_agent classified by the isbot list', async (t) => {
+  for (const ua of BROWSERS) {
+    t.equal(isBotUserAgent(ua), false, `browser: ${ua}`);
+    t.equal(run({ event: 'visitor', token }, { userAgentHeader: ua }).event.is_bot, false, 'header: not flagged');
+  }
+  for (const ua of BOTS) {
+    t.equal(isBotUserAgent(ua), true, `bot: ${ua}`);
+    t.equal(run({ event: 'visitor', token }, { userAgentHeader: ua }).event.is_bot, true, 'header: flagged');
+  }
+  // data.user_agent is what is stored, so it is what is classified (a shop server relaying a visitor's event).
+  t.equal(run({ event: 'visitor', token, data: { user_agent: BROWSERS[0] } }, { userAgentHeader: 'curl/8.5.0' }).event.is_bot, false);
+  t.equal(run({ event: 'visitor', token, data: { user_agent: BOTS[0] } }, { userAgentHeader: BROWSERS[0] }).event.is_bot, true);
+  t.equal(run({ event: 'visitor', token }).event.is_bot, false, 'no User-Agent at all: not a bot');
+  const message = JSON.parse(encodeStoredEvent(run({ event: 'visitor', token }, { userAgentHeader: BOTS[0] }).event).value.toString());
+  t.same(Object.keys(message).at(-1), 'is_bot', 'the last property on the bus, as in the schema');
+  t.equal(message.is_bot, true);
+});
+
 t.test('user_agent from data, else the header (cut to the column size); url from data', async (t) => {
   t.equal(run({ event: 'visitor', token, data: { user_agent: 'UA-data' } }, { userAgentHeader: 'UA-header' }).event.user_agent, 'UA-data');
   t.equal(run({ event: 'visitor', token }, { userAgentHeader: 'UA-header' }).event.user_agent, 'UA-header');
@@ -174,7 +204,7 @@ t.test('bus encoding round-trips through the consumer decoder', async (t) => {
   if (decoded.ok) t.same(decoded.event, event);
   const broken = decodeStoredEvent('{nope');
   t.match(broken, { ok: false, reason: 'malformed_json' });
-  const wrong = decodeStoredEvent(JSON.stringify({ ...event, ab_group: 'other', received_at: '2026-01-01T00:00:00Z' } satisfies Record<keyof StoredEvent, unknown>));
+  const wrong = decodeStoredEvent(JSON.stringify({ ...event, ab_group: 'other', received_at: '2026-01-01T00:00:00Z', is_bot: event.is_bot ?? false } satisfies Record<keyof StoredEvent, unknown>));
   t.match(wrong, { ok: false, reason: 'invalid_event' });
   if (!wrong.ok) t.same(Object.keys(wrong.errors).sort(), ['ab_group', 'received_at']);
   const impossible = decodeStoredEvent(JSON.stringify({ ...event, received_at: '2026-02-29 10:00:00.000' }));

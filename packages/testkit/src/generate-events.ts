@@ -30,6 +30,12 @@ const OPEN_WAYS = ['popup', 'chat_button', 'chat_button', ''];
 const CURRENCIES = ['EUR', 'EUR', 'USD', 'GBP', 'CHF', 'SEK', 'HUF', 'XYZ', 'BTC'];
 // A/B group comes from the token's last character: 0 control, 1 test, anything else none.
 const TOKEN_ENDINGS = ['0', '1', '0', '1', 'x', '9', '_'];
+// A browser's and crawlers' User-Agents: is_bot is what the ingest's classifier says of each.
+const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0';
+const BOT_UAS = [
+  'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
+];
 
 interface Draft {
   event: string;
@@ -117,7 +123,7 @@ export function generateEvents(scenario: EventScenario): StoredEvent[] {
   const orderPools = new Map<string, string[]>();
   const rows: StoredEvent[] = [];
 
-  const emit = (d: Draft, token: string, chatbotId: string, abTest: boolean) => {
+  const emit = (d: Draft, token: string, chatbotId: string, abTest: boolean, bot?: { rng: Rng; out: StoredEvent[] }) => {
     const last = token[token.length - 1];
     const abGroup = abTest && last === '0' ? 'control' : abTest && last === '1' ? 'test' : null;
     const sums = d.purchase ? totals(d.purchase) : { total: 0, base: 0 };
@@ -126,12 +132,12 @@ export function generateEvents(scenario: EventScenario): StoredEvent[] {
     if (d.open_way) data.open_way = d.open_way;
     if (d.order_num) data.orderNum = d.order_num;
     if (d.purchase) data.items = d.purchase.items;
-    rows.push({
-      event_id: rng.uuid(), event: d.event, token, chatbot_id: chatbotId, received_at: chTime(d.at),
+    (bot?.out ?? rows).push({
+      event_id: (bot?.rng ?? rng).uuid(), event: d.event, token, chatbot_id: chatbotId, received_at: chTime(d.at),
       ab_test: abTest, ab_group: abGroup, popup_version: d.popup_version ?? '', open_way: d.open_way ?? '',
       order_num: d.order_num ?? '', currency: d.purchase?.currency ?? '', total_value: sums.total,
       total_value_base: sums.base, items: d.purchase?.items ?? [], url: 'https://shop.example/p',
-      user_agent: 'testkit', client_hash: '', data: JSON.stringify(data),
+      user_agent: bot ? bot.rng.pick(BOT_UAS) : BROWSER_UA, client_hash: '', data: JSON.stringify(data), is_bot: bot !== undefined,
     });
   };
 
@@ -169,5 +175,36 @@ export function generateEvents(scenario: EventScenario): StoredEvent[] {
     const at = Date.parse(`${row.received_at.replace(' ', 'T')}Z`) + delay;
     if (at <= end) copies.push({ ...row, received_at: chTime(at) });
   }
-  return [...rows, ...copies];
+  return [...rows, ...copies, ...botEvents(scenario, rows, orderPools, start, end, emit)];
+}
+
+/**
+ * Crawlers: whole journeys on bot tokens (purchases drawing on the same order numbers as the
+ * visitors, so a bot's row can be an order's earliest), a few bot events on visitors' tokens,
+ * and retried copies. Statistics must come out as if none of them existed. From an rng of
+ * their own, so the visitors' rows are the same with or without them.
+ */
+function botEvents(
+  scenario: EventScenario, visitorRows: readonly StoredEvent[], orderPools: Map<string, string[]>, start: number, end: number,
+  emit: (d: Draft, token: string, chatbotId: string, abTest: boolean, bot: { rng: Rng; out: StoredEvent[] }) => void,
+): StoredEvent[] {
+  const rng = createRng(scenario.seed + 0x0b07);
+  const out: StoredEvent[] = [];
+  const bot = { rng, out };
+  const pool = orderPools.get(scenario.chatbotId) ?? [];
+  for (let b = rng.int(2, 5); b > 0; b--) {
+    const token = `crawl${rng.string(8)}${rng.pick(TOKEN_ENDINGS)}`;
+    for (const d of journey(rng, start, end, pool)) if (d.at <= end) emit(d, token, scenario.chatbotId, rng.chance(0.7), bot);
+  }
+  const mine = visitorRows.filter((r) => r.chatbot_id === scenario.chatbotId);
+  for (let n = mine.length > 0 ? 6 : 0; n > 0; n--) {
+    const r = rng.pick(mine);
+    const at = Date.parse(`${r.received_at.replace(' ', 'T')}Z`) + rng.int(-3_600_000, 3_600_000);
+    const event = rng.pick(['visitor', 'popup_displayed', 'convo_started', 'purchase', 'click_through']);
+    const draft: Draft = { event, at, popup_version: 'v1', open_way: 'popup' };
+    if (event === 'purchase') Object.assign(draft, { order_num: orderNum(rng, pool), purchase: purchaseOf(rng) });
+    if (at <= end) emit(draft, r.token, scenario.chatbotId, r.ab_test, bot);
+  }
+  const copies = out.filter(() => rng.chance(0.1)).map((row) => ({ ...row, received_at: chTime(Date.parse(`${row.received_at.replace(' ', 'T')}Z`) + 60_000) }));
+  return [...out, ...copies.filter((c) => Date.parse(`${c.received_at.replace(' ', 'T')}Z`) <= end)];
 }

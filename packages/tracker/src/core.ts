@@ -13,7 +13,6 @@ export const BATCHING = { flushEvents: 20, flushMs: 2000, maxEvents: 100, maxCha
 const TOKEN = 'chatlytics:token';
 /** `<not before, epoch ms>:<failed attempts>`, shared by the tabs so that they back off together. */
 const RETRY = 'chatlytics:retry';
-const EVENT_KEY_PREFIX = 'chatlytics:e:'.length;
 
 export interface TrackerCore {
   api: Chatlytics;
@@ -45,7 +44,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
   let seq = 0;
   const tab = newToken(env.randomBytes(22)).slice(0, 10);
   const owner = (key: string) => key.slice(key.lastIndexOf(':') + 1);
-  /** Keys in a request not answered yet: a page hide must not send them a second time. */
+  /** Events in a request not answered yet: a page hide must not send them a second time. */
   const inFlight = new Set<string>();
   env.registerTab(tab);
 
@@ -95,7 +94,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
     // The token is added at send time: events tracked before consent get the browser's token.
     const events = batch.map((e) => `{"token":"${tok}",${e.body.slice(1)}`);
     let retryAfter = 0;
-    for (const e of batch) inFlight.add(e.key);
+    for (const e of batch) inFlight.add(e.body);
     try {
       const res = await env.post(url, `{"dropped":${dropped},"events":[${events.join()}]}`, keepalive);
       if (res.status === 200) {
@@ -111,7 +110,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
     } catch {
       /* refused connection, network error, timeout: retried like a 5xx */
     } finally {
-      for (const e of batch) inFlight.delete(e.key);
+      for (const e of batch) inFlight.delete(e.body);
     }
     const attempt = readRetry()[1] || 0;
     const delay = retryDelay(attempt, retryAfter, env.random());
@@ -128,7 +127,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
       const wait = readRetry()[0] - env.now();
       if (wait > 0) return schedule(wait);
       const live = await env.liveTabs();
-      const batch = persistent.take(BATCHING.maxEvents, BATCHING.maxChars, (k) => owner(k) === tab || !live?.includes(owner(k)));
+      const batch = persistent.take(BATCHING.maxEvents, BATCHING.maxChars, (e) => owner(e.key) === tab || !live?.includes(owner(e.key)));
       if (!batch.length || !(await post(batch, false))) return;
     }
   }
@@ -152,7 +151,13 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
       if (++unsent >= BATCHING.flushEvents) void drain();
       else schedule(BATCHING.flushMs);
     },
-    flush: drain,
+    // After a send already under way (it may have taken its batch before the latest events):
+    // one more pass then takes everything queued now. Ends when all is delivered or an attempt
+    // fails (its retry goes on in the background).
+    async flush() {
+      await draining;
+      return drain();
+    },
     consent(granted: boolean) {
       if (!granted) {
         state = 'denied';
@@ -166,7 +171,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
       if (state === 'granted') return;
       state = 'granted';
       if (persistent !== memory) {
-        for (const e of memory.scan()) persistent.add(e.key.slice(EVENT_KEY_PREFIX), e.body);
+        for (const e of memory.scan()) persistent.add(`${nextId()}:${tab}`, e.body);
         memory.clear();
       }
       void drain();
@@ -181,7 +186,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
     api,
     hidden() {
       if (state !== 'granted' || readRetry()[0] > env.now()) return;
-      const batch = persistent.take(BATCHING.maxEvents, BATCHING.hideChars, (k) => owner(k) === tab && !inFlight.has(k));
+      const batch = persistent.take(BATCHING.maxEvents, BATCHING.hideChars, (e) => owner(e.key) === tab && !inFlight.has(e.body));
       if (batch.length) void post(batch, true);
     },
   };

@@ -19,7 +19,11 @@ export interface TrackerData {
 /** `window.chatlytics` once the script has loaded. */
 export interface Chatlytics {
   track(event: TrackerEvent, data?: TrackerData): void;
-  /** Sends what is queued now; resolves when that attempt is over (delivered, or a retry scheduled). */
+  /**
+   * Sends what this tab may send now (its events and closed tabs'). Resolves when all of it is
+   * delivered, or at the first failed attempt, or at once inside a retry wait or without
+   * granted consent; retries go on in the background. Never rejects for a failed delivery.
+   */
   flush(): Promise<void>;
   consent(granted: boolean): void;
   readonly token: string | null;

@@ -250,3 +250,42 @@ t.test('a page hide does not resend what is in flight', async (t) => {
   const sent = site.requests.map((r) => r.body.events.length);
   t.same(sent, [20, 1], 'the hide sent only the event not in flight');
 });
+
+t.test('flush(): resolves once everything queued at the call is delivered, or after one failed attempt', async (t) => {
+  const site = new FakeSite();
+  const gates: (() => void)[] = [];
+  const env = site.env();
+  const { api } = createTrackerCore(OPTS, { ...env, post: async (...args) => { await new Promise<void>((r) => gates.push(r)); return env.post(...args); } });
+  for (let i = 0; i < 20; i++) api.track('visitor');
+  await site.settle();
+  t.equal(gates.length, 1, 'a send is under way with the first 20');
+  api.track('bot_open');
+  let done = false;
+  const flushed = api.flush().then(() => { done = true; });
+  // Open each request as it comes: the flush must not resolve before the late event went out.
+  while (!done) {
+    gates.splice(0).forEach((open) => open());
+    await site.settle();
+  }
+  await flushed;
+  t.same(site.requests.map((r) => r.body.events.length), [20, 1], 'the event tracked during the send went too');
+  t.same(site.queued(), [], 'delivered: nothing left');
+
+  const down = new FakeSite();
+  down.answer = () => 'network-error';
+  const offline = createTrackerCore(OPTS, down.env()).api;
+  offline.track('visitor');
+  await offline.flush();
+  t.equal(down.requests.length, 1, 'one attempt, then flush() resolves');
+  t.equal(down.queued().length, 1, 'the event stays queued for the background retry');
+  await offline.flush();
+  t.equal(down.requests.length, 1, 'inside the back-off wait: no request, resolves at once');
+  down.answer = (req) => ok200(req.body.events.length);
+  await down.advance(300_000);
+  t.same(down.queued(), [], 'the background retry delivers it');
+
+  const denied = createTrackerCore({ ...OPTS, consent: 'denied' }, new FakeSite().env()).api;
+  denied.track('visitor');
+  await denied.flush();
+  t.pass('denied: resolves at once, nothing to send');
+});

@@ -76,7 +76,8 @@ export class FakeSite {
     return this.requests.flatMap((r) => r.body.events.map((e) => e.data.event_id as string));
   }
 
+  /** The queued events' bodies (a stored key holds up to 100, one per line). */
   queued(): string[] {
-    return this.store.keys().filter((k) => k.startsWith('chatlytics:e:'));
+    return this.store.keys().filter((k) => k.startsWith('chatlytics:e:')).flatMap((k) => this.store.getItem(k)!.split('\n'));
   }
 }

@@ -31,6 +31,8 @@ export function storedEvent(i: number, over: Partial<StoredEvent> = {}): StoredE
     user_agent: 'Mozilla/5.0',
     client_hash: '',
     data: '{}',
+    // Every seventh event a crawler's: the flag must travel to ClickHouse on every path.
+    is_bot: i % 7 === 3,
     ...over,
   };
 }

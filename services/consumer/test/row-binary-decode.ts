@@ -55,6 +55,7 @@ export function decodeEventRows(buf: Buffer): Record<string, unknown>[] {
       user_agent: string(),
       client_hash: string(),
       data: string(),
+      is_bot: u8() === 1,
     });
   }
   if (pos !== buf.length) throw new Error('RowBinary: trailing bytes');

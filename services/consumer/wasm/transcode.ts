@@ -39,8 +39,8 @@ let maxItems: i32 = 0;
 const L_EVENT = 0; const L_TOKEN = 1; const L_CHATBOT = 2; const L_POPUP = 3; const L_OPEN_WAY = 4;
 const L_ORDER = 5; const L_CURRENCY = 6; const L_URL = 7; const L_UA = 8; const L_CLIENT_HASH = 9;
 const L_DATA = 10; const L_ITEM_ID = 11; const L_ITEM_CURRENCY = 12; const L_NONE = 13;
-// Literal indices (the glue's LITERALS): 0..17 event keys, 18..21 item keys, then these.
-const K_ITEM = 18; const K_TRUE = 22; const K_FALSE = 23; const K_NULL = 24; const K_CONTROL = 25; const K_TEST = 26;
+// Literal indices (the glue's LITERALS): 0..18 event keys, 19..22 item keys, then these.
+const K_ITEM = 19; const K_TRUE = 23; const K_FALSE = 24; const K_NULL = 25; const K_CONTROL = 26; const K_TEST = 27;
 
 // State of one call.
 let srcEnd: usize = 0;
@@ -244,6 +244,16 @@ function uuid(p: usize): usize {
   return p + 38;
 }
 
+/** `true` or `false` at p, written as a Bool byte. */
+function boolean(p: usize): usize {
+  if (p == 0) return 0;
+  const t = literal(p, K_TRUE);
+  if (t != 0) { store<u8>(out++, 1); return t; }
+  const f = literal(p, K_FALSE);
+  if (f != 0) store<u8>(out++, 0);
+  return f;
+}
+
 let srcBase: usize = 0;
 let outBase: usize = 0;
 
@@ -263,11 +273,9 @@ export function transcode(src: usize, length: i32, dst: usize): i32 {
   store<u32>(result, <u32>(p - src));
   store<u32>(result + 4, <u32>(out - dst));
   out += 8;
-  p = literal(p + 25, 5);
-  let q = literal(p, K_TRUE);
-  if (q != 0) { store<u8>(out++, 1); p = q; } else { q = literal(p, K_FALSE); if (q == 0) return NO; store<u8>(out++, 0); p = q; }
+  p = boolean(literal(p + 25, 5));
   p = literal(p, 6);
-  q = literal(p, K_NULL);
+  let q = literal(p, K_NULL);
   if (q != 0) { store<u8>(out++, 1); p = q; } else if (literal(p, K_CONTROL) != 0 || literal(p, K_TEST) != 0) {
     store<u8>(out++, 0);
     p = string(p, L_NONE, textClass);
@@ -289,6 +297,8 @@ export function transcode(src: usize, length: i32, dst: usize): i32 {
   p = string(literal(p, 15), L_UA, textClass);
   p = string(literal(p, 16), L_CLIENT_HASH, textClass);
   p = string(literal(p, 17), L_DATA, textClass);
+  // is_bot: the ingest always writes it; a message without it declines to the general path.
+  p = boolean(literal(p, 18));
   if (p == 0 || p + 1 != srcEnd || load<u8>(p) != 0x7d) return NO;
   store<u32>(result + 8, patches);
   return <i32>(out - dst);

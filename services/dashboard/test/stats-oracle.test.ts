@@ -83,6 +83,21 @@ t.test('the generated data exercises every rule', async (t) => {
     return (p.total_users_chatted_purchased as number) > 0 && (p.total_users_purchased as number) > (p.total_users_chatted_purchased as number);
   });
   t.ok(some, 'purchases both after chat and without chat');
+  // Bots: rows on the asked chatbot, on visitors' tokens too, and a purchase claiming an order
+  // number a visitor also uses; left in, they would change the numbers.
+  t.ok(all.some((e) => e.is_bot === true) && all.some((e) => e.is_bot === false), 'bot and visitor rows');
+  const humanTokens = new Set(all.filter((e) => !e.is_bot).map((e) => e.token));
+  t.ok(all.some((e) => e.is_bot && humanTokens.has(e.token)), 'bot rows on a visitor\'s token');
+  const humanOrders = new Set(all.filter((e) => !e.is_bot && e.event === 'purchase' && e.order_num !== '').map((e) => `${e.chatbot_id}/${e.order_num}`));
+  t.ok(all.some((e) => e.is_bot && e.event === 'purchase' && humanOrders.has(`${e.chatbot_id}/${e.order_num}`)), 'a bot purchase with a visitor\'s order number');
+  const unflagged = (s: Scenario) => s.events.map((e) => ({ ...e, is_bot: false }));
+  const changed = (name: string, f: (events: StoredEvent[], s: Scenario) => unknown) =>
+    scenarios.some((s) => JSON.stringify(f(s.events, s)) !== JSON.stringify(f(unflagged(s), s))) || t.fail(`bots never change ${name}`);
+  const [from, to] = [w.from.getTime(), w.to.getTime()];
+  changed('engagement', (ev, s) => oracleEngagement(ev, s.bot.id, from, to));
+  changed('popup-metrics', (ev, s) => oraclePopupMetrics(ev, s.bot.id, from, to));
+  changed('purchases', (ev, s) => oraclePurchases(ev, s.bot.id, from, to, true));
+  changed('insights', (ev, s) => oracleInsights(s.convos, ev, s.bot.id, from, to, APP_URL));
 });
 
 for (const variant of databaseVariants()) {

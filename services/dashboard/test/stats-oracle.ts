@@ -20,11 +20,14 @@ const RETRY_LOOKBACK_MS = DAY_MS;
 
 const inWindow = (at: number, from: number, to: number) => at >= from && at <= to;
 
-/** Each event_id once, as its earliest copy received in [lo, hi]; only this chatbot's events. */
+/**
+ * Each event_id once, as its earliest copy received in [lo, hi]; only this chatbot's events.
+ * Bot rows (is_bot) are not there at all for any statistic.
+ */
 function earliestCopies(events: readonly StoredEvent[], chatbotId: string, lo: number, hi: number): Ev[] {
   const first = new Map<string, Ev>();
   for (const row of events) {
-    if (row.chatbot_id !== chatbotId) continue;
+    if (row.chatbot_id !== chatbotId || row.is_bot === true) continue;
     const at = parseChTime(row.received_at);
     if (!inWindow(at, lo, hi)) continue;
     const seen = first.get(row.event_id);
@@ -102,7 +105,7 @@ export function oraclePurchases(events: readonly StoredEvent[], chatbotId: strin
   // copy of the first, is not counted again.
   const orderFirst = new Map<string, { at: number; id: string }>();
   for (const row of events) {
-    if (row.chatbot_id !== chatbotId || row.event !== 'purchase' || row.order_num === '') continue;
+    if (row.chatbot_id !== chatbotId || row.is_bot === true || row.event !== 'purchase' || row.order_num === '') continue;
     const at = parseChTime(row.received_at);
     const seen = orderFirst.get(row.order_num);
     if (!seen || at < seen.at || (at === seen.at && row.event_id < seen.id)) orderFirst.set(row.order_num, { at, id: row.event_id });

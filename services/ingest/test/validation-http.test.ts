@@ -97,6 +97,21 @@ t.test('server-side fields: received_at from the clock, user agent header, clien
   t.notMatch(JSON.stringify(e), /198\.51\.100\.23/);
 });
 
+t.test('is_bot: the User-Agent header classified (crawlers flagged, browsers not), on both routes', async (t) => {
+  const { app, bus } = await buildIngest();
+  t.teardown(() => app.close());
+  const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+  const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+  for (const ua of [googlebot, chrome]) {
+    const single = await app.inject({ method: 'POST', url: '/api/analytics/track', headers: { 'user-agent': ua }, payload: { event: 'visitor', token: TOKEN } });
+    t.equal(single.statusCode, 200);
+    const batch = await app.inject({ method: 'POST', url: '/api/analytics/batch', headers: { 'user-agent': ua }, payload: { events: [{ event: 'visitor', token: TOKEN }] } });
+    t.equal(batch.statusCode, 200);
+  }
+  t.same(bus.events().map((e) => [e.user_agent === googlebot ? 'googlebot' : 'chrome', e.is_bot]),
+    [['googlebot', true], ['googlebot', true], ['chrome', false], ['chrome', false]]);
+});
+
 t.test('HEAD is not a tracking route (no event from link checkers)', async (t) => {
   const { app, bus } = await buildIngest();
   t.teardown(() => app.close());

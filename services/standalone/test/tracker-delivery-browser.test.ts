@@ -11,7 +11,11 @@ const track = (page: Page, n: number, event = 'message_sent') =>
   page.evaluate(([n, event]) => {
     for (let i = 0; i < n; i++) (globalThis as unknown as PageGlobals).chatlytics.track(event as string, { n: i });
   }, [n, event] as const);
-const queued = (page: Page) => page.evaluate(() => Object.keys((globalThis as unknown as PageGlobals).localStorage).filter((k) => k.startsWith('chatlytics:e:')).length);
+/** Events waiting in localStorage: a key holds the events of one task, one per line. */
+const queued = (page: Page) => page.evaluate(() => {
+  const ls = (globalThis as unknown as PageGlobals).localStorage;
+  return Object.keys(ls).filter((k) => k.startsWith('chatlytics:e:')).reduce((n, k) => n + ls[k].split('\n').length, 0);
+});
 const loaded = (page: Page) => page.waitForFunction(() => typeof (globalThis as unknown as PageGlobals).chatlytics.flush === 'function');
 
 // Starting the app in-process (chdb, PGlite, migrations) took up to 4 minutes at load 40 on 2
