@@ -132,3 +132,4 @@ export { trackResponseSchema } from './schemas.js';
 export { createOriginPolicy } from './origin-policy.js';
 export { createIngestMetrics } from './metrics.js';
 export { TRACK_BODY_LIMIT } from './body-parsers.js';
+export { waitForBus } from './bus-ready.js';

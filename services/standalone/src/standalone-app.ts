@@ -3,7 +3,7 @@ import { createMetricsRegistry, opsPlugin, resolveSessionSecret, type Config, ty
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createHttpServer } from '@chatlytics/core/http';
 import { CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, createQueryLogWriter, sqlKeyAuth } from '@chatlytics/clickhouse';
-import { ingestApp } from '@chatlytics/ingest';
+import { ingestApp, waitForBus } from '@chatlytics/ingest';
 import { createSqlKeyRepository, dashboardApp, dashboardSecuritySchemes, pagesNotFound } from '@chatlytics/dashboard';
 import { createConsumer } from '@chatlytics/consumer';
 import { openEngines, clickhouseDataPath } from './engines.js';
@@ -24,6 +24,8 @@ export interface Standalone {
 export async function buildStandalone(config: Config, log: Logger, opts: { pluginTimeout?: number } = {}): Promise<Standalone> {
   const registry = createMetricsRegistry();
   const engines = await openEngines(config, log, registry);
+  // As the ingest service: no tracking request waits on topic creation or a producer id.
+  await waitForBus(engines.bus, log);
   const consumer = createConsumer({ config, bus: engines.bus, clickhouse: engines.clickhouse, log, registry });
   const app = await createHttpServer({
     title: 'Chatlytics', config, name: 'chatlytics', securitySchemes: dashboardSecuritySchemes, notFound: pagesNotFound, pluginTimeout: opts.pluginTimeout,
