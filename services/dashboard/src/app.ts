@@ -23,7 +23,7 @@ import { createSqlKeyRepository } from './repositories/sql-key-repository.js';
 import { createLocalRawContentStorage, type RawContentStorage } from './storage/raw-content-storage.js';
 import { dashboardValidatorCompiler } from './validation.js';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
-import { statsRoutes } from './stats/index.js';
+import { createStatsService, statsRoutes } from './stats/index.js';
 import { passwordResetApp, type PasswordResetTuning } from './password-reset/index.js';
 import { pageRoutes } from './pages/routes.js';
 
@@ -59,6 +59,7 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
     passwordCost: opts.passwordCost ?? DEFAULT_SCRYPT_COST,
     cookies: cookiePolicy(opts.config.appUrl),
     appOrigin: new URL(opts.config.appUrl).origin,
+    origins: { appOrigin: new URL(opts.config.appUrl).origin, loopbackSameOrigin: !opts.config.appUrlExplicit },
     repos: {
       accounts: createAccountRepository({ db }),
       chatbots: createChatbotRepository({ db }),
@@ -88,20 +89,21 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   app.setValidatorCompiler(dashboardValidatorCompiler);
   app.setErrorHandler(dashboardErrorHandler);
   await app.register(dashboardAuth, {
-    credentials: deps.repos.credentials, sessions: deps.repos.sessions, appOrigin: deps.appOrigin, clock: deps.clock,
+    credentials: deps.repos.credentials, sessions: deps.repos.sessions, origins: deps.origins, clock: deps.clock,
   });
 
   await app.register(authRoutes, { deps });
   await app.register(passwordResetApp, { ...opts.passwordReset, deps, db: opts.postgres.db, secret });
+  const stats = opts.clickhouse
+    ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock })
+    : undefined;
   await app.register(pageRoutes, { deps });
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });
     await api.register(dataSourceRoutes, { deps });
     await api.register(sqlKeyRoutes, { deps, sqlKeys: createSqlKeyRepository({ db: opts.postgres.db }) });
-    if (opts.clickhouse) {
-      await api.register(statsRoutes, { config: opts.config, clickhouse: opts.clickhouse, db: opts.postgres.db, clock: deps.clock });
-    }
+    if (stats) await api.register(statsRoutes, { stats });
   }, { prefix: DASHBOARD_API_PREFIX });
   await app.register(async (web) => {
     web.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
@@ -123,7 +125,7 @@ export { hashPassword, verifyPassword, DEFAULT_SCRYPT_COST, TEST_SCRYPT_COST, ty
 export { generateCredential, sha256Hex, randomId, digestsEqual } from './crypto/credentials.js';
 export { SESSION_COOKIE, SESSION_TTL_MS, cookiePolicy, readSessionCookie, setSessionCookie, clearSessionCookie } from './auth/session-cookie.js';
 export { setFlash, takeFlash, FLASH_COOKIE, type Flash } from './auth/flash.js';
-export { isCrossOrigin, sameOriginPath, localPath, wantsJson } from './auth/origin.js';
+export { isCrossOrigin, siteOrigin, type OriginPolicy, sameOriginPath, localPath, wantsJson } from './auth/origin.js';
 export { checkCredentials, startSession, endSession, HOME_AFTER_LOGIN, LOGIN_PAGE } from './routes/auth-routes.js';
 export { createLocalRawContentStorage, type RawContentStorage } from './storage/raw-content-storage.js';
 export { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from './format/time.js';

@@ -10,6 +10,7 @@ import { fieldErrors, type SchemaError } from '../validation.js';
 import { RESET_MESSAGES, ResetErrors } from '../errors.js';
 import { MAX_PASSWORD_LENGTH, newPasswordErrors } from './password-rules.js';
 import type { RouteLimiter } from './rate-limit.js';
+import { siteOrigin } from '../auth/origin.js';
 import { createResponder } from './respond.js';
 import type { PasswordResetService } from './service.js';
 
@@ -106,7 +107,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
     // `Origin: null`. That value is accepted here only: the token, not a cookie, authorizes
     // this request, so a cross-site post could only reset a password its sender already controls.
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== 'null' && origin !== deps.appOrigin) throw Errors.crossOrigin();
+    if (origin !== undefined && origin !== 'null' && origin !== siteOrigin(req, deps.origins)) throw Errors.crossOrigin();
 
     const email = text(req.body, 'email');
     const token = text(req.body, 'token');

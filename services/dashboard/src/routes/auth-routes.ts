@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../errors.js';
 import { setFlash } from '../auth/flash.js';
-import { localPath, sameOriginPath, wantsJson } from '../auth/origin.js';
+import { localPath, sameOriginPath, siteOrigin, wantsJson } from '../auth/origin.js';
 import { verifyAgainstDummy, verifyPassword } from '../auth/passwords.js';
 import { SESSION_TTL_MS, clearSessionCookie, readSessionCookie, setSessionCookie } from '../auth/session-cookie.js';
 import type { UserRow } from '../repositories/user-repository.js';
@@ -72,7 +72,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = as
     }
     await startSession(deps, req, reply, user.id);
     if (json) return { success: true as const };
-    const referer = sameOriginPath(req.headers.referer, deps.appOrigin);
+    const referer = sameOriginPath(req.headers.referer, siteOrigin(req, deps.origins));
     const target = localPath(req.body.redirect) ?? (referer && !referer.startsWith(LOGIN_PAGE) ? referer : HOME_AFTER_LOGIN);
     return reply.redirect(target, 302);
   });
@@ -80,7 +80,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = as
   function redirectBackWithError(req: FastifyRequest, reply: FastifyReply, errors = Errors.badCredentials().errors) {
     const email = (req.body as { email?: unknown } | undefined)?.email;
     setFlash(reply, { errors, old: typeof email === 'string' ? { email } : undefined }, deps.cookies);
-    return reply.redirect(sameOriginPath(req.headers.referer, deps.appOrigin) ?? LOGIN_PAGE, 302);
+    return reply.redirect(sameOriginPath(req.headers.referer, siteOrigin(req, deps.origins)) ?? LOGIN_PAGE, 302);
   }
 
   app.post('/logout', {
