@@ -11,7 +11,7 @@ import type { DashboardDeps } from './deps.js';
 import { dashboardErrorHandler } from './error-handler.js';
 import { Errors } from './errors.js';
 import {
-  createAccountRepository, createChatbotRepository, createCredentialRepository, createDataSourceRepository,
+  createAccountRepository, createChatbotRepository, createConversationRepository, createCredentialRepository, createDataSourceRepository,
   createSearchRepository, createSessionRepository, createUserRepository,
 } from './repositories/index.js';
 import { authRoutes } from './routes/auth-routes.js';
@@ -26,6 +26,9 @@ import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createStatsService, statsRoutes } from './stats/index.js';
 import { passwordResetApp, type PasswordResetTuning } from './password-reset/index.js';
 import { pageRoutes } from './pages/routes.js';
+import { pagesNotFound } from './pages/not-found.js';
+import { appAssets } from './web/assets.js';
+import { appPageRoutes } from './web/routes.js';
 
 export interface DashboardOptions {
   config: Config;
@@ -63,6 +66,7 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
     repos: {
       accounts: createAccountRepository({ db }),
       chatbots: createChatbotRepository({ db }),
+      conversations: createConversationRepository({ db }),
       dataSources: createDataSourceRepository({ db }),
       search: createSearchRepository({ db }),
       users: createUserRepository({ db }),
@@ -98,6 +102,8 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock })
     : undefined;
   await app.register(pageRoutes, { deps });
+  await app.register(appAssets);
+  if (stats) await app.register(appPageRoutes, { deps, stats });
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });
@@ -106,7 +112,11 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     if (stats) await api.register(statsRoutes, { stats });
   }, { prefix: DASHBOARD_API_PREFIX });
   await app.register(async (web) => {
-    web.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
+    // A browser (Accept: text/html) gets the 404 page; API clients the JSON body.
+    web.setNotFoundHandler((req, reply) => {
+      if ((req.headers.accept ?? '').includes('text/html')) return pagesNotFound(req, reply);
+      throw Errors.routeNotFound();
+    });
     await web.register(searchTestRoutes, { deps });
   }, { prefix: DASHBOARD_WEB_PREFIX });
 };

@@ -5,6 +5,7 @@ import type { CookiePolicy } from './auth/session-cookie.js';
 import type { OriginPolicy } from './auth/origin.js';
 import type { AccountRepository } from './repositories/account-repository.js';
 import type { ChatbotRepository } from './repositories/chatbot-repository.js';
+import type { ConversationRepository } from './repositories/conversation-repository.js';
 import type { CredentialRepository } from './repositories/credential-repository.js';
 import type { DataSourceRepository } from './repositories/data-source-repository.js';
 import type { SearchRepository } from './repositories/search-repository.js';
@@ -26,6 +27,7 @@ export interface DashboardDeps {
   repos: {
     accounts: AccountRepository;
     chatbots: ChatbotRepository;
+    conversations: ConversationRepository;
     dataSources: DataSourceRepository;
     search: SearchRepository;
     users: UserRepository;

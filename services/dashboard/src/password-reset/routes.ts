@@ -47,7 +47,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
   }
 
   app.post('/forgot-password', {
-    config: { auth: 'none' },
+    config: { auth: 'none', page: true },
     schema: {
       tags: ['password reset'],
       summary: 'Request a reset link (guests only; the same answer whether or not the e-mail has an account)',
@@ -69,7 +69,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
   });
 
   app.post('/app/send-password-reset', {
-    config: { auth: 'none' },
+    config: { auth: 'none', page: true },
     schema: {
       tags: ['password reset'],
       summary: 'E-mail a reset link to the logged-in user (web session; no body)',
@@ -86,6 +86,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
 
   app.post('/reset-password', {
     // No `auth` hook: see the origin check below.
+    config: { page: true },
     schema: {
       tags: ['password reset'],
       summary: 'Set a new password with the token from the e-mail',

@@ -11,8 +11,10 @@ import type { UserRow } from '../repositories/user-repository.js';
 import { errorResponses } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';
 
-/** Where a form login lands when it did not come from a page that wants the user back. */
+/** The profile page: where password-reset outcomes of a logged-in user land. */
 export const HOME_AFTER_LOGIN = '/settings/profile';
+/** Where a form login lands when it did not come from a page that wants the user back: the data. */
+export const APP_HOME = '/app';
 export const LOGIN_PAGE = '/login';
 
 const Credentials = {
@@ -46,7 +48,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = as
   const JsonOk = Type.Object({ success: Type.Literal(true) });
 
   app.post('/login', {
-    config: { auth: 'none' },
+    config: { auth: 'none', page: true },
     schema: {
       tags: ['auth'],
       summary: 'Start a web session (form: 302 redirect; JSON: 200)',
@@ -73,7 +75,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = as
     await startSession(deps, req, reply, user.id);
     if (json) return { success: true as const };
     const referer = sameOriginPath(req.headers.referer, siteOrigin(req, deps.origins));
-    const target = localPath(req.body.redirect) ?? (referer && !referer.startsWith(LOGIN_PAGE) ? referer : HOME_AFTER_LOGIN);
+    const target = localPath(req.body.redirect) ?? (referer && !referer.startsWith(LOGIN_PAGE) ? referer : APP_HOME);
     return reply.redirect(target, 302);
   });
 
@@ -84,7 +86,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = as
   }
 
   app.post('/logout', {
-    config: { auth: 'none' },
+    config: { auth: 'none', page: true },
     schema: {
       tags: ['auth'],
       summary: 'End the web session (form: 302 to /login; JSON: 200)',

@@ -40,6 +40,8 @@ export interface EventStatsRepository {
   timeseries(chatbotId: string, window: StatsWindow): Promise<DayTotals[]>;
   /** The minutes that have events only, oldest first ('YYYY-MM-DD HH:MM:SS', UTC). */
   eventsPerMinute(chatbotId: string, window: StatsWindow): Promise<MinuteCount[]>;
+  /** Events per chatbot in the window (no retry lookup: an activity indicator); absent chatbots had none. */
+  eventsByChatbot(chatbotIds: string[], window: StatsWindow): Promise<Map<string, number>>;
 }
 
 /** DateTime64(3, 'UTC') text: the queries bind {from}/{to} with an explicit UTC zone. */
@@ -111,6 +113,14 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
     async timeseries(chatbotId, w) {
       const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_timeseries'), params(chatbotId, w));
       return rows.map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) }));
+    },
+
+    async eventsByChatbot(chatbotIds, w) {
+      if (chatbotIds.length === 0) return new Map();
+      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_events_by_chatbot'), {
+        chatbot_ids: chatbotIds, from: chTime(w.from), to: chTime(w.to),
+      });
+      return new Map(rows.map((r) => [String(r.chatbot_id), toInt(r.events)]));
     },
 
     async eventsPerMinute(chatbotId, w) {

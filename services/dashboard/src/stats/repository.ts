@@ -126,6 +126,8 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
       };
     },
 
+    eventsByChatbot: (chatbotIds: string[], w: StatsWindow) => events.eventsByChatbot(chatbotIds, w),
+
     /** Events per minute, one entry per minute of the window (the live view), empty minutes as 0. */
     async eventsPerMinute(chatbotId: string, w: StatsWindow) {
       const byMinute = new Map((await events.eventsPerMinute(chatbotId, w)).map((r) => [r.minute, r.events]));

@@ -77,13 +77,20 @@ export function createStatsService(opts: StatsServiceOptions) {
         return repo.conversationInsights(chatbotId, parsed.window);
       });
     },
-    /** Events per minute of the last `minutes` minutes (the live view); never cached beyond the TTL. */
+    /** Events of each chatbot in the last 24 hours (the chatbot list); the ids must be the account's own. */
+    eventsLastDay: (accountId: string, chatbotIds: string[]) =>
+      cached(accountId, 'events-24h', chatbotIds.join(','), 1, async () => {
+        const to = clock();
+        return repo.eventsByChatbot(chatbotIds, { from: new Date(to.getTime() - 86_400_000), to });
+      }),
+    /**
+     * Events per minute of the last `minutes` minutes (the live view). Not cached: the view polls
+     * every 5 s and promises numbers at most that old; the read is 30 minutes of one chatbot.
+     */
     async liveEvents(accountId: string, chatbotId: string, minutes: number) {
       await ownChatbot(accountId, chatbotId);
-      return cached(accountId, 'live', chatbotId, minutes, async () => {
-        const to = clock();
-        return repo.eventsPerMinute(chatbotId, { from: new Date(to.getTime() - minutes * 60_000), to });
-      });
+      const to = clock();
+      return repo.eventsPerMinute(chatbotId, { from: new Date(to.getTime() - minutes * 60_000), to });
     },
   };
 }
