@@ -14,7 +14,7 @@ import {
   createAccountRepository, createChatbotRepository, createConversationRepository, createCredentialRepository, createDataSourceRepository,
   createSearchRepository, createSessionRepository, createUserRepository,
 } from './repositories/index.js';
-import { authRoutes } from './routes/auth-routes.js';
+import { APP_HOME, HOME_AFTER_LOGIN, authRoutes } from './routes/auth-routes.js';
 import { chatbotRoutes } from './routes/chatbots.js';
 import { dataSourceRoutes } from './routes/data-sources.js';
 import { searchTestRoutes } from './routes/search-test.js';
@@ -96,7 +96,8 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     credentials: deps.repos.credentials, sessions: deps.repos.sessions, origins: deps.origins, clock: deps.clock,
   });
 
-  await app.register(authRoutes, { deps });
+  // Without ClickHouse there are no app pages: a form log-in then lands on the profile.
+  await app.register(authRoutes, { deps, home: opts.clickhouse ? APP_HOME : HOME_AFTER_LOGIN });
   await app.register(passwordResetApp, { ...opts.passwordReset, deps, db: opts.postgres.db, secret });
   const stats = opts.clickhouse
     ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock })
@@ -136,7 +137,7 @@ export { generateCredential, sha256Hex, randomId, digestsEqual } from './crypto/
 export { SESSION_COOKIE, SESSION_TTL_MS, cookiePolicy, readSessionCookie, setSessionCookie, clearSessionCookie } from './auth/session-cookie.js';
 export { setFlash, takeFlash, FLASH_COOKIE, type Flash } from './auth/flash.js';
 export { isCrossOrigin, siteOrigin, type OriginPolicy, sameOriginPath, localPath, wantsJson } from './auth/origin.js';
-export { checkCredentials, startSession, endSession, HOME_AFTER_LOGIN, LOGIN_PAGE } from './routes/auth-routes.js';
+export { checkCredentials, startSession, endSession, APP_HOME, HOME_AFTER_LOGIN, LOGIN_PAGE } from './routes/auth-routes.js';
 export { createLocalRawContentStorage, type RawContentStorage } from './storage/raw-content-storage.js';
 export { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from './format/time.js';
 export { truncateRawContent, RAW_CONTENT_PREVIEW_CHARS } from './format/raw-content.js';

@@ -44,7 +44,7 @@ export async function endSession(deps: DashboardDeps, req: FastifyRequest, reply
 }
 
 /** POST /login, POST /logout, POST /api/auth/tokens (see the authentication rules in services/dashboard/README.md). */
-export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
+export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; home?: string }> = async (app, { deps, home = APP_HOME }) => {
   const JsonOk = Type.Object({ success: Type.Literal(true) });
 
   app.post('/login', {
@@ -75,7 +75,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = as
     await startSession(deps, req, reply, user.id);
     if (json) return { success: true as const };
     const referer = sameOriginPath(req.headers.referer, siteOrigin(req, deps.origins));
-    const target = localPath(req.body.redirect) ?? (referer && !referer.startsWith(LOGIN_PAGE) ? referer : APP_HOME);
+    const target = localPath(req.body.redirect) ?? (referer && !referer.startsWith(LOGIN_PAGE) ? referer : home);
     return reply.redirect(target, 302);
   });
 
