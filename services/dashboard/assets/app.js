@@ -26,7 +26,13 @@
     var data = [xs].concat(['visitors', 'conversations', 'purchases', 'revenue'].map(function (k) { return days.map(function (d) { return d[k]; }); }));
     return new uPlot({
       width: width(el), height: 260, series: series, tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
-      axes: [{}, { scale: 'n', label: 'Count' }, { scale: 'eur', side: 1, label: 'EUR', grid: { show: false } }],
+      axes: [
+        // One tick per day at most, labelled by date (the series is daily, UTC).
+        { space: 56, incrs: [86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400], values: function (u, splits) {
+          return splits.map(function (s) { return new Date(s * 1000).toISOString().slice(5, 10); });
+        } },
+        { scale: 'n', label: 'Count' }, { scale: 'eur', side: 1, label: 'EUR', grid: { show: false } },
+      ],
       scales: { x: { time: true } },
     }, data, el);
   }

@@ -104,7 +104,7 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   await shoot('analytics');
 
   await page.getByRole('link', { name: 'Insights' }).first().click();
-  await page.getByRole('link', { name: 'month' }).click();
+  await page.getByRole('link', { name: 'month', exact: true }).click();
   await page.waitForURL(/insights\?timeframe=month$/);
   await shoot('insights');
   const link = page.locator('[data-insight-link]').first();
@@ -120,7 +120,7 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   const live = page.locator('[data-live]');
   await live.locator('canvas').waitFor();
   const started = Date.now();
-  await page.waitForFunction(`document.querySelector('[data-live]').hasAttribute('data-refreshed')`, undefined, { timeout: 15_000 });
+  await page.locator('[data-live][data-refreshed]').waitFor({ state: 'attached', timeout: 15_000 });
   t.ok(Date.now() - started <= 10_000, 'the live view refreshed by itself within its 5 s period (+ load slack)');
   await shoot('live');
 

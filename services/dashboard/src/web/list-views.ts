@@ -10,10 +10,10 @@ export function chatbotListBody(rows: ChatbotListRow[]): RawHtml {
 <div class="scroll"><table class="chatbots"><thead><tr><th scope="col">Chatbot</th><th scope="col">Status</th><th scope="col">Conversations</th><th scope="col">Last active</th><th scope="col">Events (24 h)</th><th scope="col"><span class="sr-only">Views</span></th></tr></thead>
 <tbody>${rows.map((r) => html`<tr>
 <th scope="row"><a href="/app/${r.id}/analytics">${r.name}</a></th>
-<td><span class="badge ${r.status === 'active' ? 'ok' : 'off'}">${r.status}</span></td>
-<td data-stat="chatbots.conversations" data-value="${r.conversations}">${fmtInt(r.conversations)}</td>
-<td>${r.lastActive}</td>
-<td data-stat="chatbots.events24h" data-value="${r.events24h}">${fmtInt(r.events24h)}</td>
+<td data-label="Status"><span class="badge ${r.status === 'active' ? 'ok' : 'off'}">${r.status}</span></td>
+<td data-label="Conversations" data-stat="chatbots.conversations" data-value="${r.conversations}">${fmtInt(r.conversations)}</td>
+<td data-label="Last active">${r.lastActive}</td>
+<td data-label="Events (24 h)" data-stat="chatbots.events24h" data-value="${r.events24h}">${fmtInt(r.events24h)}</td>
 <td class="actions"><a href="/app/${r.id}/insights">Insights</a> <a href="/app/${r.id}/live">Live</a></td>
 </tr>`)}</tbody></table></div>`;
 }

@@ -7,25 +7,26 @@ import { html, type RawHtml } from '../format/html.js';
  */
 export interface Bar { label: string; value: number; note?: string }
 
-const W = 640;
-const LABEL_W = 170;
-const ROW_H = 34;
+// Narrow on purpose: a phone shows the chart at about its own size, so the text stays readable.
+const W = 420;
+const ROW_H = 46;
 
-/** Horizontal bars scaled to the largest value; `note` (e.g. a ratio) is printed after the bar. */
+/** Horizontal bars scaled to the largest value, each labelled above; `note` (e.g. a ratio) follows the value. */
 export function barChart(title: string, bars: Bar[], format: (v: number) => string): RawHtml {
   const max = Math.max(1, ...bars.map((b) => b.value));
-  const plotW = W - LABEL_W - 150;
-  const h = bars.length * ROW_H + 8;
+  const plotW = W - 4;
+  const h = bars.length * ROW_H + 4;
   return html`<svg class="chart" viewBox="0 0 ${W} ${h}" role="img" aria-label="${title}" preserveAspectRatio="xMinYMin meet">
 ${bars.map((b, i) => {
-    const y = 4 + i * ROW_H;
+    const y = 2 + i * ROW_H;
     const w = Math.max(b.value > 0 ? 2 : 0, (b.value / max) * plotW);
-    return html`<text x="${LABEL_W - 8}" y="${y + 21}" text-anchor="end" class="axis">${truncate(b.label, 24)}</text>
-<rect x="${LABEL_W}" y="${y + 6}" width="${w.toFixed(1)}" height="${ROW_H - 12}" rx="3" class="bar bar-${i % 4}"></rect>
-<text x="${(LABEL_W + w + 6).toFixed(1)}" y="${y + 21}" class="value">${format(b.value)}${b.note ? ` · ${b.note}` : ''}</text>`;
+    return html`<text x="0" y="${y + 15}" class="axis"><tspan class="strong">${truncate(b.label, 28)}</tspan> ${format(b.value)}${b.note ? ` · ${b.note}` : ''}</text>
+<rect x="0" y="${y + 22}" width="${w.toFixed(1)}" height="16" rx="3" class="bar bar-${i % 4}"></rect>`;
   })}
 </svg>`;
 }
+
+const LABEL_W = 70;
 
 export interface Interval { label: string; value: number; lower: number; upper: number }
 
@@ -38,13 +39,13 @@ export function intervalChart(title: string, rows: Interval[]): RawHtml {
   const axisMax = niceCeil(top);
   const plotW = W - LABEL_W - 40;
   const x = (v: number) => LABEL_W + (v / axisMax) * plotW;
-  const h = rows.length * 44 + 36;
+  const h = rows.length * 40 + 36;
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => f * axisMax);
   return html`<svg class="chart" viewBox="0 0 ${W} ${h}" role="img" aria-label="${title}" preserveAspectRatio="xMinYMin meet">
 ${ticks.map((t) => html`<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="4" y2="${h - 26}" class="grid"></line>
 <text x="${x(t).toFixed(1)}" y="${h - 8}" text-anchor="middle" class="axis">${fmt(t)} %</text>`)}
 ${rows.map((r, i) => {
-    const y = 26 + i * 44;
+    const y = 22 + i * 40;
     return html`<text x="${LABEL_W - 8}" y="${y + 5}" text-anchor="end" class="axis">${r.label}</text>
 <line x1="${x(r.lower).toFixed(1)}" x2="${x(r.upper).toFixed(1)}" y1="${y}" y2="${y}" class="interval"></line>
 <line x1="${x(r.lower).toFixed(1)}" x2="${x(r.lower).toFixed(1)}" y1="${y - 7}" y2="${y + 7}" class="interval"></line>
