@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -26,8 +27,17 @@ function loadAssets(): Map<string, { type: string; body: Buffer }> {
   ]);
 }
 
+const files = loadAssets();
+const versions = new Map([...files].map(([name, f]) => [name, createHash('sha256').update(f.body).digest('hex').slice(0, 12)]));
+
+/** A file's URL with its content digest: cached for a day, and a changed file gets a new URL. */
+export function assetUrl(name: string): string {
+  const version = versions.get(name);
+  if (!version) throw new Error(`unknown asset ${name}`);
+  return `/assets/${name}?v=${version}`;
+}
+
 export const appAssets: FastifyPluginAsyncTypebox = async (app) => {
-  const files = loadAssets();
   const send = (name: string) => {
     const file = files.get(name);
     if (!file) throw Errors.routeNotFound();
@@ -37,7 +47,7 @@ export const appAssets: FastifyPluginAsyncTypebox = async (app) => {
     tags: ['pages'], summary, response: { 200: Type.Unsafe<Buffer>({ type: 'string', description: 'File' }), ...errorResponses(404) },
   });
 
-  app.get('/app/assets/:name', {
+  app.get('/assets/:name', {
     schema: { ...schema('Script, style sheet and chart library of the app pages'), params: Type.Object({ name: Type.String({ maxLength: 64 }) }) },
   }, async (req, reply) => {
     const file = send(req.params.name);

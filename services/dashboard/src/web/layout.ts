@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { html, raw, type RawHtml } from '../format/html.js';
+import { assetUrl as asset } from './assets.js';
 
 /**
  * The app pages' policy: scripts and styles only as files of this origin (no inline script or
@@ -9,9 +10,6 @@ import { html, raw, type RawHtml } from '../format/html.js';
 export const APP_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
   + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/** Versioned by the package's version: the files are cached for a day, a release changes the URL. */
-export const ASSET_VERSION = '1';
-export const asset = (name: string) => `/app/assets/${name}?v=${ASSET_VERSION}`;
 
 export interface ChatbotChoice { id: string; name: string }
 
