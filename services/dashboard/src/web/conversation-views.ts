@@ -28,7 +28,7 @@ export const localLink = (link: string) => {
 };
 
 function ranked(title: string, list: Ranked): RawHtml {
-  return html`<section class="ranked"><h3>${title}</h3>
+  return html`<section class="ranked"><h2>${title}</h2>
 ${list.length === 0 ? html`<p class="hint">None in this window.</p>` : html`<ol>${list.map((r) => html`<li><span class="item">${r.item}</span> <span class="count">${fmtInt(r.count)}</span>
 <span class="links">${r.conversations.map((c, i) => html`<a href="${localLink(c)}" data-insight-link aria-label="${r.item}: conversation ${i + 1}">${i + 1}</a>`)}</span></li>`)}</ol>`}
 </section>`;
@@ -44,8 +44,8 @@ ${stat('Average duration (min)', 'conversation-insights.average_conversation_dur
 ${stat('Likes / dislikes', 'conversation-insights.reactions.likes', r.reactions.likes, `${fmtInt(r.reactions.likes)} / ${fmtInt(r.reactions.dislikes)}`)}
 </dl>
 <div class="grid2">
-<section><h3>Mood</h3><ul class="plain"><li>Happy ${fmtPercent(r.mood_percentages.happy)}</li><li>Neutral ${fmtPercent(r.mood_percentages.neutral)}</li><li>Angry ${fmtPercent(r.mood_percentages.angry)}</li></ul></section>
-<section><h3>Outcome</h3><ul class="plain"><li>Success ${fmtPercent(r.outcome_percentages.success)}</li><li>Neutral ${fmtPercent(r.outcome_percentages.neutral)}</li><li>Fail ${fmtPercent(r.outcome_percentages.fail)}</li></ul></section>
+<section><h2>Mood</h2><ul class="plain"><li>Happy ${fmtPercent(r.mood_percentages.happy)}</li><li>Neutral ${fmtPercent(r.mood_percentages.neutral)}</li><li>Angry ${fmtPercent(r.mood_percentages.angry)}</li></ul></section>
+<section><h2>Outcome</h2><ul class="plain"><li>Success ${fmtPercent(r.outcome_percentages.success)}</li><li>Neutral ${fmtPercent(r.outcome_percentages.neutral)}</li><li>Fail ${fmtPercent(r.outcome_percentages.fail)}</li></ul></section>
 </div>
 <div class="grid2">
 ${ranked('Most clicked products', r.most_clicked_products)}
