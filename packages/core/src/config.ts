@@ -91,6 +91,11 @@ export interface Config {
     replicationFactor: number;
   };
   appUrl: string;
+  /**
+   * APP_URL was set. Unset (a local start), the dashboard also accepts form posts from the
+   * loopback address the browser actually used (services/dashboard/README.md, origin rule).
+   */
+  appUrlExplicit: boolean;
   mail: { resendApiKey?: string; resendBaseUrl?: string; from: string; templateId?: string };
   passwordReset: { expireMinutes: number; throttleSeconds: number };
   track: { rateLimitPerMinute: number; allowedOrigins?: string[] };
@@ -197,6 +202,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
       replicationFactor: Number(e.KAFKA_REPLICATION_FACTOR ?? 1),
     },
     appUrl: (e.APP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
+    appUrlExplicit: e.APP_URL !== undefined,
     mail: {
       resendApiKey: e.RESEND_API_KEY,
       resendBaseUrl: e.RESEND_BASE_URL,

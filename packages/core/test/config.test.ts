@@ -13,6 +13,7 @@ t.test('defaults follow the configuration table in README.md', async (t) => {
   t.equal(c.kafka.createTopics, true);
   t.equal(c.kafka.idempotent, true);
   t.equal(c.appUrl, 'http://localhost:3000');
+  t.equal(c.appUrlExplicit, false, 'the default APP_URL is a local start');
   t.equal(c.passwordReset.expireMinutes, 60);
   t.equal(c.passwordReset.throttleSeconds, 60);
   t.equal(c.track.rateLimitPerMinute, 120);
@@ -36,6 +37,7 @@ t.test('parses lists, booleans and fractions', async (t) => {
   t.same(c.track.allowedOrigins, ['https://a.test', '*.b.test']);
   t.equal(c.passwordReset.expireMinutes, 0.5);
   t.equal(c.appUrl, 'https://app.test');
+  t.equal(c.appUrlExplicit, true);
 });
 
 const bad: [string, string][] = [

@@ -11,10 +11,10 @@ import type { DashboardDeps } from './deps.js';
 import { dashboardErrorHandler } from './error-handler.js';
 import { Errors } from './errors.js';
 import {
-  createAccountRepository, createChatbotRepository, createCredentialRepository, createDataSourceRepository,
+  createAccountRepository, createChatbotRepository, createConversationRepository, createCredentialRepository, createDataSourceRepository,
   createSearchRepository, createSessionRepository, createUserRepository,
 } from './repositories/index.js';
-import { authRoutes } from './routes/auth-routes.js';
+import { APP_HOME, HOME_AFTER_LOGIN, authRoutes } from './routes/auth-routes.js';
 import { chatbotRoutes } from './routes/chatbots.js';
 import { dataSourceRoutes } from './routes/data-sources.js';
 import { searchTestRoutes } from './routes/search-test.js';
@@ -23,9 +23,12 @@ import { createSqlKeyRepository } from './repositories/sql-key-repository.js';
 import { createLocalRawContentStorage, type RawContentStorage } from './storage/raw-content-storage.js';
 import { dashboardValidatorCompiler } from './validation.js';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
-import { statsRoutes } from './stats/index.js';
+import { createStatsService, statsRoutes } from './stats/index.js';
 import { passwordResetApp, type PasswordResetTuning } from './password-reset/index.js';
 import { pageRoutes } from './pages/routes.js';
+import { pagesNotFound } from './pages/not-found.js';
+import { appAssets } from './web/assets.js';
+import { appPageRoutes } from './web/routes.js';
 
 export interface DashboardOptions {
   config: Config;
@@ -59,9 +62,11 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
     passwordCost: opts.passwordCost ?? DEFAULT_SCRYPT_COST,
     cookies: cookiePolicy(opts.config.appUrl),
     appOrigin: new URL(opts.config.appUrl).origin,
+    origins: { appOrigin: new URL(opts.config.appUrl).origin, loopbackSameOrigin: !opts.config.appUrlExplicit },
     repos: {
       accounts: createAccountRepository({ db }),
       chatbots: createChatbotRepository({ db }),
+      conversations: createConversationRepository({ db }),
       dataSources: createDataSourceRepository({ db }),
       search: createSearchRepository({ db }),
       users: createUserRepository({ db }),
@@ -88,23 +93,31 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   app.setValidatorCompiler(dashboardValidatorCompiler);
   app.setErrorHandler(dashboardErrorHandler);
   await app.register(dashboardAuth, {
-    credentials: deps.repos.credentials, sessions: deps.repos.sessions, appOrigin: deps.appOrigin, clock: deps.clock,
+    credentials: deps.repos.credentials, sessions: deps.repos.sessions, origins: deps.origins, clock: deps.clock,
   });
 
-  await app.register(authRoutes, { deps });
+  // Without ClickHouse there are no app pages: a form log-in then lands on the profile.
+  await app.register(authRoutes, { deps, home: opts.clickhouse ? APP_HOME : HOME_AFTER_LOGIN });
   await app.register(passwordResetApp, { ...opts.passwordReset, deps, db: opts.postgres.db, secret });
+  const stats = opts.clickhouse
+    ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock })
+    : undefined;
   await app.register(pageRoutes, { deps });
+  await app.register(appAssets);
+  if (stats) await app.register(appPageRoutes, { deps, stats });
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });
     await api.register(dataSourceRoutes, { deps });
     await api.register(sqlKeyRoutes, { deps, sqlKeys: createSqlKeyRepository({ db: opts.postgres.db }) });
-    if (opts.clickhouse) {
-      await api.register(statsRoutes, { config: opts.config, clickhouse: opts.clickhouse, db: opts.postgres.db, clock: deps.clock });
-    }
+    if (stats) await api.register(statsRoutes, { stats });
   }, { prefix: DASHBOARD_API_PREFIX });
   await app.register(async (web) => {
-    web.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
+    // A browser (Accept: text/html) gets the 404 page; API clients the JSON body.
+    web.setNotFoundHandler((req, reply) => {
+      if ((req.headers.accept ?? '').includes('text/html')) return pagesNotFound(req, reply);
+      throw Errors.routeNotFound();
+    });
     await web.register(searchTestRoutes, { deps });
   }, { prefix: DASHBOARD_WEB_PREFIX });
 };
@@ -123,8 +136,8 @@ export { hashPassword, verifyPassword, DEFAULT_SCRYPT_COST, TEST_SCRYPT_COST, ty
 export { generateCredential, sha256Hex, randomId, digestsEqual } from './crypto/credentials.js';
 export { SESSION_COOKIE, SESSION_TTL_MS, cookiePolicy, readSessionCookie, setSessionCookie, clearSessionCookie } from './auth/session-cookie.js';
 export { setFlash, takeFlash, FLASH_COOKIE, type Flash } from './auth/flash.js';
-export { isCrossOrigin, sameOriginPath, localPath, wantsJson } from './auth/origin.js';
-export { checkCredentials, startSession, endSession, HOME_AFTER_LOGIN, LOGIN_PAGE } from './routes/auth-routes.js';
+export { isCrossOrigin, siteOrigin, type OriginPolicy, sameOriginPath, localPath, wantsJson } from './auth/origin.js';
+export { checkCredentials, startSession, endSession, APP_HOME, HOME_AFTER_LOGIN, LOGIN_PAGE } from './routes/auth-routes.js';
 export { createLocalRawContentStorage, type RawContentStorage } from './storage/raw-content-storage.js';
 export { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from './format/time.js';
 export { truncateRawContent, RAW_CONTENT_PREVIEW_CHARS } from './format/raw-content.js';

@@ -2,8 +2,10 @@ import type { Config } from '@chatlytics/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ScryptCost } from './auth/passwords.js';
 import type { CookiePolicy } from './auth/session-cookie.js';
+import type { OriginPolicy } from './auth/origin.js';
 import type { AccountRepository } from './repositories/account-repository.js';
 import type { ChatbotRepository } from './repositories/chatbot-repository.js';
+import type { ConversationRepository } from './repositories/conversation-repository.js';
 import type { CredentialRepository } from './repositories/credential-repository.js';
 import type { DataSourceRepository } from './repositories/data-source-repository.js';
 import type { SearchRepository } from './repositories/search-repository.js';
@@ -20,9 +22,12 @@ export interface DashboardDeps {
   passwordCost: ScryptCost;
   cookies: CookiePolicy;
   appOrigin: string;
+  /** appOrigin plus, without APP_URL, the loopback address in use (auth/origin.ts). */
+  origins: OriginPolicy;
   repos: {
     accounts: AccountRepository;
     chatbots: ChatbotRepository;
+    conversations: ConversationRepository;
     dataSources: DataSourceRepository;
     search: SearchRepository;
     users: UserRepository;

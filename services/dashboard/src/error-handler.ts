@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DashboardError, Errors, type ErrorBody } from './errors.js';
+import { wantsJson } from './auth/origin.js';
+import { errorPage } from './pages/error-page.js';
 import { fieldErrors, type SchemaError } from './validation.js';
 
 /** Fastify's own 4xx errors (body parsing, media type), mapped onto the dashboard's codes. */
@@ -42,5 +44,7 @@ export function dashboardErrorHandler(err: unknown, req: FastifyRequest, reply: 
   } else {
     req.log.info({ code: mapped.code, statusCode: mapped.statusCode }, 'dashboard request refused');
   }
+  // A browser's page or form post gets a page it can show; a JSON client the JSON body.
+  if (req.routeOptions.config?.page && !wantsJson(req)) return errorPage(req, reply, mapped);
   return reply.code(mapped.statusCode).send(errorBody(mapped));
 }

@@ -10,11 +10,12 @@ import { createChdbEngine } from '@chatlytics/clickhouse';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng, generateConversations, generateEvents, type GeneratedConversation } from '@chatlytics/testkit';
 import dashboardApp from '../src/app.js';
+import { createEventStatsRepository, createStatsRepository } from '../src/stats/index.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import type { Fixture } from '../src/fixtures/schema.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
-import { oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases } from './stats-oracle.js';
+import { oracleDailyCounts, oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases } from './stats-oracle.js';
 
 const NOW = Date.parse('2026-02-10T08:00:00.000Z');
 const DAY = 86_400_000;
@@ -25,7 +26,7 @@ const KEY_A = `ck_${'a'.repeat(30)}`;
 const KEY_B = `ck_${'b'.repeat(30)}`;
 const asA = { authorization: `Bearer ${KEY_A}` };
 const BASE = '/api/dashboard/analytics/stats';
-const ENDPOINTS = ['overview', 'engagement', 'popup-metrics', 'purchases'] as const;
+const ENDPOINTS = ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries'] as const;
 
 /** Every response's fields in the documented order (see the statistics definitions in services/dashboard/README.md). */
 const WINDOW = ['timeframe_days', 'start_date', 'end_date'];
@@ -33,6 +34,7 @@ const FIELDS = {
   overview: [...WINDOW, 'total_conversations', 'total_ai_messages', 'saved_hours'],
   engagement: [...WINDOW, 'total_users', 'total_users_approached', 'total_users_opened', 'total_users_chatted', 'approached_ratio', 'opened_ratio', 'chatted_ratio'],
   'popup-metrics': [...WINDOW, 'metrics', 'conversations'],
+  timeseries: [...WINDOW, 'days'],
   purchases: [...WINDOW, 'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased', 'total_revenue_purchased',
     'total_revenue_chatted_purchased', 'conversion_rate_with_chat', 'conversion_rate_without_chat', 'aov_with_chat', 'aov_without_chat'],
   'conversation-insights': ['most_clicked_products', 'most_talked_about_products', 'most_frequent_intents', 'most_common_complaints', 'mood_percentages',
@@ -171,6 +173,38 @@ for (const variant of databaseVariants()) {
       const month = (await get('conversation-insights', { chatbot_id: IDS.botAb, timeframe: 'january' })).json();
       t.same(month, oracleInsights(convos, events, IDS.botAb, Date.UTC(2026, 0, 1), NOW, APP_URL), 'a month name starts at its first day');
       t.ok(month.total_conversations_analyzed <= 100 && month.total_conversations_analyzed > 0);
+    });
+
+    t.test('timeseries: every UTC day of the window; per-day numbers from the oracle; sums agree with purchases', async (t) => {
+      for (const days of [7, 30]) {
+        const [from, to] = [NOW - days * DAY, NOW];
+        const q = { chatbot_id: IDS.botAb, timeframe: days };
+        const series = (await get('timeseries', q)).json();
+        const purchases = (await get('purchases', q)).json();
+        const first = Date.UTC(new Date(from).getUTCFullYear(), new Date(from).getUTCMonth(), new Date(from).getUTCDate());
+        t.equal(series.days.length, days + 1, `${days}: a partial first day, full days, the partial current day`);
+        t.same(Object.keys(series.days[0]), ['date', 'visitors', 'conversations', 'purchases', 'revenue']);
+        const daily = oracleDailyCounts(events, IDS.botAb, from, to);
+        series.days.forEach((d: Record<string, number | string>, i: number) => {
+          t.equal(d.date, iso(first + i * DAY).slice(0, 10));
+          t.same({ visitors: d.visitors, conversations: d.conversations }, daily(String(d.date)), `${d.date} visitors and conversations`);
+        });
+        const total = (await get('popup-metrics', q)).json().conversations.total;
+        t.equal(series.days.reduce((s: number, d: Record<string, number>) => s + d.conversations, 0), total, 'Σ daily conversations = popup-metrics total');
+        const sum = (k: string) => series.days.reduce((s: number, d: Record<string, number>) => s + d[k], 0);
+        // Each day is rounded to cents on its own: the sum may differ from the rounded total by half a cent a day.
+        t.ok(Math.abs(sum('revenue') - purchases.total_revenue_purchased) <= 0.005 * series.days.length + 1e-9,
+          `${days}: Σ daily revenue ${sum('revenue')} ≈ total_revenue_purchased ${purchases.total_revenue_purchased}`);
+        // Exact on both engines: the days' purchases are the purchases statistic's orders.
+        for (const engine of [ch.embedded, ch.server]) {
+          const w = { from: new Date(from), to: new Date(to) };
+          const totals = await createEventStatsRepository(engine).purchases(IDS.botAb, w);
+          t.equal(sum('purchases'), totals.orders, `${days} (${engine.kind}): Σ daily purchases = orders`);
+          const direct = await createStatsRepository({ clickhouse: engine, db: tdb.postgres.db, appUrl: APP_URL }).timeseries(IDS.botAb, w);
+          t.same(direct.days, series.days, `${days} (${engine.kind}): the same series`);
+        }
+        t.ok(sum('purchases') > 0 && sum('visitors') > 0 && sum('conversations') > 0, `${days}: the fixture has data in every column`);
+      }
     });
 
     t.test('a failing store answers 500 without internals', async (t) => {

@@ -221,3 +221,16 @@ export function oracleInsights(
     average_conversation_duration_minutes: n === 0 ? 0 : round2(minutes / n),
   };
 }
+
+/** timeseries' visitors and conversations per UTC day ('YYYY-MM-DD'): each counting event on the day of its earliest copy. */
+export function oracleDailyCounts(events: readonly StoredEvent[], chatbotId: string, from: number, to: number) {
+  const days = new Map<string, { visitors: Set<string>; conversations: number }>();
+  for (const e of windowEvents(events, chatbotId, from, to)) {
+    const day = new Date(e.at).toISOString().slice(0, 10);
+    const d = days.get(day) ?? { visitors: new Set<string>(), conversations: 0 };
+    if (e.event === 'visitor') d.visitors.add(e.token);
+    if (e.event === 'convo_started') d.conversations += 1;
+    days.set(day, d);
+  }
+  return (day: string) => ({ visitors: days.get(day)?.visitors.size ?? 0, conversations: days.get(day)?.conversations ?? 0 });
+}

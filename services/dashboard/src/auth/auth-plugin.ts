@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { Errors } from '../errors.js';
 import type { CredentialRepository } from '../repositories/credential-repository.js';
 import type { SessionRepository } from '../repositories/session-repository.js';
-import { isCrossOrigin } from './origin.js';
+import { isCrossOrigin, siteOrigin, type OriginPolicy } from './origin.js';
 import type { Principal } from './principal.js';
 import { readSessionCookie } from './session-cookie.js';
 import './principal.js';
@@ -11,8 +11,8 @@ import './principal.js';
 export interface AuthPluginOptions {
   credentials: CredentialRepository;
   sessions: SessionRepository;
-  /** APP_URL's origin: the only origin allowed to post with the session cookie. */
-  appOrigin: string;
+  /** The only origin allowed to post with the session cookie (APP_URL's, or the loopback one of a local start). */
+  origins: OriginPolicy;
   clock: () => Date;
 }
 
@@ -49,7 +49,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions) {
     const unsafe = !SAFE_METHODS.has(req.method);
     if (mode === 'none') {
       // Login and logout act on the session cookie too: a cross-site form must not drive them.
-      if (unsafe && isCrossOrigin(req, opts.appOrigin)) throw Errors.crossOrigin();
+      if (unsafe && isCrossOrigin(req, siteOrigin(req, opts.origins))) throw Errors.crossOrigin();
       return;
     }
     const credential = headerCredential(req);
@@ -62,7 +62,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions) {
     }
     const principal = await resolveSession(req);
     if (!principal) throw Errors.unauthenticated();
-    if (unsafe && isCrossOrigin(req, opts.appOrigin)) throw Errors.crossOrigin();
+    if (unsafe && isCrossOrigin(req, siteOrigin(req, opts.origins))) throw Errors.crossOrigin();
     req.principal = principal;
   });
 }

@@ -1,6 +1,28 @@
 import type { FastifyRequest } from 'fastify';
 
 /**
+ * Which origin a browser request of this site comes from (see the origin rule in
+ * services/dashboard/README.md). With APP_URL set, only APP_URL's origin. Without it (a local
+ * start), the loopback address the browser used: `npm start` prints http://127.0.0.1:PORT while
+ * the default APP_URL says localhost, and both are this machine. Only loopback names count, so
+ * a rebinding host name (evil.example resolving to 127.0.0.1) is never its own origin.
+ */
+export interface OriginPolicy {
+  appOrigin: string;
+  /** APP_URL was not set: a loopback Host is its own origin. */
+  loopbackSameOrigin: boolean;
+}
+
+const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?$/i;
+
+/** The origin this request's page belongs to under `policy`. */
+export function siteOrigin(req: FastifyRequest, policy: OriginPolicy): string {
+  const host = req.headers.host ?? '';
+  if (policy.loopbackSameOrigin && LOOPBACK_HOST.test(host)) return `http://${host.toLowerCase()}`;
+  return policy.appOrigin;
+}
+
+/**
  * True when the request carries an Origin header naming another origin than APP_URL's
  * (see the authentication rules in services/dashboard/README.md). Browsers send Origin on every cross-site POST; a request without one
  * (curl, same-origin navigation in old browsers) is not a cross-site form post.

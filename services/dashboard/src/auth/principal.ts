@@ -21,5 +21,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: AuthMode;
+    /** A browser page or form post: its errors are HTML pages, not JSON, unless JSON is asked for (error-handler.ts). */
+    page?: boolean;
   }
 }

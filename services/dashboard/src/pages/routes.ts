@@ -22,18 +22,18 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = as
   const common = { tags: ['pages'], response: { 200: Page, 302: Redirect } };
 
   // Guest pages: a logged-in visitor has nothing to do there and goes to the profile.
-  app.get(LOGIN_PAGE, { config: { auth: 'none' }, schema: { ...common, summary: 'Log-in page' } }, async (req, reply) => {
+  app.get(LOGIN_PAGE, { config: { auth: 'none', page: true }, schema: { ...common, summary: 'Log-in page' } }, async (req, reply) => {
     if (await session(req)) return reply.redirect(HOME_AFTER_LOGIN, 302);
     return sendPage(reply, loginPage(takeFlash(req, reply)));
   });
 
-  app.get('/forgot-password', { config: { auth: 'none' }, schema: { ...common, summary: 'Request a password reset link' } }, async (req, reply) => {
+  app.get('/forgot-password', { config: { auth: 'none', page: true }, schema: { ...common, summary: 'Request a password reset link' } }, async (req, reply) => {
     if (await session(req)) return reply.redirect(HOME_AFTER_LOGIN, 302);
     return sendPage(reply, forgotPasswordPage(takeFlash(req, reply)));
   });
 
   app.get('/reset-password/:token', {
-    config: { auth: 'none' },
+    config: { auth: 'none', page: true },
     // Fastify logs every request's URL at info level; this URL carries a live reset token.
     logLevel: 'warn',
     schema: {
@@ -46,7 +46,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = as
     return sendPage(reply, resetPasswordPage({ token: req.params.token, email: req.query.email ?? '', flash: takeFlash(req, reply) }));
   });
 
-  app.get(HOME_AFTER_LOGIN, { config: { auth: 'none' }, schema: { ...common, summary: 'Profile settings (web session; guests go to /login)' } }, async (req, reply) => {
+  app.get(HOME_AFTER_LOGIN, { config: { auth: 'none', page: true }, schema: { ...common, summary: 'Profile settings (web session; guests go to /login)' } }, async (req, reply) => {
     const current = await session(req);
     // The flash stays for the login page: e.g. "password reset" after the session was ended.
     if (!current) return reply.redirect(LOGIN_PAGE, 302);

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
 import type { DashboardError } from '../errors.js';
 import { setFlash } from '../auth/flash.js';
-import { sameOriginPath, wantsJson } from '../auth/origin.js';
+import { sameOriginPath, siteOrigin, wantsJson } from '../auth/origin.js';
 import { readSessionCookie } from '../auth/session-cookie.js';
 import type { SessionPrincipal } from '../repositories/session-repository.js';
 import { html, sendPage } from '../format/html.js';
@@ -16,7 +16,7 @@ export function createResponder(deps: DashboardDeps) {
   return {
     /** The Referer if it is a page of this site, else `fallback` (never another origin: no open redirect). */
     back(req: FastifyRequest, fallback: string): string {
-      return sameOriginPath(req.headers.referer, deps.appOrigin) ?? fallback;
+      return sameOriginPath(req.headers.referer, siteOrigin(req, deps.origins)) ?? fallback;
     },
 
     succeed(req: FastifyRequest, reply: FastifyReply, message: string, redirectTo: string) {

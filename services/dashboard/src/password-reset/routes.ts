@@ -9,6 +9,7 @@ import { errorResponses } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';
 import { MAX_PASSWORD_LENGTH, newPasswordErrors } from './password-rules.js';
 import type { RouteLimiter } from './rate-limit.js';
+import { siteOrigin } from '../auth/origin.js';
 import { createResponder } from './respond.js';
 import type { PasswordResetService } from './service.js';
 
@@ -45,7 +46,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
   }
 
   app.post('/forgot-password', {
-    config: { auth: 'none' },
+    config: { auth: 'none', page: true },
     schema: {
       tags: ['password reset'],
       summary: 'Request a reset link (guests only; the same answer whether or not the e-mail has an account)',
@@ -67,7 +68,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
   });
 
   app.post('/app/send-password-reset', {
-    config: { auth: 'none' },
+    config: { auth: 'none', page: true },
     schema: {
       tags: ['password reset'],
       summary: 'E-mail a reset link to the logged-in user (web session; no body)',
@@ -84,6 +85,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
 
   app.post('/reset-password', {
     // No `auth` hook: see the origin check below.
+    config: { page: true },
     schema: {
       tags: ['password reset'],
       summary: 'Set a new password with the token from the e-mail',
@@ -105,7 +107,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRouteOp
     // `Origin: null`. That value is accepted here only: the token, not a cookie, authorizes
     // this request, so a cross-site post could only reset a password its sender already controls.
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== 'null' && origin !== deps.appOrigin) throw Errors.crossOrigin();
+    if (origin !== undefined && origin !== 'null' && origin !== siteOrigin(req, deps.origins)) throw Errors.crossOrigin();
 
     const email = text(req.body, 'email');
     const token = text(req.body, 'token');

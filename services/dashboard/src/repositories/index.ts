@@ -6,3 +6,4 @@ export * from './search-repository.js';
 export * from './session-repository.js';
 export * from './user-repository.js';
 export * from './sql-key-repository.js';
+export * from './conversation-repository.js';

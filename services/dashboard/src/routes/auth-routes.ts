@@ -4,15 +4,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../errors.js';
 import { setFlash } from '../auth/flash.js';
-import { localPath, sameOriginPath, wantsJson } from '../auth/origin.js';
+import { localPath, sameOriginPath, siteOrigin, wantsJson } from '../auth/origin.js';
 import { verifyAgainstDummy, verifyPassword } from '../auth/passwords.js';
 import { SESSION_TTL_MS, clearSessionCookie, readSessionCookie, setSessionCookie } from '../auth/session-cookie.js';
 import type { UserRow } from '../repositories/user-repository.js';
 import { errorResponses } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';
 
-/** Where a form login lands when it did not come from a page that wants the user back. */
+/** The profile page: where password-reset outcomes of a logged-in user land. */
 export const HOME_AFTER_LOGIN = '/settings/profile';
+/** Where a form login lands when it did not come from a page that wants the user back: the data. */
+export const APP_HOME = '/app';
 export const LOGIN_PAGE = '/login';
 
 const Credentials = {
@@ -42,11 +44,11 @@ export async function endSession(deps: DashboardDeps, req: FastifyRequest, reply
 }
 
 /** POST /login, POST /logout, POST /api/auth/tokens (see the authentication rules in services/dashboard/README.md). */
-export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
+export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; home?: string }> = async (app, { deps, home = APP_HOME }) => {
   const JsonOk = Type.Object({ success: Type.Literal(true) });
 
   app.post('/login', {
-    config: { auth: 'none' },
+    config: { auth: 'none', page: true },
     schema: {
       tags: ['auth'],
       summary: 'Start a web session (form: 302 redirect; JSON: 200)',
@@ -72,19 +74,19 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = as
     }
     await startSession(deps, req, reply, user.id);
     if (json) return { success: true as const };
-    const referer = sameOriginPath(req.headers.referer, deps.appOrigin);
-    const target = localPath(req.body.redirect) ?? (referer && !referer.startsWith(LOGIN_PAGE) ? referer : HOME_AFTER_LOGIN);
+    const referer = sameOriginPath(req.headers.referer, siteOrigin(req, deps.origins));
+    const target = localPath(req.body.redirect) ?? (referer && !referer.startsWith(LOGIN_PAGE) ? referer : home);
     return reply.redirect(target, 302);
   });
 
   function redirectBackWithError(req: FastifyRequest, reply: FastifyReply, errors = Errors.badCredentials().errors) {
     const email = (req.body as { email?: unknown } | undefined)?.email;
     setFlash(reply, { errors, old: typeof email === 'string' ? { email } : undefined }, deps.cookies);
-    return reply.redirect(sameOriginPath(req.headers.referer, deps.appOrigin) ?? LOGIN_PAGE, 302);
+    return reply.redirect(sameOriginPath(req.headers.referer, siteOrigin(req, deps.origins)) ?? LOGIN_PAGE, 302);
   }
 
   app.post('/logout', {
-    config: { auth: 'none' },
+    config: { auth: 'none', page: true },
     schema: {
       tags: ['auth'],
       summary: 'End the web session (form: 302 to /login; JSON: 200)',

@@ -26,6 +26,9 @@ export interface PurchaseTotals {
 }
 export interface AbGroupTotals { visitors: number; orders: number; purchasers: number; revenue: number }
 export interface InsightsEventCounts { total_click_throughs: number; likes: number; dislikes: number }
+/** One UTC day of the series; revenue unrounded (EUR). */
+export interface DayTotals { day: string; visitors: number; conversations: number; purchases: number; revenue: number }
+export interface MinuteCount { minute: string; events: number }
 
 export interface EventStatsRepository {
   engagement(chatbotId: string, window: StatsWindow): Promise<EngagementCounts>;
@@ -33,6 +36,12 @@ export interface EventStatsRepository {
   purchases(chatbotId: string, window: StatsWindow): Promise<PurchaseTotals>;
   abTest(chatbotId: string, window: StatsWindow): Promise<{ control: AbGroupTotals; test: AbGroupTotals }>;
   insightsEvents(chatbotId: string, window: StatsWindow): Promise<InsightsEventCounts>;
+  /** The days that have rows only, oldest first (stats_timeseries.sql). */
+  timeseries(chatbotId: string, window: StatsWindow): Promise<DayTotals[]>;
+  /** The minutes that have events only, oldest first ('YYYY-MM-DD HH:MM:SS', UTC). */
+  eventsPerMinute(chatbotId: string, window: StatsWindow): Promise<MinuteCount[]>;
+  /** Events per chatbot in the window (no retry lookup: an activity indicator); absent chatbots had none. */
+  eventsByChatbot(chatbotIds: string[], window: StatsWindow): Promise<Map<string, number>>;
 }
 
 /** DateTime64(3, 'UTC') text: the queries bind {from}/{to} with an explicit UTC zone. */
@@ -99,6 +108,24 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
 
     async insightsEvents(chatbotId, w) {
       return numbersOf(await one('stats_insights_events', chatbotId, w), ['total_click_throughs', 'likes', 'dislikes'] as const);
+    },
+
+    async timeseries(chatbotId, w) {
+      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_timeseries'), params(chatbotId, w));
+      return rows.map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) }));
+    },
+
+    async eventsByChatbot(chatbotIds, w) {
+      if (chatbotIds.length === 0) return new Map();
+      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_events_by_chatbot'), {
+        chatbot_ids: chatbotIds, from: chTime(w.from), to: chTime(w.to),
+      });
+      return new Map(rows.map((r) => [String(r.chatbot_id), toInt(r.events)]));
+    },
+
+    async eventsPerMinute(chatbotId, w) {
+      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_live_events'), params(chatbotId, w));
+      return rows.map((r) => ({ minute: String(r.minute), events: toInt(r.events) }));
     },
   };
 }

@@ -1,5 +1,6 @@
-export { statsRoutes, DEFAULT_STATS_CACHE_TTL_MS, type StatsRoutesOptions } from './routes.js';
-export { createStatsRepository, INSIGHTS_CONVERSATION_LIMIT, type StatsRepository, type StatsRepositoryDeps } from './repository.js';
+export { statsRoutes, LIVE_WINDOW_MINUTES, type StatsRoutesOptions } from './routes.js';
+export { createStatsService, DEFAULT_STATS_CACHE_TTL_MS, DEFAULT_TIMEFRAME_DAYS, type StatsService, type StatsServiceOptions } from './service.js';
+export { createStatsRepository, utcDays, INSIGHTS_CONVERSATION_LIMIT, type StatsRepository, type StatsRepositoryDeps } from './repository.js';
 export { createEventStatsRepository, type EventStatsRepository } from './event-stats-repository.js';
 export { createConversationStatsRepository, type ConversationStatsRepository, type StatsChatbot } from './conversation-stats-repository.js';
 export { daysWindow, parseInsightsTimeframe, subtractMonths, utcDate, type StatsWindow, type TimeframeResult } from './timeframe.js';

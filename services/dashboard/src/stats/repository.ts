@@ -19,6 +19,15 @@ export const INSIGHTS_CONVERSATION_LIMIT = 100;
 /** p-values keep 6 decimals: rounded to 2, anything below 0.005 would read as 0. */
 const P_VALUE_DECIMALS = 6;
 
+/** The UTC dates `YYYY-MM-DD` from the window's first day to its last, both included. */
+export function utcDays(w: StatsWindow): string[] {
+  const days: string[] = [];
+  for (let t = Date.UTC(w.from.getUTCFullYear(), w.from.getUTCMonth(), w.from.getUTCDate()); t <= w.to.getTime(); t += 86_400_000) {
+    days.push(new Date(t).toISOString().slice(0, 10));
+  }
+  return days;
+}
+
 const roundTo = (x: number, decimals: number) => Number(x.toFixed(decimals));
 
 function abGroup(t: AbGroupTotals) {
@@ -104,6 +113,30 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
           },
         },
       };
+    },
+
+    /** One row per UTC day of the window, oldest first, days without events as zeros. */
+    async timeseries(chatbotId: string, w: StatsWindow) {
+      const byDay = new Map((await events.timeseries(chatbotId, w)).map((r) => [r.day, r]));
+      return {
+        days: utcDays(w).map((day) => {
+          const r = byDay.get(day);
+          return { date: day, visitors: r?.visitors ?? 0, conversations: r?.conversations ?? 0, purchases: r?.purchases ?? 0, revenue: round2(r?.revenue ?? 0) };
+        }),
+      };
+    },
+
+    eventsByChatbot: (chatbotIds: string[], w: StatsWindow) => events.eventsByChatbot(chatbotIds, w),
+
+    /** Events per minute, one entry per minute of the window (the live view), empty minutes as 0. */
+    async eventsPerMinute(chatbotId: string, w: StatsWindow) {
+      const byMinute = new Map((await events.eventsPerMinute(chatbotId, w)).map((r) => [r.minute, r.events]));
+      const minutes: { minute: string; events: number }[] = [];
+      for (let t = Math.floor(w.from.getTime() / 60_000) * 60_000; t <= w.to.getTime(); t += 60_000) {
+        const key = new Date(t).toISOString().slice(0, 19).replace('T', ' ');
+        minutes.push({ minute: `${key.slice(0, 16)}Z`, events: byMinute.get(key) ?? 0 });
+      }
+      return { minutes };
     },
 
     async conversationInsights(chatbotId: string, w: StatsWindow) {

@@ -130,3 +130,21 @@ export const InsightsResponse = Type.Object({
   reactions: Type.Object({ likes: Count, dislikes: Count }),
   average_conversation_duration_minutes: Type.Number(),
 });
+
+export const TimeseriesResponse = Type.Object({
+  ...Window,
+  days: Type.Array(Type.Object({
+    date: Type.String({ description: 'YYYY-MM-DD (UTC day)' }),
+    visitors: Type.Integer({ minimum: 0, description: 'Distinct tokens with a visitor event that day' }),
+    conversations: Type.Integer({ minimum: 0, description: 'convo_started events that day' }),
+    purchases: Type.Integer({ minimum: 0, description: 'Counted purchases (as in purchases) by the day of their first copy' }),
+    revenue: Type.Number({ description: 'EUR, 2 decimals' }),
+  }), { description: 'Every UTC day of the window, oldest first; days without events are zeros' }),
+});
+
+export const LiveEventsResponse = Type.Object({
+  minutes: Type.Array(Type.Object({
+    minute: Type.String({ description: 'Start of the minute, YYYY-MM-DD HH:MMZ' }),
+    events: Type.Integer({ minimum: 0 }),
+  }), { description: 'Every minute of the last 30, oldest first' }),
+});

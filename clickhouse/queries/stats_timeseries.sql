@@ -1,0 +1,40 @@
+-- Daily series of one chatbot over W = [{from}, {to}] (see "timeseries" in the statistics
+-- definitions, services/dashboard/README.md): one row per UTC day that has any of them;
+-- the caller fills the days without rows with zeros.
+--   visitors      = distinct tokens with a `visitor` event that day;
+--   conversations = convo_started events that day (each event_id once, as popup-metrics counts them);
+--   purchases / revenue = the purchases the purchases statistic counts (P: order rule, token in
+--     V over the whole window), by the day of their earliest copy, and their EUR revenue.
+-- Summed over the days, purchases and revenue are exactly that statistic's orders and
+-- total_revenue_purchased; visitors are per day, so their sum counts a returning token once a day.
+-- Deduplication: shared/window_events.sql (retried beacons) and shared/counted_purchases.sql.
+WITH
+    window_rows AS
+    (
+        SELECT token, event, event_id, min(received_at) AS at
+        FROM events
+        WHERE {{> shared/window_events rows=(event IN ('visitor', 'convo_started'))}}
+        GROUP BY token, event, event_id
+    ),
+    window_visitors AS
+    (
+        SELECT DISTINCT token FROM window_rows WHERE event = 'visitor'
+    ),
+    {{> shared/counted_purchases}},
+    daily AS
+    (
+        SELECT toDate(at) AS day, uniqExactIf(token, event = 'visitor') AS visitors,
+               uniqExactIf(event_id, event = 'convo_started') AS conversations, 0 AS purchases, 0 AS revenue
+        FROM window_rows
+        GROUP BY day
+        UNION ALL
+        SELECT toDate(at) AS day, 0 AS visitors, 0 AS conversations, count() AS purchases, sum(revenue) AS revenue
+        FROM counted_in_window
+        WHERE token IN (SELECT token FROM window_visitors)
+        GROUP BY day
+    )
+SELECT toString(day) AS day, sum(visitors) AS visitors, sum(conversations) AS conversations,
+       sum(purchases) AS purchases, sum(revenue) AS revenue
+FROM daily
+GROUP BY day
+ORDER BY day ASC

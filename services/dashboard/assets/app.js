@@ -1,0 +1,81 @@
+// The app pages' script (progressive enhancement: every page works without it).
+// - the chatbot switcher opens the chosen chatbot at once;
+// - day-by-day and live charts are drawn with uPlot from the page's JSON data blocks;
+// - the live view refreshes itself every 5 seconds.
+(function () {
+  'use strict';
+  document.documentElement.classList.add('js');
+
+  var select = document.querySelector('select[data-autosubmit]');
+  if (select) select.addEventListener('change', function () { select.form.submit(); });
+
+  function readJson(id) {
+    var el = document.getElementById(id);
+    return el ? JSON.parse(el.textContent) : null;
+  }
+  function width(el) { return Math.max(280, Math.min(el.clientWidth || 600, 1100)); }
+  var COLORS = ['#1d4ed8', '#0f766e', '#b45309', '#7c3aed'];
+
+  function dayChart(el, days) {
+    var xs = days.map(function (d) { return Date.parse(d.date + 'T00:00:00Z') / 1000; });
+    var series = [{}, ['Visitors', 'visitors', 'n'], ['Conversations', 'conversations', 'n'], ['Purchases', 'purchases', 'n'], ['Revenue (EUR)', 'revenue', 'eur']]
+      .map(function (s, i) {
+        if (i === 0) return {};
+        return { label: s[0], stroke: COLORS[i - 1], width: 2, scale: s[2], points: { show: days.length < 40 } };
+      });
+    var data = [xs].concat(['visitors', 'conversations', 'purchases', 'revenue'].map(function (k) { return days.map(function (d) { return d[k]; }); }));
+    return new uPlot({
+      width: width(el), height: 260, series: series, tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
+      axes: [
+        // One tick per day at most, labelled by date (the series is daily, UTC).
+        { space: 56, incrs: [86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400], values: function (u, splits) {
+          return splits.map(function (s) { return new Date(s * 1000).toISOString().slice(5, 10); });
+        } },
+        { scale: 'n', label: 'Count' }, { scale: 'eur', side: 1, label: 'EUR', grid: { show: false } },
+      ],
+      scales: { x: { time: true } },
+    }, data, el);
+  }
+
+  function liveData(minutes) {
+    return [minutes.map(function (m) { return Date.parse(m.minute.replace(' ', 'T')) / 1000; }), minutes.map(function (m) { return m.events; })];
+  }
+  function liveChart(el, minutes) {
+    return new uPlot({
+      width: width(el), height: 240, tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
+      series: [{}, { label: 'Events per minute', stroke: COLORS[0], fill: 'rgba(29,78,216,0.15)', width: 2 }],
+      scales: { x: { time: true } },
+    }, liveData(minutes), el);
+  }
+
+  if (typeof uPlot === 'undefined') return;
+  var charts = [];
+  var seriesEl = document.querySelector('[data-series="timeseries"]');
+  var days = readJson('timeseries-data');
+  if (seriesEl && days && days.length) charts.push([seriesEl, dayChart(seriesEl, days)]);
+
+  var liveEl = document.querySelector('[data-live]');
+  var minutes = readJson('live-data');
+  if (liveEl && minutes) {
+    var live = liveChart(liveEl, minutes);
+    charts.push([liveEl, live]);
+    var total = document.getElementById('live-total');
+    var updated = document.getElementById('live-updated');
+    var refresh = function () {
+      fetch(liveEl.getAttribute('data-live'), { credentials: 'same-origin', headers: { accept: 'application/json' } })
+        .then(function (res) { if (!res.ok) throw new Error('HTTP ' + res.status); return res.json(); })
+        .then(function (body) {
+          live.setData(liveData(body.minutes));
+          total.textContent = body.minutes.reduce(function (s, m) { return s + m.events; }, 0).toLocaleString('en');
+          updated.textContent = new Date().toISOString().slice(11, 19) + ' UTC';
+          liveEl.setAttribute('data-refreshed', String(Date.now()));
+        })
+        .catch(function () { updated.textContent = 'refresh failed, retrying'; });
+    };
+    setInterval(refresh, 5000);
+  }
+
+  window.addEventListener('resize', function () {
+    charts.forEach(function (c) { c[1].setSize({ width: width(c[0]), height: c[1].height }); });
+  });
+})();

@@ -1,0 +1,98 @@
+import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import type { Database } from '@chatlytics/postgres';
+import { Errors } from '../errors.js';
+import { createResultCache } from './cache.js';
+import type { StatsChatbot } from './conversation-stats-repository.js';
+import { createStatsRepository } from './repository.js';
+import { daysWindow, parseInsightsTimeframe, utcDate, type StatsWindow } from './timeframe.js';
+
+export interface StatsServiceOptions {
+  clickhouse: ClickHouseEngine;
+  db: Database;
+  /** APP_URL: base of the insights report's conversation links. */
+  appUrl: string;
+  /** "Now" of every window; tests pin it. */
+  clock?: () => Date;
+  /** How long a computed statistic is reused (ms); 0 disables the cache. Default 5 s (services/dashboard/README.md). */
+  cacheTtlMs?: number;
+}
+
+export const DEFAULT_STATS_CACHE_TTL_MS = 5000;
+export const DEFAULT_TIMEFRAME_DAYS = 7;
+
+/**
+ * Every statistic as the JSON API answers it, for one account: ownership check, window, cache.
+ * The JSON routes and the app pages both read through this, so a page shows exactly the
+ * numbers the API gives for the same window (and, within the cache's 5 s, the same answer).
+ */
+export function createStatsService(opts: StatsServiceOptions) {
+  const repo = createStatsRepository({ clickhouse: opts.clickhouse, db: opts.db, appUrl: opts.appUrl });
+  const clock = opts.clock ?? (() => new Date());
+  const cache = createResultCache({ ttlMs: opts.cacheTtlMs ?? DEFAULT_STATS_CACHE_TTL_MS });
+
+  /** The account's chatbot, or 404: another account's chatbot must look like no chatbot at all. */
+  const ownChatbot = async (accountId: string, chatbotId: string): Promise<StatsChatbot> => {
+    const chatbot = await repo.chatbotOfAccount(accountId, chatbotId);
+    if (!chatbot) throw Errors.notFound();
+    return chatbot;
+  };
+  // The account is part of the key although ownership was just checked: one account's
+  // answer is never served to another, even if a chatbot changed hands.
+  const cached = <T>(accountId: string, stat: string, chatbotId: string, timeframe: string | number, compute: () => Promise<T>) =>
+    cache.get(JSON.stringify([accountId, chatbotId, stat, timeframe]), compute);
+
+  const windowed = <T extends object>(days: number, w: StatsWindow, body: T) =>
+    ({ timeframe_days: days, start_date: utcDate(w.from), end_date: utcDate(w.to), ...body });
+
+  /** A statistic of one chatbot over the last `days` days, cached per account. */
+  const daysStat = async <T extends object>(
+    accountId: string, chatbotId: string, days: number, stat: string, load: (chatbot: StatsChatbot, w: StatsWindow) => Promise<T>,
+    keyExtra: (c: StatsChatbot) => string = () => '',
+  ) => {
+    const chatbot = await ownChatbot(accountId, chatbotId);
+    return cached(accountId, stat, chatbotId, `${days}${keyExtra(chatbot)}`, async () => {
+      const w = daysWindow(days, clock());
+      return windowed(days, w, await load(chatbot, w));
+    });
+  };
+
+  return {
+    ownChatbot,
+    overview: (accountId: string, chatbotId: string, days: number) =>
+      daysStat(accountId, chatbotId, days, 'overview', (c, w) => repo.overview(c.id, w)),
+    engagement: (accountId: string, chatbotId: string, days: number) =>
+      daysStat(accountId, chatbotId, days, 'engagement', (c, w) => repo.engagement(c.id, w)),
+    popupMetrics: (accountId: string, chatbotId: string, days: number) =>
+      daysStat(accountId, chatbotId, days, 'popup-metrics', (c, w) => repo.popupMetrics(c.id, w)),
+    timeseries: (accountId: string, chatbotId: string, days: number) =>
+      daysStat(accountId, chatbotId, days, 'timeseries', (c, w) => repo.timeseries(c.id, w)),
+    // abTestEnabled changes the body's shape: it belongs in the key.
+    purchases: (accountId: string, chatbotId: string, days: number) =>
+      daysStat(accountId, chatbotId, days, 'purchases', (c, w) => repo.purchases(c, w), (c) => `/${c.abTestEnabled}`),
+    async conversationInsights(accountId: string, chatbotId: string, timeframe: string) {
+      await ownChatbot(accountId, chatbotId);
+      return cached(accountId, 'conversation-insights', chatbotId, timeframe.trim().toLowerCase(), async () => {
+        const parsed = parseInsightsTimeframe(timeframe, clock());
+        if (!parsed.ok) throw Errors.validation({ timeframe: [parsed.message] });
+        return repo.conversationInsights(chatbotId, parsed.window);
+      });
+    },
+    /** Events of each chatbot in the last 24 hours (the chatbot list); the ids must be the account's own. */
+    eventsLastDay: (accountId: string, chatbotIds: string[]) =>
+      cached(accountId, 'events-24h', chatbotIds.join(','), 1, async () => {
+        const to = clock();
+        return repo.eventsByChatbot(chatbotIds, { from: new Date(to.getTime() - 86_400_000), to });
+      }),
+    /**
+     * Events per minute of the last `minutes` minutes (the live view). Not cached: the view polls
+     * every 5 s and promises numbers at most that old; the read is 30 minutes of one chatbot.
+     */
+    async liveEvents(accountId: string, chatbotId: string, minutes: number) {
+      await ownChatbot(accountId, chatbotId);
+      const to = clock();
+      return repo.eventsPerMinute(chatbotId, { from: new Date(to.getTime() - minutes * 60_000), to });
+    },
+  };
+}
+
+export type StatsService = ReturnType<typeof createStatsService>;

@@ -1,0 +1,114 @@
+import { html, type RawHtml } from '../format/html.js';
+import type { StatsService } from '../stats/service.js';
+import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';
+import { jsonBlock } from './layout.js';
+import { barChart, intervalChart } from './svg-charts.js';
+
+type Awaited2<T> = T extends Promise<infer U> ? U : T;
+export interface AnalyticsData {
+  overview: Awaited2<ReturnType<StatsService['overview']>>;
+  engagement: Awaited2<ReturnType<StatsService['engagement']>>;
+  popup: Awaited2<ReturnType<StatsService['popupMetrics']>>;
+  purchases: Awaited2<ReturnType<StatsService['purchases']>>;
+  timeseries: Awaited2<ReturnType<StatsService['timeseries']>>;
+}
+
+export const TIMEFRAME_CHOICES = [1, 7, 30, 90];
+
+/**
+ * One number with its key in the JSON API (`data-stat`) and its exact value (`data-value`):
+ * the end-to-end test compares them with the API's answer for the same window.
+ */
+export function stat(label: string, key: string, value: number | string, shown: string): RawHtml {
+  return html`<div class="stat"><dt>${label}</dt><dd data-stat="${key}" data-value="${value}">${shown}</dd></div>`;
+}
+
+/** The timeframe picker: four common windows as links, any 1–365 days in the form. */
+export function timeframeForm(action: string, days: number | null, error: string | null): RawHtml {
+  return html`<form class="timeframe" method="get" action="${action}">
+<span class="label" id="tf-quick">Timeframe</span>
+<span class="quick" role="group" aria-labelledby="tf-quick">${TIMEFRAME_CHOICES.map((d) => html`<a href="${action}?timeframe=${d}"${d === days ? html` aria-current="true"` : ''}>${d === 1 ? '24 hours' : `${d} days`}</a>`)}</span>
+<label for="timeframe">Days (1–365)</label>
+<input id="timeframe" name="timeframe" type="number" min="1" max="365" step="1" inputmode="numeric" value="${days ?? ''}"${error ? html` aria-invalid="true" aria-describedby="timeframe-error"` : ''}>
+<button type="submit">Show</button>
+${error ? html`<p class="field-error" id="timeframe-error" role="alert">${error}</p>` : ''}
+</form>`;
+}
+
+export function analyticsBody(d: AnalyticsData): RawHtml {
+  const { overview: o, engagement: e, popup: p, purchases: u, timeseries: ts } = d;
+  return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), last ${o.timeframe_days} ${o.timeframe_days === 1 ? 'day' : 'days'}</p>
+<section aria-labelledby="h-overview"><h2 id="h-overview">Overview</h2>
+<dl class="stats">
+${stat('Conversations', 'overview.total_conversations', o.total_conversations, fmtInt(o.total_conversations))}
+${stat('AI messages', 'overview.total_ai_messages', o.total_ai_messages, fmtInt(o.total_ai_messages))}
+${stat('Hours saved', 'overview.saved_hours', o.saved_hours, o.saved_hours)}
+${stat('Visitors', 'engagement.total_users', e.total_users, fmtInt(e.total_users))}
+</dl></section>
+
+<section aria-labelledby="h-series"><h2 id="h-series">Day by day</h2>
+<div class="series" data-series="timeseries" aria-hidden="true"></div>
+${jsonBlock('timeseries-data', ts.days)}
+<details><summary>Table</summary><div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Conversations</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
+<tbody>${ts.days.map((r) => html`<tr><th scope="row">${r.date}</th><td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.conversations)}</td><td>${fmtInt(r.purchases)}</td><td>${fmtEur(r.revenue)}</td></tr>`)}</tbody></table></div></details>
+</section>
+
+<section aria-labelledby="h-funnel"><h2 id="h-funnel">Engagement funnel</h2>
+${barChart('Engagement funnel: visitors, approached, opened, chatted', [
+    { label: 'Visitors', value: e.total_users, note: '100 %' },
+    { label: 'Approached (popup)', value: e.total_users_approached, note: fmtPercent(e.approached_ratio) },
+    { label: 'Opened the chat', value: e.total_users_opened, note: fmtPercent(e.opened_ratio) },
+    { label: 'Chatted', value: e.total_users_chatted, note: fmtPercent(e.chatted_ratio) },
+  ], fmtInt)}
+<dl class="stats">
+${stat('Approached', 'engagement.approached_ratio', e.approached_ratio, fmtPercent(e.approached_ratio))}
+${stat('Opened', 'engagement.opened_ratio', e.opened_ratio, fmtPercent(e.opened_ratio))}
+${stat('Chatted', 'engagement.chatted_ratio', e.chatted_ratio, fmtPercent(e.chatted_ratio))}
+</dl></section>
+
+<section aria-labelledby="h-popup"><h2 id="h-popup">Popups</h2>
+${p.metrics.length ? barChart('Popup open rate per version', p.metrics.map((m) => ({ label: m.popup_version, value: m.open_rate, note: `${fmtInt(m.popup_opened_count)} of ${fmtInt(m.popup_displayed_count)}` })), fmtPercent) : html`<p>No popup was shown in this window.</p>`}
+<div class="scroll"><table><thead><tr><th scope="col">Version</th><th scope="col">Shown</th><th scope="col">Opened</th><th scope="col">Open rate</th></tr></thead>
+<tbody>${p.metrics.map((m) => html`<tr><th scope="row">${m.popup_version}</th><td>${fmtInt(m.popup_displayed_count)}</td><td>${fmtInt(m.popup_opened_count)}</td><td>${fmtPercent(m.open_rate)}</td></tr>`)}</tbody></table></div>
+<dl class="stats">
+${stat('Conversations started', 'popup-metrics.conversations.total', p.conversations.total, fmtInt(p.conversations.total))}
+${stat('From a popup', 'popup-metrics.conversations.from_popup', p.conversations.from_popup, fmtInt(p.conversations.from_popup))}
+${stat('From the chat button', 'popup-metrics.conversations.from_chat_button', p.conversations.from_chat_button, fmtInt(p.conversations.from_chat_button))}
+${stat('Popup share', 'popup-metrics.conversations.popup_ratio', p.conversations.popup_ratio, fmtPercent(p.conversations.popup_ratio))}
+</dl></section>
+
+<section aria-labelledby="h-purchases"><h2 id="h-purchases">Purchases and revenue</h2>
+<dl class="stats">
+${stat('Revenue', 'purchases.total_revenue_purchased', u.total_revenue_purchased, fmtEur(u.total_revenue_purchased))}
+${stat('Revenue after chat', 'purchases.total_revenue_chatted_purchased', u.total_revenue_chatted_purchased, fmtEur(u.total_revenue_chatted_purchased))}
+${stat('Buyers', 'purchases.total_users_purchased', u.total_users_purchased, fmtInt(u.total_users_purchased))}
+${stat('Buyers after chat', 'purchases.total_users_chatted_purchased', u.total_users_chatted_purchased, fmtInt(u.total_users_chatted_purchased))}
+${stat('Conversion with chat', 'purchases.conversion_rate_with_chat', u.conversion_rate_with_chat, fmtPercent(u.conversion_rate_with_chat))}
+${stat('Conversion without chat', 'purchases.conversion_rate_without_chat', u.conversion_rate_without_chat, fmtPercent(u.conversion_rate_without_chat))}
+${stat('Order value with chat', 'purchases.aov_with_chat', u.aov_with_chat, fmtEur(u.aov_with_chat))}
+${stat('Order value without chat', 'purchases.aov_without_chat', u.aov_without_chat, fmtEur(u.aov_without_chat))}
+</dl></section>
+${'ab_test' in u ? abBlock(u.ab_test) : ''}`;
+}
+
+type AbTest = Extract<AnalyticsData['purchases'], { ab_test: unknown }>['ab_test'];
+
+function abBlock(ab: AbTest): RawHtml {
+  const groups = [['Control', 'control', ab.control], ['Test', 'test', ab.test]] as const;
+  const c = ab.comparison;
+  return html`<section aria-labelledby="h-ab"><h2 id="h-ab">A/B test</h2>
+${c.sample_ratio_mismatch ? html`<div class="banner danger" role="alert"><strong>Assignment looks broken: do not trust this comparison.</strong>
+The groups' sizes (${fmtInt(ab.control.visitors)} vs ${fmtInt(ab.test.visitors)} visitors) are too far from the intended 50/50 split to be chance (p = ${c.sample_ratio_p_value}); check how visitors are assigned and tracked.</div>` : ''}
+${intervalChart('Conversion rate per group with its 95 % interval', groups.map(([label, , g]) => ({
+    label, value: g.conversion_rate, lower: g.conversion_rate_ci95.lower, upper: g.conversion_rate_ci95.upper,
+  })))}
+<div class="scroll"><table><thead><tr><th scope="col">Group</th><th scope="col">Visitors</th><th scope="col">Orders</th><th scope="col">Conversion</th><th scope="col">95 % interval</th><th scope="col">Order value</th><th scope="col">Revenue per visitor</th></tr></thead>
+<tbody>${groups.map(([label, key, g]) => html`<tr><th scope="row">${label}</th><td>${fmtInt(g.visitors)}</td><td>${fmtInt(g.orders)}</td>
+<td data-stat="purchases.ab_test.${key}.conversion_rate" data-value="${g.conversion_rate}">${fmtPercent(g.conversion_rate)}</td>
+<td>${fmtDec(g.conversion_rate_ci95.lower)}–${fmtDec(g.conversion_rate_ci95.upper)} %</td><td>${fmtEur(g.aov)}</td><td>${fmtEur(g.arpu)}</td></tr>`)}</tbody></table></div>
+<dl class="stats">
+${stat('p-value (difference in conversion)', 'purchases.ab_test.comparison.p_value', c.p_value, String(c.p_value))}
+</dl>
+<p class="hint">${c.p_value < 0.05 ? 'The difference in conversion is unlikely to be chance (p < 0.05).' : 'The difference in conversion may well be chance (p ≥ 0.05).'}</p>
+</section>`;
+}

@@ -1,0 +1,79 @@
+import { html, type RawHtml } from '../format/html.js';
+import { formatDateTimeMinutes, formatDateTimeSeconds } from '../format/time.js';
+import type { ConversationDetail } from '../repositories/conversation-repository.js';
+import type { StatsService } from '../stats/service.js';
+import { fmtDec, fmtInt, fmtPercent } from './format.js';
+import { stat } from './analytics-view.js';
+
+type Insights = Awaited<ReturnType<StatsService['conversationInsights']>>;
+type Ranked = Insights['most_clicked_products'];
+
+export const INSIGHTS_CHOICES = ['day', 'week', 'month', '3 months'];
+
+export function insightsForm(action: string, timeframe: string, error: string | null): RawHtml {
+  return html`<form class="timeframe" method="get" action="${action}">
+<span class="label" id="if-quick">Timeframe</span>
+<span class="quick" role="group" aria-labelledby="if-quick">${INSIGHTS_CHOICES.map((t) => html`<a href="${action}?timeframe=${encodeURIComponent(t)}"${t === timeframe ? html` aria-current="true"` : ''}>${t}</a>`)}</span>
+<label for="timeframe">Timeframe (e.g. 14 days, 6 hours, march)</label>
+<input id="timeframe" name="timeframe" type="text" maxlength="50" value="${timeframe}"${error ? html` aria-invalid="true" aria-describedby="timeframe-error"` : ''}>
+<button type="submit">Show</button>
+${error ? html`<p class="field-error" id="timeframe-error" role="alert">${error}</p>` : ''}
+</form>`;
+}
+
+/** The report's links are absolute APP_URL links (for e-mails); on the page they stay on the address in use. */
+export const localLink = (link: string) => {
+  const at = link.indexOf('/app/');
+  return at >= 0 ? link.slice(at) : link;
+};
+
+function ranked(title: string, list: Ranked): RawHtml {
+  return html`<section class="ranked"><h2>${title}</h2>
+${list.length === 0 ? html`<p class="hint">None in this window.</p>` : html`<ol>${list.map((r) => html`<li><span class="item">${r.item}</span> <span class="count">${fmtInt(r.count)}</span>
+<span class="links">${r.conversations.map((c, i) => html`<a href="${localLink(c)}" data-insight-link aria-label="${r.item}: conversation ${i + 1}">${i + 1}</a>`)}</span></li>`)}</ol>`}
+</section>`;
+}
+
+export function insightsBody(r: Insights): RawHtml {
+  return html`<dl class="stats">
+${stat('Analysed conversations', 'conversation-insights.total_conversations_analyzed', r.total_conversations_analyzed, fmtInt(r.total_conversations_analyzed))}
+${stat('Click-throughs', 'conversation-insights.total_click_throughs', r.total_click_throughs, fmtInt(r.total_click_throughs))}
+${stat('Chat conversion', 'conversation-insights.chat_conversion.ratio', r.chat_conversion.ratio, fmtPercent(r.chat_conversion.ratio))}
+${stat('Needed a human', 'conversation-insights.human_intervention_needed_percentage', r.human_intervention_needed_percentage, fmtPercent(r.human_intervention_needed_percentage))}
+${stat('Average duration (min)', 'conversation-insights.average_conversation_duration_minutes', r.average_conversation_duration_minutes, fmtDec(r.average_conversation_duration_minutes))}
+${stat('Likes / dislikes', 'conversation-insights.reactions.likes', r.reactions.likes, `${fmtInt(r.reactions.likes)} / ${fmtInt(r.reactions.dislikes)}`)}
+</dl>
+<div class="grid2">
+<section><h2>Mood</h2><ul class="plain"><li>Happy ${fmtPercent(r.mood_percentages.happy)}</li><li>Neutral ${fmtPercent(r.mood_percentages.neutral)}</li><li>Angry ${fmtPercent(r.mood_percentages.angry)}</li></ul></section>
+<section><h2>Outcome</h2><ul class="plain"><li>Success ${fmtPercent(r.outcome_percentages.success)}</li><li>Neutral ${fmtPercent(r.outcome_percentages.neutral)}</li><li>Fail ${fmtPercent(r.outcome_percentages.fail)}</li></ul></section>
+</div>
+<div class="grid2">
+${ranked('Most clicked products', r.most_clicked_products)}
+${ranked('Most talked-about products', r.most_talked_about_products)}
+${ranked('Most frequent intents', r.most_frequent_intents)}
+${ranked('Most common complaints', r.most_common_complaints)}
+${ranked('Missing information', r.missing_information_overview)}
+</div>`;
+}
+
+const list = (items: readonly string[]) => (items.length ? items.join(', ') : '—');
+
+export function conversationBody(c: ConversationDetail): RawHtml {
+  const a = c.analysis;
+  return html`<p class="window">Started ${formatDateTimeMinutes(c.startedAt)} UTC · ${fmtInt(c.messages.length)} messages</p>
+<div class="conversation">
+<section aria-labelledby="h-messages"><h2 id="h-messages">Messages</h2>
+${c.messages.length === 0 ? html`<p class="hint">No messages.</p>` : html`<ol class="messages">${c.messages.map((m) => html`<li class="msg ${m.role === 'assistant' ? 'assistant' : 'user'}">
+<span class="who">${m.role === 'assistant' ? 'Assistant' : 'Visitor'} · <time datetime="${m.createdAt.toISOString()}">${formatDateTimeSeconds(m.createdAt)}</time></span>
+<p>${m.content}</p></li>`)}</ol>`}
+</section>
+<section aria-labelledby="h-analysis"><h2 id="h-analysis">Analysis</h2>
+${a ? html`<dl class="facts">
+<dt>Mood</dt><dd>${a.mood ?? '—'}</dd><dt>Outcome</dt><dd>${a.outcome ?? '—'}</dd>
+<dt>Converted</dt><dd>${a.converted ? 'yes' : 'no'}</dd><dt>Needed a human</dt><dd>${a.humanInterventionNeeded ? 'yes' : 'no'}</dd>
+<dt>Intents</dt><dd>${list(a.intents)}</dd><dt>Products talked about</dt><dd>${list(a.talkedAboutProducts)}</dd>
+<dt>Products clicked</dt><dd>${list(a.clickedProducts)}</dd><dt>Complaints</dt><dd>${list(a.complaints)}</dd>
+<dt>Missing information</dt><dd>${list(a.missingInformation)}</dd></dl>` : html`<p class="hint">This conversation has not been analysed.</p>`}
+</section>
+</div>`;
+}

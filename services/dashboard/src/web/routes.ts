@@ -1,0 +1,146 @@
+import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../auth/auth-plugin.js';
+import { readSessionCookie } from '../auth/session-cookie.js';
+import type { DashboardDeps } from '../deps.js';
+import { DashboardError, Errors } from '../errors.js';
+import { html } from '../format/html.js';
+import { presentChatbot } from '../presenters/chatbot-presenter.js';
+import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
+import { LIVE_WINDOW_MINUTES } from '../stats/routes.js';
+import type { StatsService } from '../stats/service.js';
+import { analyticsBody, timeframeForm } from './analytics-view.js';
+import { conversationBody, insightsBody, insightsForm } from './conversation-views.js';
+import { sendAppPage, type AppView, type ChatbotChoice } from './layout.js';
+import { chatbotListBody, liveBody } from './list-views.js';
+
+const Page = Type.String({ description: 'HTML page' });
+const Redirect = Type.Null({ description: 'Redirect' });
+const Uuid = Type.String({ format: 'uuid' });
+const TimeframeQuery = Type.Object({ timeframe: Type.Optional(Type.String({ maxLength: 50 })) });
+const DEFAULT_DAYS = 7;
+const DEFAULT_INSIGHTS = 'week';
+
+/** An integer 1–365 from the form, or the message the form shows. */
+export function parseDays(raw: string | undefined): { days: number } | { error: string } {
+  if (raw === undefined || raw.trim() === '') return { days: DEFAULT_DAYS };
+  const text = raw.trim();
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || n < 1 || n > 365) return { error: 'The timeframe must be a whole number of days from 1 to 365.' };
+  return { days: n };
+}
+
+/**
+ * The shop owner's app pages under /app (web session; see the pages in services/dashboard/README.md):
+ * chatbot list, analytics, insights, conversation, live view. Every number comes from the
+ * statistics service the JSON API answers from. A guest is sent to /login; an unknown or
+ * another account's id gets the 404 page (route config `page`, error-handler.ts).
+ */
+export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; stats: StatsService }> = async (app, { deps, stats }) => {
+  const { conversations } = deps.repos;
+  const config = { auth: 'session' as const, page: true };
+  const schema = <E extends object = object>(summary: string, extra?: E) => ({
+    tags: ['pages'], summary, security: SESSION_SECURITY, ...(extra as E),
+    response: { 200: Page, 302: Redirect, ...errorResponses(401, 404, 422, 500) },
+  });
+  const choices = async (accountId: string): Promise<ChatbotChoice[]> =>
+    (await deps.repos.chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name }));
+  /** The account's chatbot list and the named one's name; 404 when it is not the account's. */
+  const chatbotPage = async (accountId: string, chatbotId: string) => {
+    const all = await choices(accountId);
+    const current = all.find((c) => c.id === chatbotId);
+    if (!current) throw Errors.notFound();
+    return { all, current };
+  };
+  const ids = { params: Type.Object({ id: Uuid }) };
+
+  app.get('/', { config: { auth: 'none', page: true }, schema: { tags: ['pages'], summary: 'The app for a session, else the log-in page', response: { 302: Redirect } } },
+    async (req, reply) => {
+      const id = readSessionCookie(req);
+      const session = id ? await deps.repos.sessions.resolve(id, deps.clock()) : null;
+      return reply.redirect(session ? '/app' : '/login', 302);
+    });
+
+  app.get('/app', { config, schema: schema('Chatbot list') }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const rows = await deps.repos.chatbots.listForAccount(accountId);
+    const events = await stats.eventsLastDay(accountId, rows.map((r) => r.id));
+    const now = deps.clock();
+    return sendAppPage(reply, {
+      title: 'Chatbots',
+      chatbots: rows.map((r) => ({ id: r.id, name: r.name })),
+      body: chatbotListBody(rows.map((r) => ({ ...presentChatbot(r, now), events24h: events.get(r.id) ?? 0 }))),
+    });
+  });
+
+  app.get('/app/go', {
+    config,
+    schema: schema('The chatbot switcher: go to a chatbot\'s view', {
+      querystring: Type.Object({ chatbot_id: Uuid, view: Type.Optional(Type.Union([Type.Literal('analytics'), Type.Literal('insights'), Type.Literal('live')])) }),
+    }),
+  }, async (req, reply) => {
+    await chatbotPage(principalOf(req).accountId, req.query.chatbot_id);
+    return reply.redirect(`/app/${req.query.chatbot_id}/${req.query.view ?? 'analytics'}`, 302);
+  });
+
+  app.get('/app/:id/analytics', { config, schema: schema('Analytics of one chatbot', { ...ids, querystring: TimeframeQuery }) }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const { all, current } = await chatbotPage(accountId, req.params.id);
+    const action = `/app/${current.id}/analytics`;
+    const parsed = parseDays(req.query.timeframe);
+    const frame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
+    if ('error' in parsed) {
+      return sendAppPage(reply, { title: `${current.name}: analytics`, ...frame('analytics'), body: html`<h1>${current.name}</h1>${timeframeForm(action, null, parsed.error)}` }, 422);
+    }
+    const { days } = parsed;
+    const [overview, engagement, popup, purchases, timeseries] = await Promise.all([
+      stats.overview(accountId, current.id, days), stats.engagement(accountId, current.id, days), stats.popupMetrics(accountId, current.id, days),
+      stats.purchases(accountId, current.id, days), stats.timeseries(accountId, current.id, days),
+    ]);
+    return sendAppPage(reply, {
+      title: `${current.name}: analytics`, ...frame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
+      body: html`<h1>${current.name}</h1>${timeframeForm(action, days, null)}${analyticsBody({ overview, engagement, popup, purchases, timeseries })}`,
+    });
+  });
+
+  app.get('/app/:id/insights', { config, schema: schema('Conversation insights of one chatbot', { ...ids, querystring: TimeframeQuery }) }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const { all, current } = await chatbotPage(accountId, req.params.id);
+    const timeframe = req.query.timeframe?.trim() || DEFAULT_INSIGHTS;
+    const action = `/app/${current.id}/insights`;
+    const page = { title: `${current.name}: insights`, chatbots: all, current: { chatbotId: current.id, view: 'insights' as const } };
+    try {
+      const report = await stats.conversationInsights(accountId, current.id, timeframe);
+      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${insightsBody(report)}` });
+    } catch (err) {
+      if (!(err instanceof DashboardError) || err.statusCode !== 422) throw err;
+      const message = err.errors?.timeframe?.[0] ?? err.message;
+      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, message)}` }, 422);
+    }
+  });
+
+  app.get('/app/:chatbotId/conversations/:conversationId', {
+    config,
+    schema: schema('One conversation: messages in order and its analysis', { params: Type.Object({ chatbotId: Uuid, conversationId: Uuid }) }),
+  }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const { all, current } = await chatbotPage(accountId, req.params.chatbotId);
+    const conversation = await conversations.findForAccount(accountId, current.id, req.params.conversationId);
+    if (!conversation) throw Errors.notFound();
+    return sendAppPage(reply, {
+      title: `Conversation · ${current.name}`, chatbots: all, current: { chatbotId: current.id, view: 'insights' },
+      body: html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/app/${current.id}/insights">${current.name}: insights</a></nav>
+<h1>Conversation</h1>${conversationBody(conversation)}`,
+    });
+  });
+
+  app.get('/app/:id/live', { config, schema: schema('Live view: events per minute, refreshing', ids) }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const { all, current } = await chatbotPage(accountId, req.params.id);
+    const live = await stats.liveEvents(accountId, current.id, LIVE_WINDOW_MINUTES);
+    return sendAppPage(reply, {
+      title: `${current.name}: live`, chatbots: all, current: { chatbotId: current.id, view: 'live' }, scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
+      body: html`<h1>${current.name}: live</h1>${liveBody(current.id, live.minutes)}`,
+    });
+  });
+};
