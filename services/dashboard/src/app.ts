@@ -14,6 +14,7 @@ import {
   createAccountRepository, createChatbotRepository, createCredentialRepository, createDataSourceRepository,
   createSearchRepository, createSessionRepository, createUserRepository,
 } from './repositories/index.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { chatbotRoutes } from './routes/chatbots.js';
 import { dataSourceRoutes } from './routes/data-sources.js';
@@ -97,6 +98,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });
+    await api.register(apiKeyRoutes, { deps });
     await api.register(dataSourceRoutes, { deps });
     await api.register(sqlKeyRoutes, { deps, sqlKeys: createSqlKeyRepository({ db: opts.postgres.db }) });
     if (opts.clickhouse) {
@@ -114,6 +116,7 @@ export default dashboardApp;
 // Public API for the entry points, the CLI and the password-reset plugin.
 export type { DashboardDeps } from './deps.js';
 export * from './repositories/index.js';
+export { embedFor } from './presenters/chatbot-presenter.js';
 export * from './errors.js';
 export { dashboardErrorHandler, toDashboardError, errorBody } from './error-handler.js';
 export { dashboardValidatorCompiler, fieldErrors } from './validation.js';
