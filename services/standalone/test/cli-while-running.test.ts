@@ -64,7 +64,7 @@ t.test('the CLI while npm start runs on the same DATA_DIR', async (t) => {
   t.match(key, /^ck_/);
   const list = await api('/api/dashboard/chatbots', key);
   t.equal(list.status, 200, 'the key made by the CLI works against the JSON API');
-  t.same((await list.json()).data.chatbots.map((c: { id: string }) => c.id), [chatbot.id], "and sees its account's chatbot");
+  t.same(((await list.json()) as any).data.chatbots.map((c: { id: string }) => c.id), [chatbot.id], "and sees its account's chatbot");
 
   const listed = await cli(dataDir, ['api-keys:list', '--email', 'live@shop.test']);
   ok(t, listed, 'api-keys:list');
