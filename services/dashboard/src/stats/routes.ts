@@ -8,6 +8,7 @@ import { principalOf } from '../auth/auth-plugin.js';
 import { Errors } from '../errors.js';
 import { ANY_CREDENTIAL_SECURITY, errorResponses } from '../schemas/common.js';
 import { createResultCache } from './cache.js';
+import { CsvBody, csvExport } from './csv.js';
 import { strictQueryValidatorCompiler } from './query-validation.js';
 import { createStatsRepository } from './repository.js';
 import type { StatsChatbot } from './conversation-stats-repository.js';
@@ -51,6 +52,9 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
   const cached = <T>(req: FastifyRequest, stat: string, chatbotId: string, timeframe: string | number, compute: () => Promise<T>) =>
     cache.get(JSON.stringify([principalOf(req).accountId, chatbotId, stat, timeframe]), compute);
 
+  // `?format=csv`: every route here answers CSV too, converted from the body JSON would carry.
+  app.addHook('preSerialization', csvExport);
+
   const windowed = <T extends object>(days: number, w: StatsWindow, body: T) =>
     ({ timeframe_days: days, start_date: utcDate(w.from), end_date: utcDate(w.to), ...body });
 
@@ -75,7 +79,10 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
       summary,
       security: ANY_CREDENTIAL_SECURITY,
       querystring,
-      response: { 200: response, ...errorResponses(401, 404, 422, 500) },
+      response: {
+        200: { description: 'JSON, or with `format=csv` the same numbers as CSV', content: { 'application/json': { schema: response }, 'text/csv': { schema: CsvBody } } },
+        ...errorResponses(401, 404, 422, 500),
+      },
     },
   });
 
