@@ -63,7 +63,8 @@ async function runInServer(lockMessage: string): Promise<never> {
     await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`, () => resolve()));
     process.exit(0);
   } catch (err) {
-    fail(`${name} failed in the running server: ${(err as Error).message}`);
+    const { message, refused } = err as { message: string; refused?: boolean };
+    fail(refused ? message : `${name} failed in the running server (pid ${endpoint.pid}): ${message}`);
   }
 }
 

@@ -80,7 +80,19 @@ t.test('the CLI while npm start runs on the same DATA_DIR', async (t) => {
 
   const refusedByServer = await cli(dataDir, ['api-keys:create', '--email', 'nobody@shop.test']);
   t.equal(refusedByServer.code, 1, 'a command the server refuses exits 1');
-  t.match(refusedByServer.stderr, /no user with e-mail nobody@shop\.test/, "with the command's own message");
+  t.equal(refusedByServer.stderr.trim(), 'no user with e-mail nobody@shop.test', "with the command's own message, as when it runs alone");
+
+  // A relative file name, from another working directory than the server's (the repository root).
+  const elsewhere = path.join(root, 'services/standalone');
+  const relative = (name: string) => path.relative(elsewhere, path.join(dataDir, name));
+  fs.writeFileSync(path.join(dataDir, 'shop.json'), JSON.stringify({ accounts: [{ id: '0d000000-0000-4000-8000-000000000001', name: 'Imported',
+    chatbots: [{ id: '0d000000-0000-4000-8000-0000000000b1', name: 'Imported bot' }] }] }));
+  const imported = await cli(dataDir, ['import', relative('shop.json')], elsewhere);
+  ok(t, imported, 'import of a relative path');
+  fs.writeFileSync(path.join(dataDir, 'broken.json'), JSON.stringify({ accounts: [{ id: 'nope' }] }));
+  const broken = await cli(dataDir, ['import', relative('broken.json')], elsewhere);
+  t.equal(broken.code, 1, 'an invalid fixture is refused by the server');
+  t.match(broken.stderr, /^invalid fixture\n {2}\S/, 'with every problem listed');
 
   const replay = await cli(dataDir, ['replay', '--from', '2026-01-01T00:00:00Z']);
   t.equal(replay.code, 1, 'replay is refused while the server runs');

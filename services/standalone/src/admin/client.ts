@@ -4,6 +4,10 @@ import type { AdminEndpoint } from './endpoint-file.js';
 
 export class RemoteCommandError extends Error {
   override name = 'RemoteCommandError';
+  /** True when the command itself refused (422): its message is what the CLI prints alone. */
+  constructor(message: string, readonly refused = false) {
+    super(message);
+  }
 }
 
 /** Arguments naming files are made absolute: the server's working directory is not the CLI's. */
@@ -33,7 +37,7 @@ export function runRemote(endpoint: AdminEndpoint, command: string, argv: string
         try { json = JSON.parse(text); } catch { return reject(new RemoteCommandError(`the server answered ${res.statusCode} without JSON`)); }
         if (res.statusCode === 200 && json.success) return resolve(json.data);
         const details = Object.values(json.errors ?? {}).flat().map((p) => `\n  ${p}`).join('');
-        reject(new RemoteCommandError(`${json.message ?? `status ${res.statusCode}`}${details}`));
+        reject(new RemoteCommandError(`${json.message ?? `status ${res.statusCode}`}${details}`, res.statusCode === 422));
       });
     });
     req.on('error', (err) => reject(new RemoteCommandError(`cannot reach the running server at ${endpoint.url}: ${err.message}`)));
