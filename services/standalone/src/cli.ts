@@ -38,6 +38,9 @@ try {
 // Logs go to stderr so that stdout stays one JSON document.
 const log = pino(loggerOptions(process.env.LOG_LEVEL ? config.logLevel : 'warn', 'cli'), pino.destination(2));
 
+/** How long a CLI waits for a server that holds the lock to announce its address (it does so just after listening). */
+const ANNOUNCE_WAIT_MS = 3000;
+
 // The embedded engines allow one process per DATA_DIR: while `npm start` holds it, the command
 // runs in that server (src/admin) instead of opening the stores a second time.
 const embedded = !config.databaseUrl || !config.clickhouse.url || !config.kafka.brokers;
@@ -52,7 +55,12 @@ try {
 async function runInServer(lockMessage: string): Promise<never> {
   const { readAdminEndpoint } = await import('./admin/endpoint-file.js');
   const { REMOTE_REFUSED } = await import('./admin/errors.js');
-  const endpoint = readAdminEndpoint(config.dataDir);
+  // npm start announces itself just after it starts listening: a CLI started in that moment waits for it.
+  let endpoint = readAdminEndpoint(config.dataDir);
+  for (let waited = 0; !endpoint && waited < ANNOUNCE_WAIT_MS; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    endpoint = readAdminEndpoint(config.dataDir);
+  }
   if (!endpoint) fail(`${lockMessage}\n(no running npm start announces itself in ${config.dataDir}: only npm start takes commands while running)`);
   if (REMOTE_REFUSED.has(input.command)) {
     fail(`${input.command} cannot run while npm start (pid ${endpoint.pid}) uses ${config.dataDir}: it re-reads the event bus the server's consumer owns; stop the server first`);

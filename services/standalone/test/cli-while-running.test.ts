@@ -44,6 +44,8 @@ t.test('the CLI while npm start runs on the same DATA_DIR', async (t) => {
   const api = (url: string, key: string) => fetch(`${server.url}${url}`, { headers: { authorization: `Bearer ${key}` } });
 
   const file = path.join(dataDir, ADMIN_ENDPOINT_FILE);
+  // Written by the server's onListen hook, which runs just after the "listening" line is logged.
+  for (let i = 0; i < 100 && !fs.existsSync(file); i++) await new Promise((resolve) => setTimeout(resolve, 100));
   const endpoint = JSON.parse(fs.readFileSync(file, 'utf8'));
   t.equal(fs.statSync(file).mode & 0o777, 0o600, 'the admin endpoint file is readable by its owner only');
   t.equal(endpoint.url, server.url);
