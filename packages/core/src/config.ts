@@ -34,6 +34,7 @@ export const EnvSchema = Type.Object({
   KAFKA_PARTITIONS: Type.Optional(PositiveInt),
   KAFKA_REPLICATION_FACTOR: Type.Optional(PositiveInt),
   APP_URL: Type.Optional(HttpUrl),
+  INGEST_PUBLIC_URL: Type.Optional(HttpUrl),
   RESEND_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   RESEND_BASE_URL: Type.Optional(HttpUrl),
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
@@ -96,6 +97,8 @@ export interface Config {
    * loopback address the browser actually used (services/dashboard/README.md, origin rule).
    */
   appUrlExplicit: boolean;
+  /** Public base of the ingest service (tracker.js, tracking endpoints) for embed snippets; default appUrl (`npm start` serves both). */
+  ingestPublicUrl: string;
   mail: { resendApiKey?: string; resendBaseUrl?: string; from: string; templateId?: string };
   passwordReset: { expireMinutes: number; throttleSeconds: number };
   track: { rateLimitPerMinute: number; allowedOrigins?: string[] };
@@ -203,6 +206,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
     },
     appUrl: (e.APP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
     appUrlExplicit: e.APP_URL !== undefined,
+    ingestPublicUrl: (e.INGEST_PUBLIC_URL ?? e.APP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
     mail: {
       resendApiKey: e.RESEND_API_KEY,
       resendBaseUrl: e.RESEND_BASE_URL,

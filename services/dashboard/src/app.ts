@@ -14,6 +14,7 @@ import {
   createAccountRepository, createChatbotRepository, createConversationRepository, createCredentialRepository, createDataSourceRepository,
   createSearchRepository, createSessionRepository, createUserRepository,
 } from './repositories/index.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
 import { APP_HOME, HOME_AFTER_LOGIN, authRoutes } from './routes/auth-routes.js';
 import { chatbotRoutes } from './routes/chatbots.js';
 import { dataSourceRoutes } from './routes/data-sources.js';
@@ -108,6 +109,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });
+    await api.register(apiKeyRoutes, { deps });
     await api.register(dataSourceRoutes, { deps });
     await api.register(sqlKeyRoutes, { deps, sqlKeys: createSqlKeyRepository({ db: opts.postgres.db }) });
     if (stats) await api.register(statsRoutes, { stats });
@@ -127,6 +129,7 @@ export default dashboardApp;
 // Public API for the entry points, the CLI and the password-reset plugin.
 export type { DashboardDeps } from './deps.js';
 export * from './repositories/index.js';
+export { embedFor } from './presenters/chatbot-presenter.js';
 export * from './errors.js';
 export { dashboardErrorHandler, toDashboardError, errorBody } from './error-handler.js';
 export { dashboardValidatorCompiler, fieldErrors } from './validation.js';

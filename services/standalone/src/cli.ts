@@ -38,13 +38,42 @@ try {
 // Logs go to stderr so that stdout stays one JSON document.
 const log = pino(loggerOptions(process.env.LOG_LEVEL ? config.logLevel : 'warn', 'cli'), pino.destination(2));
 
-// The embedded engines allow one process per DATA_DIR: refuse rather than corrupt a running server's data.
+/** How long a CLI waits for a server that holds the lock to announce its address (it does so just after listening). */
+const ANNOUNCE_WAIT_MS = 3000;
+
+// The embedded engines allow one process per DATA_DIR: while `npm start` holds it, the command
+// runs in that server (src/admin) instead of opening the stores a second time.
 const embedded = !config.databaseUrl || !config.clickhouse.url || !config.kafka.brokers;
 let lock: DataDirLock | undefined;
 try {
   if (embedded) lock = await acquireDataDirLock(config.dataDir, `cli ${name}`);
 } catch (err) {
-  fail(err instanceof DataDirLockedError ? err.message : `cannot lock DATA_DIR: ${(err as Error).message}`);
+  if (!(err instanceof DataDirLockedError)) fail(`cannot lock DATA_DIR: ${(err as Error).message}`);
+  await runInServer(err.message);
+}
+
+async function runInServer(lockMessage: string): Promise<never> {
+  const { readAdminEndpoint } = await import('./admin/endpoint-file.js');
+  const { REMOTE_REFUSED } = await import('./admin/errors.js');
+  // npm start announces itself just after it starts listening: a CLI started in that moment waits for it.
+  let endpoint = readAdminEndpoint(config.dataDir);
+  for (let waited = 0; !endpoint && waited < ANNOUNCE_WAIT_MS; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    endpoint = readAdminEndpoint(config.dataDir);
+  }
+  if (!endpoint) fail(`${lockMessage}\n(no running npm start announces itself in ${config.dataDir}: only npm start takes commands while running)`);
+  if (REMOTE_REFUSED.has(input.command)) {
+    fail(`${input.command} cannot run while npm start (pid ${endpoint.pid}) uses ${config.dataDir}: it re-reads the event bus the server's consumer owns; stop the server first`);
+  }
+  const { runRemote } = await import('./admin/client.js');
+  try {
+    const result = await runRemote(endpoint, input.command, argv);
+    await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`, () => resolve()));
+    process.exit(0);
+  } catch (err) {
+    const { message, refused } = err as { message: string; refused?: boolean };
+    fail(refused ? message : `${name} failed in the running server (pid ${endpoint.pid}): ${message}`);
+  }
 }
 
 const { runCommand } = await import('./cli/commands.js');

@@ -8,12 +8,20 @@ import { createSqlKeyRepository, dashboardApp, dashboardSecuritySchemes, pagesNo
 import { createConsumer } from '@chatlytics/consumer';
 import { openEngines, clickhouseDataPath } from './engines.js';
 import { trackerExample } from './tracker-example.js';
+import { adminCliRoutes } from './admin/routes.js';
+import { generateAdminCredential, localUrl, removeAdminEndpoint, writeAdminEndpoint } from './admin/endpoint-file.js';
+
+const adminSecurityScheme = {
+  adminCredential: { type: 'http', scheme: 'bearer', description: 'Local admin credential of this start (DATA_DIR/admin-endpoint.json)' },
+} as const;
 
 export interface Standalone {
   app: FastifyInstance;
   /** For benchmarks and tests that count what reached ClickHouse and what was accepted. */
   clickhouse: ClickHouseEngine;
   registry: Registry;
+  /** This start's admin credential (also in DATA_DIR/admin-endpoint.json once listening). */
+  adminCredential: string;
   close(): Promise<void>;
 }
 
@@ -28,12 +36,13 @@ export async function buildStandalone(config: Config, log: Logger, opts: { plugi
   await waitForBus(engines.bus, log);
   const consumer = createConsumer({ config, bus: engines.bus, clickhouse: engines.clickhouse, log, registry });
   const app = await createHttpServer({
-    title: 'Chatlytics', config, name: 'chatlytics', securitySchemes: dashboardSecuritySchemes, notFound: pagesNotFound, pluginTimeout: opts.pluginTimeout,
+    title: 'Chatlytics', config, name: 'chatlytics', securitySchemes: { ...dashboardSecuritySchemes, ...adminSecurityScheme }, notFound: pagesNotFound, pluginTimeout: opts.pluginTimeout,
     // The /clickhouse interface (below) takes URLs as long as ClickHouse does.
     ...(engines.clickhouse.kind === 'embedded' ? { maxHeaderSize: CLICKHOUSE_HTTP_MAX_URI_BYTES } : {}),
   });
   // One persistent secret signs sessions and keys the client-IP hashes (comparable across restarts).
   const secret = resolveSessionSecret(config.sessionSecret, config.dataDir);
+  const adminCredential = generateAdminCredential();
   try {
     await app.register(opsPlugin, {
       registry,
@@ -49,6 +58,13 @@ export async function buildStandalone(config: Config, log: Logger, opts: { plugi
       sessionSecret: secret,
     });
     await app.register(trackerExample);
+    await app.register(adminCliRoutes, { prefix: '/api/admin', config, log, stores: engines, credential: adminCredential });
+    // The CLI finds the server through this file only while it listens (src/admin/endpoint-file.ts).
+    app.addHook('onListen', async () => {
+      const address = app.server.address();
+      if (address && typeof address === 'object') writeAdminEndpoint(config.dataDir, { url: localUrl(address), credential: adminCredential, pid: process.pid });
+    });
+    app.addHook('onClose', async () => removeAdminEndpoint(config.dataDir, adminCredential));
     // The data team's SQL endpoint exists when ClickHouse is the embedded engine; against a
     // server they use the server's own read-only user directly. Every request needs a key:
     // SQL_API_KEY (bootstrap) or a named key from PostgreSQL.
@@ -79,6 +95,7 @@ export async function buildStandalone(config: Config, log: Logger, opts: { plugi
     app,
     clickhouse: engines.clickhouse,
     registry,
+    adminCredential,
     close() {
       // Order matters: stop accepting requests (the ingest plugin drains its publisher in
       // onClose), then let the consumer finish and commit its batch, then close the engines.

@@ -183,7 +183,9 @@ t.test('admin CLI on an embedded DATA_DIR', async (t) => {
 
     const key = await cli(dataDir, ['api-keys:create', '--email', 'owner@shop-d.test', '--name', 'ci']);
     t.equal(key.code, 0, key.stderr);
-    t.same(Object.keys(key.json()), ['key']);
+    // The management API's shape: the id is what api-keys:revoke takes.
+    t.same(Object.keys(key.json()), ['id', 'name', 'prefix', 'createdAt', 'lastUsedAt', 'key']);
+    t.match(key.json(), { name: 'ci', lastUsedAt: null });
     createdKey = key.json().key;
     t.match(createdKey, /^ck_[A-Za-z0-9_-]{22,}$/);
 

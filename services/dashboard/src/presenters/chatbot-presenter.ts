@@ -46,3 +46,26 @@ export function presentChatbotDetail(row: ChatbotRow, now: Date) {
     supportEmail: text(row.settings?.supportEmail),
   };
 }
+
+export const CreatedChatbot = Type.Object({
+  ...ChatbotDetail.properties,
+  abTestEnabled: Type.Boolean(),
+});
+
+export const Embed = Type.Object({
+  trackerUrl: Type.String({ description: '{INGEST_PUBLIC_URL or APP_URL}/tracker.js' }),
+  snippet: Type.String({ description: 'The script tag to put on every shop page (packages/tracker/README.md)' }),
+});
+
+// Ids are UUIDs and the base a validated URL, but the tag is HTML: quote-safe whatever they hold.
+const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/**
+ * The tracker's script tag for a chatbot. An A/B chatbot's tag carries data-ab-test="true":
+ * without it the tracker assigns no group and the A/B statistics stay empty.
+ */
+export function embedFor(ingestPublicUrl: string, chatbotId: string, abTestEnabled: boolean) {
+  const trackerUrl = `${ingestPublicUrl}/tracker.js`;
+  const ab = abTestEnabled ? ' data-ab-test="true"' : '';
+  return { trackerUrl, snippet: `<script async src="${attr(trackerUrl)}" data-chatbot-id="${attr(chatbotId)}"${ab}></script>` };
+}

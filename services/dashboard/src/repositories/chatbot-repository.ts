@@ -24,6 +24,14 @@ export function createChatbotRepository({ db }: { db: Database }) {
       return row ?? null;
     },
 
+    /** A new chatbot of the account, not yet integrated (no events until its snippet is embedded). */
+    async create(accountId: string, input: { name: string; language: string; abTestEnabled: boolean }): Promise<ChatbotRow> {
+      const [row] = await db.insert(chatbots).values({
+        accountId, name: input.name, language: input.language, settings: { abTestEnabled: input.abTestEnabled },
+      }).returning();
+      return { ...row, conversations: 0 };
+    },
+
     async existsForAccount(accountId: string, id: string): Promise<boolean> {
       const [row] = await db.select({ id: chatbots.id }).from(chatbots)
         .where(and(eq(chatbots.accountId, accountId), eq(chatbots.id, id))).limit(1);

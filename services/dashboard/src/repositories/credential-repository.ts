@@ -1,7 +1,17 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { apiKeys, authTokens, users, type Database } from '@chatlytics/postgres';
 import { once } from './once.js';
 import { credentialKind, digestsEqual, displayPrefix, generateCredential, sha256Hex } from '../crypto/credentials.js';
+
+/** An account API key as listed: never the key itself nor its digest. */
+export interface ApiKeyInfo { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null }
+
+const API_KEY_INFO = { id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, createdAt: apiKeys.createdAt, lastUsedAt: apiKeys.lastUsedAt };
+
+/** A key as JSON (the management API and the CLI print the same shape). */
+export const presentApiKey = (k: ApiKeyInfo) => ({
+  id: k.id, name: k.name, prefix: k.prefix, createdAt: k.createdAt.toISOString(), lastUsedAt: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
+});
 
 export interface CredentialPrincipal {
   accountId: string;
@@ -48,12 +58,26 @@ export function createCredentialRepository({ db }: { db: Database }) {
     },
 
     /** Issue an API key; `key` registers a given plain key (fixtures), else a new one is drawn. */
-    async createApiKey(input: { accountId: string; name?: string; key?: string }): Promise<{ id: string; key: string }> {
+    async createApiKey(input: { accountId: string; name?: string; key?: string }): Promise<ApiKeyInfo & { key: string }> {
       const key = input.key ?? generateCredential('api_key');
       const [row] = await db.insert(apiKeys).values({
         accountId: input.accountId, name: input.name ?? '', keyHash: sha256Hex(key), prefix: displayPrefix(key),
-      }).returning({ id: apiKeys.id });
-      return { id: row.id, key };
+      }).returning(API_KEY_INFO);
+      return { ...row, key };
+    },
+
+    /** The account's API keys, oldest first. */
+    async listApiKeys(accountId: string): Promise<ApiKeyInfo[]> {
+      return db.select(API_KEY_INFO).from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+    },
+
+    /**
+     * Deletes the account's key: the row is the key's only trace, so its next request gets 401.
+     * Null when the account has no such key (another account's key included).
+     */
+    async revokeApiKey(accountId: string, id: string): Promise<ApiKeyInfo | null> {
+      const [row] = await db.delete(apiKeys).where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.id, id))).returning(API_KEY_INFO);
+      return row ?? null;
     },
 
     async createAuthToken(input: { userId: string; name?: string; expiresAt?: Date | null }): Promise<{ id: string; token: string }> {

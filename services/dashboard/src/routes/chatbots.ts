@@ -3,8 +3,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../errors.js';
-import { ChatbotDetail, ChatbotListItem, presentChatbot, presentChatbotDetail } from '../presenters/chatbot-presenter.js';
+import {
+  ChatbotDetail, ChatbotListItem, CreatedChatbot, Embed, embedFor, presentChatbot, presentChatbotDetail,
+} from '../presenters/chatbot-presenter.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Success, errorResponses } from '../schemas/common.js';
+
+const CreateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Shown in the dashboard' }),
+  language: Type.Optional(Type.String({ pattern: '^[a-z]{2}(-[A-Z]{2})?$', default: 'en', description: 'ISO 639-1, e.g. `en`, `de`, `pt-BR`' })),
+  abTest: Type.Optional(Type.Boolean({ default: false, description: 'Split visitors into control and test groups' })),
+}, { additionalProperties: false });
 
 /** Per the endpoint details in services/dashboard/README.md, under /api/dashboard. */
 export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
@@ -37,5 +45,24 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
     const row = await chatbots.findForAccount(principalOf(req).accountId, req.params.id);
     if (!row) throw Errors.notFound();
     return { success: true as const, data: { chatbot: presentChatbotDetail(row, deps.clock()) } };
+  });
+
+  app.post('/chatbots', {
+    config: { auth: 'credential' },
+    schema: {
+      tags: ['dashboard'],
+      summary: 'Create a chatbot; the answer carries its tracker snippet',
+      security: ANY_CREDENTIAL_SECURITY,
+      body: CreateBody,
+      response: { 201: Success(Type.Object({ chatbot: CreatedChatbot, embed: Embed })), ...errorResponses(400, 401, 403, 415, 422, 500) },
+    },
+  }, async (req, reply) => {
+    const { name, language = 'en', abTest = false } = req.body;
+    const row = await chatbots.create(principalOf(req).accountId, { name: name.trim(), language, abTestEnabled: abTest });
+    reply.code(201);
+    return {
+      success: true as const,
+      data: { chatbot: { ...presentChatbotDetail(row, deps.clock()), abTestEnabled: abTest }, embed: embedFor(deps.config.ingestPublicUrl, row.id, abTest) },
+    };
   });
 };

@@ -7,4 +7,5 @@ export { daysWindow, parseInsightsTimeframe, subtractMonths, utcDate, type Stats
 export { wilsonInterval, twoProportionPValue, sampleRatioMismatch, erfc, SRM_ALPHA } from './ab-significance.js';
 export { round2, percent, ratio } from './numbers.js';
 export { createResultCache, type ResultCache } from './cache.js';
+export { toCsv, csvCell, flatten, CSV_CONTENT_TYPE } from './csv.js';
 export { RETRY_LOOKBACK_MS, dedupLookbackFrom } from './retry-lookback.js';

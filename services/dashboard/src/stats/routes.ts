@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type, { type TSchema } from 'typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import { ANY_CREDENTIAL_SECURITY, errorResponses } from '../schemas/common.js';
+import { CsvBody, csvExport } from './csv.js';
 import { strictQueryValidatorCompiler } from './query-validation.js';
 import {
   EngagementResponse, InsightsQuery, InsightsResponse, LiveEventsResponse, OverviewResponse, PopupMetricsResponse, PurchasesResponse,
@@ -24,6 +25,10 @@ export const LIVE_WINDOW_MINUTES = 30;
  * handler give the 401 / 404 / 422 / 500 answers. Bodies are bare objects (no success wrapper).
  */
 export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async (app, { stats }) => {
+
+  // `?format=csv`: every route here answers CSV too, converted from the body JSON would carry.
+  app.addHook('preSerialization', csvExport);
+
   const route = <Q extends TSchema, R extends TSchema>(summary: string, response: R, querystring: Q) => ({
     config: { auth: 'credential' as const },
     validatorCompiler: strictQueryValidatorCompiler,
@@ -32,7 +37,10 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
       summary,
       security: ANY_CREDENTIAL_SECURITY,
       querystring,
-      response: { 200: response, ...errorResponses(401, 404, 422, 500) },
+      response: {
+        200: { description: 'JSON, or with `format=csv` the same numbers as CSV', content: { 'application/json': { schema: response }, 'text/csv': { schema: CsvBody } } },
+        ...errorResponses(401, 404, 422, 500),
+      },
     },
   });
   const account = (req: Parameters<typeof principalOf>[0]) => principalOf(req).accountId;

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { StatsFormat } from './csv.js';
 
 /**
  * Request and response schemas of the statistics endpoints (see the statistics definitions in services/dashboard/README.md). Response property
@@ -10,6 +11,7 @@ const ChatbotId = Type.String({ minLength: 1, maxLength: 255, description: 'Chat
 export const StatsQuery = Type.Object({
   chatbot_id: ChatbotId,
   timeframe: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: 7, description: 'Days to look back' })),
+  format: StatsFormat,
 });
 
 /** `Ab` → `[aA][bB]`: JSON Schema patterns have no case-insensitive flag. */
@@ -32,6 +34,7 @@ export const InsightsQuery = Type.Object({
     minLength: 1, maxLength: 50, pattern: INSIGHTS_TIMEFRAME_PATTERN,
     description: 'day | week | month | N minute(s)|hour(s)|day(s)|week(s)|month(s) | a month name | N (days)',
   }),
+  format: StatsFormat,
 });
 
 const Count = Type.Integer({ minimum: 0 });

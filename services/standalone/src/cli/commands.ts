@@ -14,6 +14,12 @@ export async function runCommand(input: CommandInput, ctx: CommandContext): Prom
       return (await import('./account-commands.js')).createUser(ctx, input);
     case 'api-keys:create':
       return (await import('./account-commands.js')).createApiKey(ctx, input);
+    case 'api-keys:list':
+      return (await import('./account-commands.js')).listApiKeys(ctx, input);
+    case 'api-keys:revoke':
+      return (await import('./account-commands.js')).revokeApiKey(ctx, input);
+    case 'chatbots:create':
+      return (await import('./account-commands.js')).createChatbot(ctx, input);
     case 'sql-keys:create':
       return (await import('./sql-key-commands.js')).createSqlKey(ctx, input);
     case 'sql-keys:list':

@@ -3,11 +3,17 @@ import { runMigrations } from '@chatlytics/clickhouse';
 import { createLocalRawContentStorage, importFixture, parseFixture } from '@chatlytics/dashboard';
 import { runReplayCommand } from '@chatlytics/consumer';
 import { openEngines, type Engines } from '../engines.js';
+import { UsageError } from './args.js';
 import { backfillEvents, type BackfillInput } from './backfill.js';
 import { buildDemoFixture } from './demo-fixture.js';
 import type { CommandContext } from './context.js';
 
 async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean; migrate?: boolean }, fn: (e: Engines) => Promise<T>): Promise<T> {
+  if (ctx.stores) {
+    // The running server's bus belongs to its consumer; replay is refused before it gets here (src/cli.ts).
+    if (opts.bus) throw new UsageError('this command needs the event bus of a stopped server');
+    return fn({ ...ctx.stores, bus: undefined as never, close: async () => undefined });
+  }
   const engines = await openEngines(ctx.config, ctx.log, undefined, { migrate: opts.migrate ?? true, bus: opts.bus ?? false });
   try {
     return await fn(engines);

@@ -13,6 +13,9 @@ export type CommandInput =
   | { command: 'import'; file: string; json: unknown }
   | { command: 'users:create'; email: string; password: string; account?: string }
   | { command: 'api-keys:create'; email: string; name?: string }
+  | { command: 'api-keys:list'; email: string }
+  | { command: 'api-keys:revoke'; email: string; id: string }
+  | { command: 'chatbots:create'; email: string; name: string; language: string; abTest: boolean }
   | { command: 'sql-keys:create'; name: string; expiresAt?: Date; queriesPerHour?: number; readRowsPerHour?: number }
   | { command: 'sql-keys:list' }
   | { command: 'sql-keys:revoke'; key: string }
@@ -26,6 +29,9 @@ export const USAGE: Record<CommandName, string> = {
   import: 'import <file.json>',
   'users:create': 'users:create --email E --password P [--account NAME]',
   'api-keys:create': 'api-keys:create --email E [--name N]',
+  'api-keys:list': 'api-keys:list --email E',
+  'api-keys:revoke': 'api-keys:revoke --email E --id UUID',
+  'chatbots:create': 'chatbots:create --email E --name N [--language en] [--ab-test]',
   'sql-keys:create': 'sql-keys:create --name N [--expires ISO-8601] [--queries-per-hour N] [--read-rows-per-hour N]',
   'sql-keys:list': 'sql-keys:list',
   'sql-keys:revoke': 'sql-keys:revoke --name N | --id UUID',
@@ -80,6 +86,15 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
     }
     case 'api-keys:create':
       return { command: name, email: email(required(args, 'email', USAGE[name])), name: args.options.name };
+    case 'api-keys:list':
+      return { command: name, email: email(required(args, 'email', USAGE[name])) };
+    case 'api-keys:revoke': {
+      const id = required(args, 'id', USAGE[name]);
+      if (!UUID.test(id)) throw new UsageError(`--id ${JSON.stringify(id)} is not a UUID`);
+      return { command: name, email: email(required(args, 'email', USAGE[name])), id };
+    }
+    case 'chatbots:create':
+      return chatbotCreate(args);
     case 'replay':
       // The consumer's own check, run before any engine starts so a typo costs no start-up.
       try {
@@ -109,4 +124,19 @@ function sqlKeyCreate(args: ReturnType<typeof parseArgs>): CommandInput {
   if (expiresAt && (Number.isNaN(expiresAt.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(expires!))) throw new UsageError(`--expires ${JSON.stringify(expires)} is not an ISO-8601 date`);
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw new UsageError('--expires must be in the future');
   return { command: 'sql-keys:create', name, expiresAt, queriesPerHour: positiveInt(args, 'queries-per-hour'), readRowsPerHour: positiveInt(args, 'read-rows-per-hour') };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// The management API's rules (services/dashboard/src/routes/chatbots.ts).
+const LANGUAGE = /^[a-z]{2}(-[A-Z]{2})?$/;
+
+function chatbotCreate(args: ReturnType<typeof parseArgs>): CommandInput {
+  const usage = USAGE['chatbots:create'];
+  const name = required(args, 'name', usage).trim();
+  if (!name || name.length > 100) throw new UsageError('--name: 1 to 100 characters');
+  const language = args.options.language ?? 'en';
+  if (!LANGUAGE.test(language)) throw new UsageError(`--language ${JSON.stringify(language)}: an ISO 639-1 code such as en, de or pt-BR`);
+  const ab = args.options['ab-test'];
+  if (ab !== undefined && ab !== 'true' && ab !== 'false') throw new UsageError('--ab-test takes no value (or true/false)');
+  return { command: 'chatbots:create', email: email(required(args, 'email', usage)), name, language, abTest: ab === 'true' };
 }

@@ -1,0 +1,61 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+
+/**
+ * `?format=csv` of the statistics routes: the JSON body as a two-column table `field,value`,
+ * one row per scalar, fields named by their JSON path (`metrics.0.open_rate`). The same
+ * object the JSON answer serialises is converted, so every number is the JSON's number.
+ */
+export const StatsFormat = Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], {
+  default: 'json', description: '`csv`: text/csv (RFC 4180, `field,value` rows); errors stay JSON',
+}));
+
+export const CsvBody = Type.String({ description: 'RFC 4180, CRLF line ends; columns `field`, `value`; a value starting with = + - @ tab or CR is prefixed with \'' });
+
+export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
+
+/** A spreadsheet runs a cell starting with these as a formula (CSV injection, OWASP). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** One cell: user text is neutralised and quoted when RFC 4180 requires; numbers are JSON's text. */
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  let text = String(value);
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Every scalar of a JSON value with its dotted path, in the body's own order. */
+export function flatten(value: unknown, prefix = '', out: [string, unknown][] = []): [string, unknown][] {
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => flatten(v, prefix ? `${prefix}.${i}` : String(i), out));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) flatten(v, prefix ? `${prefix}.${k}` : k, out);
+  } else {
+    out.push([prefix, value]);
+  }
+  return out;
+}
+
+export function toCsv(body: unknown): string {
+  return ['field,value', ...flatten(body).map(([k, v]) => `${csvCell(k)},${csvCell(v)}`)].map((line) => `${line}\r\n`).join('');
+}
+
+const safeName = (s: string) => s.trim().replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
+
+/**
+ * preSerialization hook of the statistics plugin: a 200 asked for as CSV leaves as CSV. The
+ * serializer is replaced for this reply only, as the response schema of the JSON body would
+ * otherwise encode the text as a JSON string.
+ */
+export async function csvExport(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const query = req.query as { format?: string; chatbot_id?: string; timeframe?: string | number };
+  if (query?.format !== 'csv' || reply.statusCode !== 200) return payload;
+  const stat = (req.routeOptions.url ?? 'stats').split('/').pop()!;
+  const filename = ['chatlytics', stat, query.chatbot_id, query.timeframe ?? ''].map((p) => safeName(String(p ?? ''))).filter(Boolean).join('-');
+  reply.type(CSV_CONTENT_TYPE);
+  reply.header('content-disposition', `attachment; filename="${filename}.csv"`);
+  reply.serializer((text: unknown) => text as string);
+  return toCsv(payload);
+}

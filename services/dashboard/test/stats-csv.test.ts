@@ -1,0 +1,169 @@
+/**
+ * `?format=csv` of every statistics route: the same numbers as the JSON answer (checked
+ * against a flattening and an RFC 4180 parser written here, not the implementation's), the
+ * headers, CSV injection neutralised, and errors that stay JSON.
+ */
+import t from 'tap';
+import Fastify from 'fastify';
+import { loadConfig } from '@chatlytics/core';
+import { databaseVariants } from '@chatlytics/postgres/testing';
+import { eventIdFromSeed } from '@chatlytics/events';
+import { createRng, generateConversations, generateEvents } from '@chatlytics/testkit';
+import dashboardApp from '../src/app.js';
+import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
+import { importFixture } from '../src/fixtures/import.js';
+import type { Fixture } from '../src/fixtures/schema.js';
+import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
+
+const NOW = Date.parse('2026-02-10T08:00:00.000Z');
+const rng = createRng(4180);
+const IDS = { account: rng.uuid(), other: rng.uuid(), bot: rng.uuid(), evil: rng.uuid(), otherBot: rng.uuid() };
+const KEY = `ck_${'c'.repeat(30)}`;
+const KEY_OTHER = `ck_${'d'.repeat(30)}`;
+const BASE = '/api/dashboard/analytics/stats';
+const STATS: [string, string | number][] = [['overview', 30], ['engagement', 30], ['popup-metrics', 30], ['purchases', 30], ['conversation-insights', 'month']];
+/** Text a spreadsheet would run as a formula, plus RFC 4180's special characters. */
+const HOSTILE = ['=HYPERLINK("http://evil.example","x")', '+SUM(1,2)', '-2+3', '@cmd', 'comma, "quoted"\r\nnew line'];
+
+const common = { now: NOW, otherChatbotIds: [IDS.otherBot] };
+const events = generateEvents({ ...common, seed: 21, chatbotId: IDS.bot });
+// The evil chatbot's popup versions are hostile: the popup-metrics rows carry them as text.
+const template = events.find((e) => e.event === 'popup_displayed')!;
+HOSTILE.forEach((v, i) => events.push({
+  ...template, chatbot_id: IDS.evil, popup_version: v, event_id: eventIdFromSeed(`csv-${i}`), received_at: '2026-02-09 08:00:00.000',
+}));
+const convos = generateConversations({ ...common, seed: 22, chatbotId: IDS.bot, count: 60 });
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const fixture: Fixture = {
+  accounts: [
+    { id: IDS.account, name: 'Shop', apiKeys: [{ name: 'ci', key: KEY }], chatbots: [
+      { id: IDS.bot, name: 'Bot', settings: { abTestEnabled: true }, conversations: convos.filter((c) => c.chatbotId === IDS.bot).map((c) => ({
+        id: c.id, startedAt: iso(c.startedAt), messages: c.messages.map((m) => ({ ...m, createdAt: iso(m.createdAt) })), analysis: c.analysis,
+      })) },
+      { id: IDS.evil, name: '=cmd|"/c calc"!A1', settings: { abTestEnabled: false }, conversations: [{
+        id: rng.uuid(), startedAt: iso(NOW - 86_400_000),
+        messages: [{ role: 'user', content: 'hi', createdAt: iso(NOW - 86_400_000) }],
+        analysis: { intents: HOSTILE, complaints: HOSTILE.slice(0, 2), clickedProducts: ['@product'], mood: 'happy', outcome: 'success' },
+      }] },
+    ] },
+    { id: IDS.other, name: 'Other', apiKeys: [{ name: 'ci', key: KEY_OTHER }], chatbots: [{ id: IDS.otherBot, name: 'Other bot' }] },
+  ],
+};
+
+/** RFC 4180: quoted fields with "" for a quote, CRLF records. Throws on anything else. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    let cell = '';
+    if (text[i] === '"') {
+      i++;
+      for (;;) {
+        if (i >= text.length) throw new Error('unterminated quote');
+        if (text[i] === '"') {
+          if (text[i + 1] === '"') { cell += '"'; i += 2; continue; }
+          i++;
+          break;
+        }
+        cell += text[i++];
+      }
+    } else {
+      while (i < text.length && text[i] !== ',' && text[i] !== '\r') {
+        if (text[i] === '"' || text[i] === '\n') throw new Error(`bare ${JSON.stringify(text[i])} at ${i}`);
+        cell += text[i++];
+      }
+    }
+    row.push(cell);
+    if (text[i] === ',') { i++; continue; }
+    if (text.slice(i, i + 2) !== '\r\n') throw new Error(`expected CRLF at ${i}`);
+    i += 2;
+    rows.push(row);
+    row = [];
+  }
+  return rows;
+}
+
+/** The JSON body's scalars as [path, value], in order. */
+function leaves(v: unknown, path: string[] = []): [string, unknown][] {
+  if (Array.isArray(v)) return v.flatMap((x, i) => leaves(x, [...path, String(i)]));
+  if (v !== null && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => leaves(x, [...path, k]));
+  return [[path.join('.'), v]];
+}
+
+const ch = await openClickHouse();
+t.teardown(() => ch.close());
+await insertEvents(ch.embedded, events);
+
+for (const variant of databaseVariants()) {
+  t.test(`statistics as CSV (${variant.name})`, { skip: variant.skip }, async (t) => {
+    const tdb = await variant.open();
+    t.teardown(() => tdb.destroy());
+    await importFixture(tdb.postgres.db, fixture, { passwordCost: TEST_SCRYPT_COST });
+    const config = loadConfig({ DATA_DIR: tdb.dataDir, APP_URL: 'https://dash.example.test', SESSION_SECRET: 'x'.repeat(40) });
+    const app = Fastify({ loggerInstance: silentLog, pluginTimeout: 120_000 });
+    await app.register(dashboardApp, { config, postgres: tdb.postgres, clickhouse: ch.embedded, passwordCost: TEST_SCRYPT_COST, clock: () => new Date(NOW) });
+    await app.ready();
+    t.teardown(() => app.close());
+    const get = (stat: string, query: Record<string, string | number>, key = KEY) =>
+      app.inject({ method: 'GET', url: `${BASE}/${stat}`, query: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])), headers: { 'x-api-key': key } });
+
+    for (const chatbot of [IDS.bot, IDS.evil]) {
+      for (const [stat, timeframe] of STATS) {
+        t.test(`${stat} of ${chatbot === IDS.bot ? 'the A/B bot' : 'the hostile bot'}: CSV = JSON`, async (t) => {
+          const json = await get(stat, { chatbot_id: chatbot, timeframe });
+          t.equal(json.statusCode, 200);
+          const csv = await get(stat, { chatbot_id: chatbot, timeframe, format: 'csv' });
+          t.equal(csv.statusCode, 200);
+          t.equal(csv.headers['content-type'], 'text/csv; charset=utf-8');
+          t.equal(csv.headers['content-disposition'], `attachment; filename="chatlytics-${stat}-${chatbot}-${timeframe}.csv"`);
+          const [header, ...rows] = parseCsv(csv.body);
+          t.same(header, ['field', 'value']);
+          const expected = leaves(json.json());
+          t.equal(rows.length, expected.length, 'one row per JSON value');
+          let numbers = 0;
+          expected.forEach(([path, value], i) => {
+            const [field, cell] = rows[i] ?? [];
+            t.equal(field, path, `row ${i} names ${path}`);
+            if (typeof value === 'number') {
+              numbers++;
+              // Number-for-number: the cell is the JSON's own text of the number.
+              if (cell !== JSON.stringify(value)) t.fail(`${path}: ${cell} ≠ ${value}`);
+            } else if (typeof value === 'string' && /^[=+\-@\t\r]/.test(value)) {
+              t.equal(cell, `'${value}`, `${path}: formula neutralised`);
+            } else {
+              t.equal(cell, value === null ? '' : String(value), path);
+            }
+          });
+          t.ok(numbers > 0, `${numbers} numbers compared`);
+          t.equal((await get(stat, { chatbot_id: chatbot, timeframe, format: 'json' })).body, json.body, 'format=json is the JSON answer');
+        });
+      }
+    }
+
+    t.test('hostile text reaches the CSV neutralised and quoted', async (t) => {
+      const popup = await get('popup-metrics', { chatbot_id: IDS.evil, timeframe: 30, format: 'csv' });
+      const insights = await get('conversation-insights', { chatbot_id: IDS.evil, timeframe: 'month', format: 'csv' });
+      for (const res of [popup, insights]) {
+        const cells = parseCsv(res.body).flat();
+        for (const v of HOSTILE) t.ok(cells.includes(/^[=+\-@]/.test(v) ? `'${v}` : v), `${JSON.stringify(v)} present, neutralised`);
+        t.notOk(cells.some((c) => /^[=+@]/.test(c) || /^-[^0-9]/.test(c)), 'no cell starts a formula');
+      }
+      t.match(insights.body, /"comma, ""quoted""\r\nnew line"/, 'RFC 4180 quoting');
+      t.match(insights.body, /,'@product\r\n/);
+    });
+
+    t.test('errors stay JSON; an unknown format is 422', async (t) => {
+      const foreign = await get('engagement', { chatbot_id: IDS.otherBot, format: 'csv' });
+      t.equal(foreign.statusCode, 404);
+      t.same(foreign.json(), { success: false, message: 'Not found.' });
+      const bad = await get('engagement', { chatbot_id: IDS.bot, format: 'xlsx' });
+      t.equal(bad.statusCode, 422);
+      t.same(Object.keys(bad.json().errors), ['format']);
+      const anon = await app.inject({ method: 'GET', url: `${BASE}/overview?chatbot_id=${IDS.bot}&format=csv` });
+      t.equal(anon.statusCode, 401);
+      t.match(anon.headers['content-type'], /application\/json/);
+    });
+  });
+}
