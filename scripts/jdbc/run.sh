@@ -7,23 +7,11 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 target="$here/target"
-mkdir -p "$target"
-sum="$(cat "$here/pom.xml" "$here"/src/main/java/chatlytics/*.java | sha256sum | cut -c1-16)"
-cp_file="$target/classpath-$sum.txt"
-valid() {
-  [[ -s "$cp_file" && -f "$target/classes/chatlytics/JdbcQuery.class" ]] || return 1
-  local jar
-  while IFS= read -r jar; do [[ -f "$jar" ]] || return 1; done < <(tr ':' '\n' <"$cp_file")
-}
-if ! valid; then
-  # Parallel callers build once.
-  exec 9>"$target/.lock"
-  flock 9
-  if ! valid; then
-    mvn -B -q -f "$here/pom.xml" compile dependency:build-classpath -Dmdep.includeScope=runtime \
-      "-Dmdep.outputFile=$cp_file.tmp" >"$target/mvn.log" 2>&1 || { cat "$target/mvn.log" >&2; exit 1; }
-    mv "$cp_file.tmp" "$cp_file"
-  fi
-  exec 9>&-
+build() { "$here/../maven-classpath.sh" "$here/pom.xml" "$target" compile "$here"/src/main/java/chatlytics/*.java; }
+classpath="$(build)"
+# The classes are compiled with the classpath: a cleaned target/classes needs a new build.
+if [[ ! -f "$target/classes/chatlytics/JdbcQuery.class" ]]; then
+  rm -f "$target"/classpath-*.txt
+  classpath="$(build)"
 fi
-exec java -cp "$target/classes:$(cat "$cp_file")" chatlytics.JdbcQuery "$@"
+exec java -cp "$target/classes:$classpath" chatlytics.JdbcQuery "$@"

@@ -27,27 +27,12 @@ const num = (n: number): U64 => u(Math.floor(n / 0x100000000), n);
 function mul(a: U64, b: U64): U64 {
   const a48 = a.h >>> 16, a32 = a.h & 0xffff, a16 = a.l >>> 16, a00 = a.l & 0xffff;
   const b48 = b.h >>> 16, b32 = b.h & 0xffff, b16 = b.l >>> 16, b00 = b.l & 0xffff;
-  let c00 = a00 * b00;
-  let c16 = c00 >>> 16;
-  c00 &= 0xffff;
-  c16 += a16 * b00;
-  let c32 = Math.floor(c16 / 0x10000);
-  c16 &= 0xffff;
-  c16 += a00 * b16;
-  c32 += Math.floor(c16 / 0x10000);
-  c16 &= 0xffff;
-  c32 += a32 * b00;
-  let c48 = Math.floor(c32 / 0x10000);
-  c32 &= 0xffff;
-  c32 += a16 * b16;
-  c48 += Math.floor(c32 / 0x10000);
-  c32 &= 0xffff;
-  c32 += a00 * b32;
-  c48 += Math.floor(c32 / 0x10000);
-  c32 &= 0xffff;
-  c48 += a48 * b00 + a32 * b16 + a16 * b32 + a00 * b48;
-  c48 &= 0xffff;
-  return u((c48 << 16) | c32, (c16 << 16) | c00);
+  // Column sums (each product < 2^32, a column < 2^35: still exact), then each column's carry.
+  const c00 = a00 * b00;
+  const c16 = a16 * b00 + a00 * b16 + Math.floor(c00 / 0x10000);
+  const c32 = a32 * b00 + a16 * b16 + a00 * b32 + Math.floor(c16 / 0x10000);
+  const c48 = a48 * b00 + a32 * b16 + a16 * b32 + a00 * b48 + Math.floor(c32 / 0x10000);
+  return u(((c48 % 0x10000) << 16) | (c32 % 0x10000), ((c16 % 0x10000) << 16) | (c00 % 0x10000));
 }
 
 function shr(a: U64, n: number): U64 {

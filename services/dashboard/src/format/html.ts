@@ -48,20 +48,31 @@ export interface PageOptions {
   noReferrer?: boolean;
 }
 
-/** Send a complete page. Every page is personal (flash messages, e-mail): never cached. */
-export function sendPage(reply: FastifyReply, page: PageOptions, statusCode = 200) {
-  reply.code(statusCode)
+/**
+ * The headers of every HTML page: personal (flash messages, e-mail, numbers), so never cached;
+ * `csp` names what the page may load.
+ */
+export function pageHeaders(reply: FastifyReply, statusCode: number, csp: string, referrerPolicy = 'same-origin'): FastifyReply {
+  return reply.code(statusCode)
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('content-security-policy', CSP)
+    .header('content-security-policy', csp)
     .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', page.noReferrer ? 'no-referrer' : 'same-origin');
-  return reply.send(html`<!doctype html>
+    .header('referrer-policy', referrerPolicy);
+}
+
+/** The document's opening through its title. */
+export const documentStart = (title: string) => html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.title} · Chatlytics</title>
+<title>${title} · Chatlytics</title>`;
+
+/** Send a complete page. */
+export function sendPage(reply: FastifyReply, page: PageOptions, statusCode = 200) {
+  pageHeaders(reply, statusCode, CSP, page.noReferrer ? 'no-referrer' : 'same-origin');
+  return reply.send(html`${documentStart(page.title)}
 <style>${raw(STYLE)}</style>
 </head>
 <body>

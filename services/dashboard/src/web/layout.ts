@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { html, raw, type RawHtml } from '../format/html.js';
+import { documentStart, html, pageHeaders, raw, type RawHtml } from '../format/html.js';
 import { assetUrl as asset } from './assets.js';
 
 /**
@@ -52,20 +52,10 @@ function viewTabs(current: AppPageOptions['current']): RawHtml {
 
 /** A complete app page: header with the chatbot switcher and the views, then the body. */
 export function sendAppPage(reply: FastifyReply, page: AppPageOptions, statusCode = 200) {
-  reply.code(statusCode)
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('content-security-policy', APP_CSP)
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'same-origin');
+  pageHeaders(reply, statusCode, APP_CSP);
   const styles = ['app.css', ...(page.styles ?? [])];
   const scripts = [...(page.scripts ?? []), 'app.js'];
-  return reply.send(html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.title} · Chatlytics</title>
+  return reply.send(html`${documentStart(page.title)}
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 ${styles.map((s) => html`<link rel="stylesheet" href="${asset(s)}">`)}
 ${scripts.map((s) => html`<script src="${asset(s)}" defer></script>`)}
