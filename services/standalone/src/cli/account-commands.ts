@@ -5,6 +5,7 @@ import {
 } from '@chatlytics/dashboard';
 import { UsageError } from './args.js';
 import type { CommandContext } from './context.js';
+import type { CommandInput } from './spec.js';
 
 /** Account commands touch PostgreSQL only: not loading or starting ClickHouse saves seconds per call. */
 export async function withPostgres<T>(ctx: CommandContext, fn: (db: Database) => Promise<T>): Promise<T> {
@@ -74,4 +75,16 @@ export async function createChatbot(ctx: CommandContext, input: { email: string;
       embed: embedFor(ctx.config.ingestPublicUrl, row.id, input.abTest),
     };
   });
+}
+
+type AccountCommand = Extract<CommandInput, { command: 'users:create' | 'api-keys:create' | 'api-keys:list' | 'api-keys:revoke' | 'chatbots:create' }>;
+
+export function runAccountCommand(ctx: CommandContext, input: AccountCommand): Promise<unknown> {
+  switch (input.command) {
+    case 'users:create': return createUser(ctx, input);
+    case 'api-keys:create': return createApiKey(ctx, input);
+    case 'api-keys:list': return listApiKeys(ctx, input);
+    case 'api-keys:revoke': return revokeApiKey(ctx, input);
+    case 'chatbots:create': return createChatbot(ctx, input);
+  }
 }

@@ -11,28 +11,16 @@ export type { CommandContext } from './context.js';
 export async function runCommand(input: CommandInput, ctx: CommandContext): Promise<unknown> {
   switch (input.command) {
     case 'users:create':
-      return (await import('./account-commands.js')).createUser(ctx, input);
     case 'api-keys:create':
-      return (await import('./account-commands.js')).createApiKey(ctx, input);
     case 'api-keys:list':
-      return (await import('./account-commands.js')).listApiKeys(ctx, input);
     case 'api-keys:revoke':
-      return (await import('./account-commands.js')).revokeApiKey(ctx, input);
     case 'chatbots:create':
-      return (await import('./account-commands.js')).createChatbot(ctx, input);
+      return (await import('./account-commands.js')).runAccountCommand(ctx, input);
     case 'sql-keys:create':
-      return (await import('./sql-key-commands.js')).createSqlKey(ctx, input);
     case 'sql-keys:list':
-      return (await import('./sql-key-commands.js')).listSqlKeys(ctx);
     case 'sql-keys:revoke':
-      return (await import('./sql-key-commands.js')).revokeSqlKey(ctx, input.key);
-    case 'migrate':
-      return (await import('./data-commands.js')).migrate(ctx);
-    case 'import':
-      return (await import('./data-commands.js')).importFile(ctx, input.json);
-    case 'demo':
-      return (await import('./data-commands.js')).loadDemo(ctx);
-    case 'replay':
-      return (await import('./data-commands.js')).replay(ctx, input.argv);
+      return (await import('./sql-key-commands.js')).runSqlKeyCommand(ctx, input);
+    default:
+      return (await import('./data-commands.js')).runDataCommand(ctx, input);
   }
 }

@@ -7,6 +7,7 @@ import { UsageError } from './args.js';
 import { backfillEvents, type BackfillInput } from './backfill.js';
 import { buildDemoFixture } from './demo-fixture.js';
 import type { CommandContext } from './context.js';
+import type { CommandInput } from './spec.js';
 
 async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean; migrate?: boolean }, fn: (e: Engines) => Promise<T>): Promise<T> {
   if (ctx.stores) {
@@ -52,4 +53,15 @@ export async function loadDemo(ctx: CommandContext) {
 /** `replay`: the consumer's replay over the configured bus (its own argument parsing). */
 export function replay(ctx: CommandContext, argv: string[]) {
   return withEngines(ctx, { bus: true }, ({ bus, clickhouse }) => runReplayCommand(argv, { bus, clickhouse, log: ctx.log }));
+}
+
+type DataCommand = Extract<CommandInput, { command: 'migrate' | 'import' | 'demo' | 'replay' }>;
+
+export async function runDataCommand(ctx: CommandContext, input: DataCommand): Promise<unknown> {
+  switch (input.command) {
+    case 'migrate': return migrate(ctx);
+    case 'import': return importFile(ctx, input.json);
+    case 'demo': return loadDemo(ctx);
+    case 'replay': return replay(ctx, input.argv);
+  }
 }

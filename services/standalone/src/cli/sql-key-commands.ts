@@ -2,6 +2,7 @@ import { createSqlKeyRepository, presentSqlKey as present } from '@chatlytics/da
 import { withPostgres } from './account-commands.js';
 import { UsageError } from './args.js';
 import type { CommandContext } from './context.js';
+import type { CommandInput } from './spec.js';
 
 /** The data team's named SQL keys (PostgreSQL only, like the account commands). */
 
@@ -24,4 +25,11 @@ export function revokeSqlKey(ctx: CommandContext, key: string) {
     if (!revoked) throw new UsageError(`no active SQL key ${key}`);
     return present(revoked);
   });
+}
+
+type SqlKeyCommand = Extract<CommandInput, { command: 'sql-keys:create' | 'sql-keys:list' | 'sql-keys:revoke' }>;
+
+export async function runSqlKeyCommand(ctx: CommandContext, input: SqlKeyCommand): Promise<unknown> {
+  if (input.command === 'sql-keys:create') return createSqlKey(ctx, input);
+  return input.command === 'sql-keys:list' ? listSqlKeys(ctx) : revokeSqlKey(ctx, input.key);
 }
