@@ -62,7 +62,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
     stats.timeseries(account(req), req.query.chatbot_id, days(req.query.timeframe)));
 
   app.get('/analytics/stats/live-events', route(`Events per minute over the last ${LIVE_WINDOW_MINUTES} minutes`, LiveEventsResponse,
-    Type.Object({ chatbot_id: StatsQuery.properties.chatbot_id })), async (req) =>
+    Type.Object({ chatbot_id: StatsQuery.properties.chatbot_id, format: StatsQuery.properties.format })), async (req) =>
     stats.liveEvents(account(req), req.query.chatbot_id, LIVE_WINDOW_MINUTES));
 
   app.get('/analytics/stats/conversation-insights', route('Report over analysed conversations', InsightsResponse, InsightsQuery), async (req) =>
