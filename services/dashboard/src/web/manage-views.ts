@@ -7,14 +7,17 @@ export interface KeyRow { id: string; name: string; prefix: string; createdAt: D
 
 const when = (d: Date | null) => (d ? html`<time datetime="${d.toISOString()}">${d.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>` : 'never');
 
-/** A labelled text input with its own errors tied to it (aria-invalid, aria-describedby). */
+/**
+ * A labelled text input with its error tied to it (aria-invalid, aria-describedby). Only the
+ * first message shows: an empty name breaks two rules (required, not blank), one says it all.
+ */
 function textField(o: { name: string; label: string; value: string; hint?: string; errors: FieldErrors | null; maxlength: number }): RawHtml {
   const messages = o.errors?.[o.name] ?? [];
   const describedBy = [o.hint ? `${o.name}-hint` : '', messages.length ? `${o.name}-error` : ''].filter(Boolean).join(' ');
   return html`<div class="field"><label for="${o.name}">${o.label}</label>
 <input id="${o.name}" name="${o.name}" type="text" maxlength="${o.maxlength}" value="${o.value}"${messages.length ? raw(' aria-invalid="true"') : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}>
 ${o.hint ? html`<p class="hint" id="${o.name}-hint">${o.hint}</p>` : ''}
-${messages.length ? html`<p class="field-error" id="${o.name}-error" role="alert">${messages.join(' ')}</p>` : ''}</div>`;
+${messages.length ? html`<p class="field-error" id="${o.name}-error" role="alert">${messages[0]}</p>` : ''}</div>`;
 }
 
 /** The settings page: the account's API keys (never the keys), the form for a new one, the account links. */
