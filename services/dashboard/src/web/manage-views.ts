@@ -81,7 +81,7 @@ ${flashMessages(flash)}
 <section aria-labelledby="h-snippet"><h2 id="h-snippet">Tracker snippet</h2>
 <p>Put this tag on every page of the shop, before <code>&lt;/body&gt;</code>. Chatbot id: <code id="chatbot-id">${bot.id}</code></p>
 <label for="snippet">Snippet</label>
-<textarea id="snippet" class="copy" readonly rows="3">${embed.snippet}</textarea>
+<textarea id="snippet" class="copy" readonly rows="4">${embed.snippet}</textarea>
 <p class="hint">Select the field and copy it. The tracker is served from <code>${embed.trackerUrl}</code>.</p>
 <p><a href="/app/${bot.id}/analytics">Open ${bot.name}'s analytics</a> · <a href="/app">All chatbots</a></p></section>`;
 }
