@@ -30,6 +30,7 @@ import { pageRoutes } from './pages/routes.js';
 import { pagesNotFound } from './pages/not-found.js';
 import { appAssets } from './web/assets.js';
 import { appPageRoutes } from './web/routes.js';
+import { manageRoutes } from './web/manage-routes.js';
 
 export interface DashboardOptions {
   config: Config;
@@ -105,7 +106,10 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     : undefined;
   await app.register(pageRoutes, { deps });
   await app.register(appAssets);
-  if (stats) await app.register(appPageRoutes, { deps, stats });
+  if (stats) {
+    await app.register(appPageRoutes, { deps, stats });
+    await app.register(manageRoutes, { deps });
+  }
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });

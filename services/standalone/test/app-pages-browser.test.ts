@@ -3,7 +3,8 @@
  * `npm start`'s application on the demo data and WITHOUT APP_URL, at the address the server
  * prints (http://127.0.0.1:PORT): log in, see the chatbot list, open analytics and compare every
  * number shown with the JSON API's answer for the same window, follow an insights link to the
- * conversation page, watch the live view refresh itself. No page may log a CSP violation or a
+ * conversation page, watch the live view refresh itself, add a chatbot and read its snippet,
+ * create an API key on the settings page and revoke it there. No page may log a CSP violation or a
  * script error. Screenshots of each page at 1280×800 and 390×844 go to SCREENSHOT_DIR (default:
  * a temporary directory, printed); an axe-core scan must find no serious or critical violation.
  */
@@ -137,13 +138,43 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   t.ok(await page.locator('[data-live][data-refreshed]').count() === 1, 'refreshed by itself, no reload');
   await shoot('live');
 
+  // Onboarding: the list's link, the form, the new chatbot's snippet page.
+  await page.goto(`${origin}/app`);
+  await page.locator('main a.add').click();
+  await page.waitForURL(`${origin}/app/chatbots/new`);
+  await shoot('onboarding');
+  await page.getByLabel('Name').fill('Browser bot');
+  await page.getByRole('button', { name: 'Create chatbot' }).click();
+  await page.waitForURL(/\/app\/[0-9a-f-]+\/setup$/);
+  const newBotId = /\/app\/([0-9a-f-]+)\/setup$/.exec(page.url())![1];
+  t.match(await page.locator('#snippet').inputValue(), new RegExp(`data-chatbot-id="${newBotId}"`), 'the snippet names the new chatbot');
+  await shoot('setup');
+
+  // Settings: a key created on the page works until it is revoked on the page.
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.waitForURL(`${origin}/app/settings`);
+  await page.getByLabel('Name').fill('browser key');
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  const newKey = await page.locator('#new-key').inputValue();
+  const withKey = () => fetch(`${origin}/api/dashboard/chatbots`, { headers: { authorization: `Bearer ${newKey}` } });
+  t.equal((await withKey()).status, 200, 'the key shown once works');
+  await shoot('key-created');
+  await page.goto(`${origin}/app/settings`);
+  await page.locator('tr', { hasText: 'browser key' }).getByRole('link', { name: /Revoke/ }).click();
+  await shoot('revoke');
+  await page.getByRole('button', { name: 'Revoke this key' }).click();
+  await page.waitForURL(`${origin}/app/settings`);
+  t.ok(await page.getByRole('status').isVisible(), 'the revoke message');
+  t.equal((await withKey()).status, 401, 'the revoked key is refused');
+  await shoot('settings');
+
   t.same(problems, [], 'no CSP violation or script error on any page');
 
   // axe-core, injected past the CSP in a context that bypasses it (only the scan does).
   const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   const scanContext = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 }, storageState: await context.storageState() });
   const scan = await scanContext.newPage();
-  for (const url of ['/app', `/app/${chatbotId}/analytics?timeframe=7`, `/app/${chatbotId}/insights?timeframe=month`, href!, `/app/${chatbotId}/live`, '/login']) {
+  for (const url of ['/app', `/app/${chatbotId}/analytics?timeframe=7`, `/app/${chatbotId}/insights?timeframe=month`, href!, `/app/${chatbotId}/live`, '/app/settings', '/app/chatbots/new', `/app/${newBotId}/setup`, '/login']) {
     await scan.goto(`${origin}${url}`);
     await scan.addScriptTag({ content: axeSource });
     const violations = await scan.evaluate(`axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`) as

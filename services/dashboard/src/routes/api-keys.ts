@@ -14,7 +14,8 @@ const ApiKey = Type.Object({
   lastUsedAt: Nullable(Type.String({ format: 'date-time', description: 'Refreshed at most once a minute' })),
 }, { description: "An API key of the caller's account (ck_…)" });
 
-const CreateBody = Type.Object({
+/** The rules of a new key; the settings page (src/web/manage-routes.ts) checks its form against them too. */
+export const ApiKeyCreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'What the key is for, e.g. `shop backend`' }),
 }, { additionalProperties: false });
 
@@ -37,7 +38,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = 
     schema: {
       ...common,
       summary: 'Create an API key; the key is in this response only',
-      body: CreateBody,
+      body: ApiKeyCreateBody,
       response: { 201: Success(Type.Object({ key: Type.Intersect([ApiKey, Type.Object({ key: Type.String({ description: 'ck_…; shown once' }) })]) })), ...errorResponses(400, 401, 403, 415, 422, 500) },
     },
   }, async (req, reply) => {

@@ -8,7 +8,8 @@ import {
 } from '../presenters/chatbot-presenter.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Success, errorResponses } from '../schemas/common.js';
 
-const CreateBody = Type.Object({
+/** The rules of a new chatbot; the onboarding page (src/web/manage-routes.ts) checks its form against them too. */
+export const ChatbotCreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Shown in the dashboard' }),
   language: Type.Optional(Type.String({ pattern: '^[a-z]{2}(-[A-Z]{2})?$', default: 'en', description: 'ISO 639-1, e.g. `en`, `de`, `pt-BR`' })),
   abTest: Type.Optional(Type.Boolean({ default: false, description: 'Split visitors into control and test groups' })),
@@ -53,7 +54,7 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
       tags: ['dashboard'],
       summary: 'Create a chatbot; the answer carries its tracker snippet',
       security: ANY_CREDENTIAL_SECURITY,
-      body: CreateBody,
+      body: ChatbotCreateBody,
       response: { 201: Success(Type.Object({ chatbot: CreatedChatbot, embed: Embed })), ...errorResponses(400, 401, 403, 415, 422, 500) },
     },
   }, async (req, reply) => {

@@ -5,8 +5,9 @@ import { jsonBlock } from './layout.js';
 export interface ChatbotListRow { id: string; name: string; status: string; conversations: number; lastActive: string; events24h: number }
 
 export function chatbotListBody(rows: ChatbotListRow[]): RawHtml {
-  if (rows.length === 0) return html`<h1>Your chatbots</h1><p>This account has no chatbot yet.</p>`;
+  if (rows.length === 0) return html`<h1>Your chatbots</h1><p>This account has no chatbot yet. <a href="/app/chatbots/new">Add a chatbot</a> to get its tracker snippet.</p>`;
   return html`<h1>Your chatbots</h1>
+<p><a class="add" href="/app/chatbots/new">Add a chatbot</a></p>
 <div class="scroll"><table class="chatbots"><thead><tr><th scope="col">Chatbot</th><th scope="col">Status</th><th scope="col">Conversations</th><th scope="col">Last active</th><th scope="col">Events (24 h)</th><th scope="col"><span class="sr-only">Views</span></th></tr></thead>
 <tbody>${rows.map((r) => html`<tr>
 <th scope="row"><a href="/app/${r.id}/analytics">${r.name}</a></th>
