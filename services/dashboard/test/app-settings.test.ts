@@ -153,8 +153,10 @@ for (const variant of databaseVariants()) {
       t.equal(setup.statusCode, 200);
       pages.setup = setup;
       t.match(setup.body, /role="status">Chatbot created\./);
-      const embed = embedFor(config.ingestPublicUrl, id!, true);
-      t.ok(setup.body.includes(`>${escapeHtml(embed.snippet)}</textarea>`), 'the exact snippet of the API, with data-ab-test');
+      // No APP_URL here (a local start): the tag points at the loopback address the page was opened at.
+      const embed = embedFor(`http://${HOST}`, id!, true);
+      t.ok(setup.body.includes(`>${escapeHtml(embed.snippet)}</textarea>`), 'the snippet of the API at the address in use, with data-ab-test');
+      t.notSame(config.ingestPublicUrl, `http://${HOST}`, 'and not the default APP_URL');
       t.match(embed.snippet, /data-ab-test="true"/);
       t.ok(setup.body.includes(`<code id="chatbot-id">${id}</code>`));
       t.ok(setup.body.includes(`href="/app/${id}/analytics"`), 'a link to its analytics');

@@ -1,7 +1,9 @@
 import Type, { type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../auth/auth-plugin.js';
+import { siteOrigin } from '../auth/origin.js';
 import { setFlash, takeFlash } from '../auth/flash.js';
 import type { DashboardDeps } from '../deps.js';
 import { Errors, type FieldErrors } from '../errors.js';
@@ -103,11 +105,16 @@ export const manageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = 
     return reply.redirect(`/app/${row.id}/setup`, 302);
   });
 
+  // A local start (neither INGEST_PUBLIC_URL nor APP_URL set) serves the tracker at the loopback
+  // address the browser used, as the origin rule accepts it; a deployment names its ingest URL.
+  const trackerBase = (req: FastifyRequest) =>
+    deps.origins.loopbackSameOrigin && deps.config.ingestPublicUrl === deps.config.appUrl ? siteOrigin(req, deps.origins) : deps.config.ingestPublicUrl;
+
   app.get('/app/:id/setup', { config, schema: schema("A chatbot's tracker snippet", { params: KeyParams }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const row = await chatbots.findForAccount(accountId, req.params.id);
     if (!row) throw Errors.notFound();
-    const embed = embedFor(deps.config.ingestPublicUrl, row.id, row.settings?.abTestEnabled === true);
+    const embed = embedFor(trackerBase(req), row.id, row.settings?.abTestEnabled === true);
     return sendAppPage(reply, { title: `${row.name}: set up`, ...(await frame(accountId)), body: setupBody(row, embed, takeFlash(req, reply)) });
   });
 };
