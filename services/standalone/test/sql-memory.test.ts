@@ -80,9 +80,12 @@ t.test('an over-limit query fails alone; tracking does not notice', { skip: proc
   t.equal(failed, 0, 'every tracked event acknowledged');
   const baseline = Math.max(before.p99, after.p99);
   t.ok(during.p99 <= 2 * baseline, `tracking p99 ${during.p99.toFixed(1)} ms ≤ 2 × ${baseline.toFixed(1)} ms`);
-  // Before the query only: afterwards the allocator keeps pages the query freed.
+  // Before the query only: afterwards the allocator keeps pages the query freed. ClickHouse's limit
+  // counts the query's tracked allocations; RSS also holds allocator and thread overhead, and the
+  // process's own use keeps growing under the tracking load (a fresh-clone CI run measured 1,110 MB
+  // against 810 + 300). So the bound is twice the limit: unbounded, this query takes over 5 GB.
   const ownUse = before.peak;
-  t.ok(during.peak <= ownUse + LIMIT, `RSS ${(during.peak / 1e6).toFixed(0)} MB ≤ ${(ownUse / 1e6).toFixed(0)} MB + the ${LIMIT / 1e6} MB limit`);
+  t.ok(during.peak <= ownUse + 2 * LIMIT, `RSS ${(during.peak / 1e6).toFixed(0)} MB ≤ ${(ownUse / 1e6).toFixed(0)} MB + twice the ${LIMIT / 1e6} MB limit`);
 
   // Stored: the consumer writes every acknowledged event (the data team's key reads them back).
   let stored = 0;
