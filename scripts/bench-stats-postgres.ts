@@ -30,6 +30,24 @@ const fresh = (alias: string) =>
   `not exists (select 1 from bench_events x where x.event_id = ${alias}.event_id and x.chatbot_id = $1
      and x.received_at >= $2::timestamptz - interval '1 day' and x.received_at < $2 and not x.is_bot)`;
 
+// The purchases that count in the window (clickhouse/queries/shared/counted_purchases.sql): each
+// purchase once at its earliest copy (retry rule), each order number once over all history.
+const COUNTED_PURCHASES = `
+    pe as (
+      select event_id, min(received_at) at, (array_agg(token order by received_at))[1] token,
+             (array_agg(order_num order by received_at))[1] order_num,
+             (array_agg(coalesce(total_value_base, 0) order by received_at))[1] revenue
+      from bench_events
+      where chatbot_id = $1 and received_at between $2::timestamptz - interval '1 day' and $3 and event = 'purchase' and not is_bot
+      group by event_id having min(received_at) >= $2),
+    firsts as (
+      select distinct on (order_num) order_num, received_at, event_id
+      from bench_events where chatbot_id = $1 and received_at <= $3 and event = 'purchase' and order_num <> '' and not is_bot
+      order by order_num, received_at, event_id),
+    counted as (
+      select pe.at, pe.token, pe.revenue from pe left join firsts f on f.order_num = pe.order_num
+      where pe.order_num = '' or (f.received_at = pe.at and f.event_id = pe.event_id))`;
+
 export const PG_QUERIES: Record<string, string[]> = {
   engagement: [`
     select count(*) filter (where v) as total_users, count(*) filter (where v and a) as approached,
@@ -58,20 +76,7 @@ export const PG_QUERIES: Record<string, string[]> = {
       from bench_events e
       where chatbot_id = $1 and received_at between $2 and $3 and event in ('visitor', 'convo_started') and not is_bot and ${fresh('e')}
       group by token having bool_or(event = 'visitor')),
-    pe as (
-      select event_id, min(received_at) at, (array_agg(token order by received_at))[1] token,
-             (array_agg(order_num order by received_at))[1] order_num,
-             (array_agg(coalesce(total_value_base, 0) order by received_at))[1] revenue
-      from bench_events
-      where chatbot_id = $1 and received_at between $2::timestamptz - interval '1 day' and $3 and event = 'purchase' and not is_bot
-      group by event_id having min(received_at) >= $2),
-    firsts as (
-      select distinct on (order_num) order_num, received_at, event_id
-      from bench_events where chatbot_id = $1 and received_at <= $3 and event = 'purchase' and order_num <> '' and not is_bot
-      order by order_num, received_at, event_id),
-    counted as (
-      select pe.at, pe.token, pe.revenue from pe left join firsts f on f.order_num = pe.order_num
-      where pe.order_num = '' or (f.received_at = pe.at and f.event_id = pe.event_id)),
+    ${COUNTED_PURCHASES},
     p as (select c.token, c.revenue, (v.chatted and c.at > v.first_chat) as after_chat
           from counted c join v on v.token = c.token)
     select (select count(*) from v) total_users, (select count(*) from v where chatted) chatted,
@@ -80,6 +85,20 @@ export const PG_QUERIES: Record<string, string[]> = {
            coalesce(sum(revenue) filter (where not after_chat), 0) revenue_other,
            count(*) orders, count(*) filter (where after_chat) orders_after
     from p`],
+  'purchases ab_test': [`
+    with g as (
+      select token, bool_or(ab_group = 'control') in_control, bool_or(ab_group = 'test') in_test
+      from bench_events e
+      where chatbot_id = $1 and received_at between $2 and $3
+        and (event = 'visitor' or ab_group in ('control', 'test')) and not is_bot and ${fresh('e')}
+      group by token having bool_or(event = 'visitor') and (bool_or(ab_group = 'control') or bool_or(ab_group = 'test'))),
+    ${COUNTED_PURCHASES},
+    bt as (select token, count(*) orders, sum(revenue) revenue from counted group by token)
+    select count(*) filter (where g.in_control) control_visitors, coalesce(sum(bt.orders) filter (where g.in_control), 0) control_orders,
+           count(*) filter (where g.in_control and bt.orders > 0) control_purchasers, coalesce(sum(bt.revenue) filter (where g.in_control), 0) control_revenue,
+           count(*) filter (where g.in_test) test_visitors, coalesce(sum(bt.orders) filter (where g.in_test), 0) test_orders,
+           count(*) filter (where g.in_test and bt.orders > 0) test_purchasers, coalesce(sum(bt.revenue) filter (where g.in_test), 0) test_revenue
+    from g left join bt on bt.token = g.token`],
   'insights-events': [`
     select count(distinct event_id) filter (where event = 'click_through') clicks,
            count(distinct event_id) filter (where event = 'message_like') likes,

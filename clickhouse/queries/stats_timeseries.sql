@@ -11,20 +11,23 @@
 WITH
     window_rows AS
     (
-        SELECT token, event, event_id, min(received_at) AS at
+        -- Each event_id once, as its earliest copy (the statistics definitions' rule). Grouped by
+        -- the id alone: a fixed 16-byte key hashes several times cheaper than (token, event, id)
+        -- with its String, which a big shop's millions of rows made the page's slowest query.
+        SELECT event_id, argMin(token, received_at) AS first_token, argMin(event, received_at) AS first_event, min(received_at) AS at
         FROM events
         WHERE {{> shared/window_events rows=(event IN ('visitor', 'convo_started'))}}
-        GROUP BY token, event, event_id
+        GROUP BY event_id
     ),
     window_visitors AS
     (
-        SELECT DISTINCT token FROM window_rows WHERE event = 'visitor'
+        SELECT DISTINCT first_token AS token FROM window_rows WHERE first_event = 'visitor'
     ),
     {{> shared/counted_purchases}},
     daily AS
     (
-        SELECT toDate(at) AS day, uniqExactIf(token, event = 'visitor') AS visitors,
-               uniqExactIf(event_id, event = 'convo_started') AS conversations, 0 AS purchases, 0 AS revenue
+        SELECT toDate(at) AS day, uniqExactIf(first_token, first_event = 'visitor') AS visitors,
+               countIf(first_event = 'convo_started') AS conversations, 0 AS purchases, 0 AS revenue
         FROM window_rows
         GROUP BY day
         UNION ALL

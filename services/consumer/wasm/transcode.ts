@@ -1,18 +1,17 @@
-// AssemblyScript, compiled to ../src/transcode.wasm by `npm run build:wasm` (options in
-// asconfig.json; services/consumer/README.md says why and how it is checked).
+// AssemblyScript, compiled to ../src/transcode.wasm by `npm run build:wasm` (options in asconfig.json;
+// services/consumer/README.md says why and how it is checked).
 //
-// The canonical transcoder's byte loop: a bus value in the ingest's exact JSON form straight
-// into a RowBinary row (the grammar of JSON.stringify of a StoredEvent, nothing looser; what
-// it declines goes through JSON.parse and the schema). Everything that must agree with the
-// schema comes from the glue (src/canonical-transcode.ts) at init(): the length limits, the
-// key literals, the byte-class and escape tables. Two things it leaves to JavaScript, so that
-// one implementation each stays the only one: received_at (the calendar check and ms
-// conversion, isValidReceivedAt / receivedAtMs) and numbers that are not short integers
-// (decimal → double rounding is Number()'s). For those it leaves an 8-byte hole in the row and
-// records where; the glue fills the holes or declines.
+// The canonical transcoder's byte loop: a bus value in the ingest's exact JSON form straight into a
+// RowBinary row (the grammar of JSON.stringify of a StoredEvent, nothing looser; what it declines goes
+// through JSON.parse and the schema). Everything that must agree with the schema comes from the glue
+// (src/canonical-transcode.ts) at init(): the length limits, the key literals, the byte-class and
+// escape tables. Two things it leaves to JavaScript, so that one implementation each stays the only
+// one: received_at (the calendar check and ms conversion, isValidReceivedAt / receivedAtMs) and
+// numbers that are not short integers (decimal → double rounding is Number()'s). For those it leaves
+// an 8-byte hole in the row and records where; the glue fills the holes or declines.
 //
-// Why WebAssembly: a JavaScript byte loop costs ~1–2 ns a byte on the 2-core machine this
-// runs on (bench:pipeline), so the 690-byte event took 6.8 µs in JS; here it takes about 1.
+// Why WebAssembly: a JavaScript byte loop costs ~1–2 ns a byte on a 2-core machine
+// (bench:pipeline): the 690-byte event took 6.8 µs in JS; here about 1.
 
 const NO: i32 = -1;
 const QUOTE: i32 = 0x22;
@@ -26,14 +25,11 @@ const ESCAPE: i32 = 2;
 // Tables laid out by the glue (addresses passed to init).
 let limits: usize = 0; // (min i32, max i32) per limit index
 let keys: usize = 0; // (address u32, length u32) per literal index
-let textClass: usize = 0; // 256 bytes
-let tokenClass: usize = 0; // 256 bytes
+let textClass: usize = 0; let tokenClass: usize = 0; // 256 bytes each
 let escaped: usize = 0; // 128 bytes: the byte a one-character escape stands for, 0 = none
 let hex: usize = 0; // 256 signed bytes: hex digit value or -1
 let result: usize = 0; // received_at (src quote, out slot), then the patch count and patches
-let minQuantity: f64 = 0;
-let maxQuantity: f64 = 0;
-let maxItems: i32 = 0;
+let minQuantity: f64 = 0; let maxQuantity: f64 = 0; let maxItems: i32 = 0;
 
 // Limit indices (the glue's LIMIT_ORDER).
 const L_EVENT = 0; const L_TOKEN = 1; const L_CHATBOT = 2; const L_POPUP = 3; const L_OPEN_WAY = 4;
@@ -43,10 +39,7 @@ const L_DATA = 10; const L_ITEM_ID = 11; const L_ITEM_CURRENCY = 12; const L_NON
 const K_ITEM = 19; const K_TRUE = 23; const K_FALSE = 24; const K_NULL = 25; const K_CONTROL = 26; const K_TEST = 27;
 
 // State of one call.
-let srcEnd: usize = 0;
-let out: usize = 0;
-let patches: u32 = 0;
-let intValue: f64 = 0;
+let srcEnd: usize = 0; let out: usize = 0; let patches: u32 = 0; let intValue: f64 = 0;
 
 export function init(limitsAt: usize, keysAt: usize, textAt: usize, tokenAt: usize, escapedAt: usize, hexAt: usize,
   resultAt: usize, minQ: f64, maxQ: f64, maxItemCount: i32): void {

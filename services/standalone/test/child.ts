@@ -34,3 +34,22 @@ export function start(dataDir: string, extraEnv: Record<string, string> = {}, ti
 
 export const exited = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+
+const cliEntry = path.join(root, 'services/standalone/src/cli.ts');
+
+export interface CliRun { code: number | null; stdout: string; stderr: string; json: () => any }
+
+/** Runs `npm run cli -- …`'s entry point as its own process on DATA_DIR, as the script does. */
+export function cli(dataDir: string, args: string[], cwd = root): Promise<CliRun> {
+  // A minimal environment: CI's DATABASE_URL / KAFKA_BROKERS must not make this run against servers.
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', DATA_DIR: dataDir };
+  const child = spawn(process.execPath, ['--import', 'tsx', cliEntry, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => { stdout += d; });
+  child.stderr!.on('data', (d) => { stderr += d; });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) }));
+  });
+}

@@ -1,11 +1,10 @@
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADMIN_ENDPOINT_FILE } from '../src/admin/endpoint-file.js';
-import { exited, start } from './child.js';
+import { cli, exited, start, type CliRun } from './child.js';
 
 /**
  * `npm run cli -- …` while `npm start` runs on the same embedded DATA_DIR: the CLI finds the
@@ -13,23 +12,9 @@ import { exited, start } from './child.js';
  * open stores. Both run as real processes, exactly as the scripts start them.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const entry = path.join(root, 'services/standalone/src/cli.ts');
 
-interface Run { code: number | null; stdout: string; stderr: string; json: () => any }
+type Run = CliRun;
 
-function cli(dataDir: string, args: string[], cwd = root): Promise<Run> {
-  // A minimal environment: CI's DATABASE_URL / KAFKA_BROKERS must not make this run against servers.
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', DATA_DIR: dataDir };
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) }));
-  });
-}
 
 const ok = (t: { equal: (a: unknown, b: unknown, m: string) => unknown }, run: Run, what: string) => t.equal(run.code, 0, `${what}: exit 0 ${run.code === 0 ? '' : run.stderr}`);
 

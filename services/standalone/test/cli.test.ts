@@ -1,9 +1,7 @@
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { pino } from 'pino';
 import { sql } from 'drizzle-orm';
@@ -13,31 +11,17 @@ import { createEventBus } from '@chatlytics/bus';
 import { encodeStoredEvent, eventIdFromSeed, formatReceivedAt, type StoredEvent } from '@chatlytics/events';
 import { dashboardApp } from '@chatlytics/dashboard';
 import { openEngines } from '../src/engines.js';
+import { cli, type CliRun } from './child.js';
 
 /**
  * `npm run cli -- <command>` end to end: each command runs as its own process, exactly as the
  * script starts it, on one embedded DATA_DIR. Engine start-up costs seconds per process, so
  * the commands run in one sequence and each invocation carries several assertions.
  */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const entry = path.join(root, 'services/standalone/src/cli.ts');
 const silent = pino({ level: 'silent' });
 
-interface Run { code: number | null; stdout: string; stderr: string; json: () => any }
+type Run = CliRun;
 
-function cli(dataDir: string, args: string[]): Promise<Run> {
-  // A minimal environment: CI's DATABASE_URL / KAFKA_BROKERS must not make this run against servers.
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', DATA_DIR: dataDir };
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) }));
-  });
-}
 
 const ACCOUNT = '0c000000-0000-4000-8000-000000000001';
 const BOT = '0c000000-0000-4000-8000-0000000000b1';

@@ -1,0 +1,82 @@
+/**
+ * The data sets of bench-stats.ts, generated inside ClickHouse (INSERT … SELECT from numbers()),
+ * and the targets each is held to.
+ *
+ *   default:  10M events over 90 days, 100 chatbots (~100k events each in the 30-day window).
+ *   big-shop: ONE chatbot with 10M events, all inside the 30-day window, 2M distinct tokens.
+ * Both: 1 % retried beacons (same event_id, later received_at), 2 % crawler tokens (is_bot),
+ * orders that repeat, 5 % of purchases in an unknown currency.
+ */
+export interface StatsProfile {
+  name: 'default' | 'big-shop';
+  events: number;
+  chatbots: number;
+  tokensPerChatbot: number;
+  /** Originals are received in the `days` before the clock (big-shop: 29 of the window's 30, so retries stay inside it). */
+  days: number;
+  /** How much later a retried beacon arrives: 1 ms to this many ms. */
+  retryMs: number;
+  targetP95Ms: number;
+  /** The four requested together, as the analytics page does (big-shop only). */
+  targetPageMs?: number;
+  targetSpeedup: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export function statsProfile(name: string, events: number): StatsProfile {
+  if (name === 'big-shop') {
+    return { name, events, chatbots: 1, tokensPerChatbot: 2_000_000, days: 29, retryMs: DAY_MS, targetP95Ms: 150, targetPageMs: 300, targetSpeedup: 30 };
+  }
+  if (name === 'default') {
+    return { name, events, chatbots: 100, tokensPerChatbot: 30_000, days: 90, retryMs: 2 * DAY_MS, targetP95Ms: 25, targetSpeedup: 20 };
+  }
+  throw new Error(`unknown profile ${name} (default, big-shop)`);
+}
+
+export const botId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+/**
+ * One row per number: chatbot = n mod chatbots; tokens from a per-chatbot pool (last character
+ * 0, 1 or x for the A/B groups); event types in realistic proportions; order numbers from a
+ * pool so that orders repeat; 5 % of purchases in an unknown currency (NULL base value); 2 % of
+ * the tokens crawlers (is_bot), whose rows every statistic leaves out. Every other chatbot has
+ * A/B testing on (the big shop's one chatbot has it).
+ */
+export function generateSql(p: StatsProfile): string {
+  // big-shop: originals in [clock - 30 days + 1 h, clock - 1 day], so a retry (≤ 1 day later)
+  // is still inside the 30-day window ending at the clock.
+  const shift = p.name === 'big-shop' ? DAY_MS : 0;
+  const span = p.name === 'big-shop' ? p.days * DAY_MS - 3_600_000 : p.days * DAY_MS;
+  return `
+INSERT INTO events (event_id, event, token, chatbot_id, received_at, ab_test, ab_group, popup_version, open_way,
+                    order_num, currency, total_value, total_value_base, items, url, user_agent, client_hash, data, is_bot)
+SELECT
+    reinterpretAsUUID(reverse(unhex(lpad(hex(n), 32, '0')))) AS event_id,
+    multiIf(k < 30, 'visitor', k < 50, 'popup_displayed', k < 55, 'popup_opened', k < 65, 'bot_open',
+            k < 72, 'convo_started', k < 87, 'message_sent', k < 91, 'click_through', k < 93, 'message_like',
+            k < 94, 'message_dislike', k < 97, 'purchase', 'go_to_cart') AS event,
+    concat('tok', toString(u), ['0', '1', 'x'][u % 3 + 1]) AS token,
+    concat('00000000-0000-4000-8000-', leftPad(toString(n % ${p.chatbots}), 12, '0')) AS chatbot_id,
+    {now:DateTime64(3, 'UTC')} - toIntervalMillisecond(${shift} + cityHash64(n, 't') % ${span}) AS received_at,
+    (n % ${p.chatbots}) % 2 = 0 AS ab_test,
+    if(ab_test AND u % 3 < 2, ['control', 'test'][u % 3 + 1], NULL) AS ab_group,
+    if(event IN ('popup_displayed', 'popup_opened'), ['v1', 'v2', 'v3', ''][h % 4 + 1], '') AS popup_version,
+    if(event = 'convo_started', ['popup', 'chat_button', ''][h % 3 + 1], '') AS open_way,
+    if(event = 'purchase' AND h % 4 != 0, concat('ORD-', toString(h % 400000)), '') AS order_num,
+    '' AS currency,
+    if(event = 'purchase', (h % 20000) / 100, 0) AS total_value,
+    if(event = 'purchase', if(h % 20 = 0, NULL, (h % 20000) / 100), 0) AS total_value_base,
+    [] AS items, '' AS url, if(is_bot, 'Mozilla/5.0 (compatible; Googlebot/2.1)', '') AS user_agent, '' AS client_hash, '{}' AS data,
+    cityHash64(u, 'bot') % 50 = 0 AS is_bot
+FROM (SELECT number AS n, cityHash64(number, 'k') % 100 AS k, cityHash64(number, 'u') % ${p.tokensPerChatbot} AS u, cityHash64(number, 'h') AS h
+      FROM numbers({events:UInt64}))`;
+}
+
+/** Retried beacons: 1 % of events again, 1 ms to retryMs later. */
+export function retriesSql(p: StatsProfile): string {
+  return `
+INSERT INTO events
+SELECT * REPLACE (received_at + toIntervalMillisecond(cityHash64(event_id) % ${p.retryMs} + 1) AS received_at, now64(3) AS inserted_at)
+FROM events WHERE cityHash64(event_id, 'r') % 100 = 0`;
+}
