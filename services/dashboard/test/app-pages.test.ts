@@ -140,6 +140,49 @@ for (const variant of databaseVariants()) {
       t.match(insights.body, /id="timeframe-error" role="alert">The timeframe must be/);
     });
 
+    t.test('a custom date range: the JSON API\'s numbers for the same days; a bad range is the form with its message', async (t) => {
+      const [from, to] = ['2026-01-12', '2026-02-02'];
+      const res = await page(`/app/${IDS.bot}/analytics?from=${from}&to=${to}`);
+      t.equal(res.statusCode, 200);
+      t.match(res.body, `${from} to ${to} (UTC), 22 days`);
+      t.match(res.body, `id="from" name="from" type="date" min="1900-01-01" max="2026-02-10" value="${from}"`, 'the range stays in the form');
+      const series = JSON.parse(/id="timeseries-data">([^<]*)<\/script>/.exec(res.body)![1]) as { date: string }[];
+      t.same([series.length, series[0].date, series.at(-1)!.date], [22, from, to], 'the chart has the range\'s days');
+      const api = async (stat: string) => (await local.inject({
+        method: 'GET', url: `/api/dashboard/analytics/stats/${stat}?chatbot_id=${IDS.bot}&from=${from}&to=${to}`, headers: { authorization: `Bearer ${KEY_A}` },
+      })).json();
+      const bodies: Record<string, Record<string, unknown>> = {
+        overview: await api('overview'), engagement: await api('engagement'), 'popup-metrics': await api('popup-metrics'), purchases: await api('purchases'),
+      };
+      t.same([bodies.overview.start_date, bodies.overview.end_date, bodies.overview.timeframe_days], [from, to, 22], 'the API reads the same range');
+      const keys = [...res.body.matchAll(/data-stat="([^"]+)"/g)].map((m) => m[1]);
+      t.ok(keys.length >= 20, `${keys.length} numbers on the page`);
+      for (const key of keys) {
+        const [stat, ...path] = key.split('.');
+        t.equal(statOf(res.body, key), String(path.reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], bodies[stat])), key);
+      }
+
+      const bad: [string, string, RegExp][] = [
+        ['2026-02-02', '2026-01-12', /id="to-error" role="alert">The to date must not be before the from date\./],
+        ['2025-01-01', '2026-02-01', /id="to-error" role="alert">The date range must not be longer than 366 days\./],
+        ['2026-13-01', '2026-01-02', /id="from-error" role="alert">The from date must be a date such as 2026-01-31\./],
+        ['', '2026-01-02', /id="from-error" role="alert">The from date is required for a date range\./],
+        ['2026-01-01', '2026-02-11', /id="to-error" role="alert">The to date must not be after today \(UTC\)\./],
+        [EVIL, '2026-01-02', /id="from-error" role="alert">The from date must be a date/],
+      ];
+      for (const [f, to2, message] of bad) {
+        const r = await page(`/app/${IDS.bot}/analytics?from=${encodeURIComponent(f)}&to=${to2}`);
+        t.equal(r.statusCode, 422, `${f}..${to2}`);
+        t.match(r.body, message, `${f}..${to2}`);
+        t.match(r.body, /type="date"[^>]* aria-invalid="true"/, `${f}..${to2}: the field is marked`);
+        t.notMatch(r.body, /data-stat=/, 'no numbers for a refused range');
+      }
+      t.notOk((await page(`/app/${IDS.bot}/analytics?from=${encodeURIComponent(EVIL)}&to=x`)).body.includes('<script>alert(1)'), 'the typed value is escaped');
+      const both = await page(`/app/${IDS.bot}/analytics?timeframe=7&from=${from}&to=${to}`);
+      t.equal(both.statusCode, 422);
+      t.match(both.body, /role="alert">Choose either a number of days or a date range, not both\./);
+    });
+
     t.test("another account's, unknown and malformed ids: the 404 page", async (t) => {
       const foreignConversation = convos.find((c) => c.chatbotId === IDS.other)!.id;
       const ownConversation = convos.find((c) => c.chatbotId === IDS.bot)!.id;

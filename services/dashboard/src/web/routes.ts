@@ -3,13 +3,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import { readSessionCookie } from '../auth/session-cookie.js';
 import type { DashboardDeps } from '../deps.js';
-import { DashboardError, Errors } from '../errors.js';
+import { DashboardError, Errors, type FieldErrors } from '../errors.js';
 import { html } from '../format/html.js';
 import { presentChatbot } from '../presenters/chatbot-presenter.js';
 import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
 import { LIVE_WINDOW_MINUTES } from '../stats/routes.js';
+import { checkDateRange, RANGE_MESSAGES, type StatsFrame } from '../stats/date-range.js';
 import type { StatsService } from '../stats/service.js';
-import { analyticsBody, timeframeForm } from './analytics-view.js';
+import { utcDate } from '../stats/timeframe.js';
+import { analyticsBody, rangeForm, timeframeForm } from './analytics-view.js';
 import { conversationBody, insightsBody, insightsForm } from './conversation-views.js';
 import { sendAppPage, type AppView, type ChatbotChoice } from './layout.js';
 import { chatbotListBody, liveBody } from './list-views.js';
@@ -18,6 +20,12 @@ const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });
 const Uuid = Type.String({ format: 'uuid' });
 const TimeframeQuery = Type.Object({ timeframe: Type.Optional(Type.String({ maxLength: 50 })) });
+// Loose text on purpose: a malformed day is answered by the form's message, not a bare 422.
+const AnalyticsQuery = Type.Object({
+  timeframe: Type.Optional(Type.String({ maxLength: 50 })),
+  from: Type.Optional(Type.String({ maxLength: 50 })),
+  to: Type.Optional(Type.String({ maxLength: 50 })),
+});
 const DEFAULT_DAYS = 7;
 const DEFAULT_INSIGHTS = 'week';
 
@@ -83,23 +91,39 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     return reply.redirect(`/app/${req.query.chatbot_id}/${req.query.view ?? 'analytics'}`, 302);
   });
 
-  app.get('/app/:id/analytics', { config, schema: schema('Analytics of one chatbot', { ...ids, querystring: TimeframeQuery }) }, async (req, reply) => {
+  app.get('/app/:id/analytics', { config, schema: schema('Analytics of one chatbot: the last N days, or from/to', { ...ids, querystring: AnalyticsQuery }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const { all, current } = await chatbotPage(accountId, req.params.id);
     const action = `/app/${current.id}/analytics`;
-    const parsed = parseDays(req.query.timeframe);
-    const frame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
-    if ('error' in parsed) {
-      return sendAppPage(reply, { title: `${current.name}: analytics`, ...frame('analytics'), body: html`<h1>${current.name}</h1>${timeframeForm(action, null, parsed.error)}` }, 422);
+    const today = utcDate(deps.clock());
+    const q = req.query;
+    // The range form always sends both fields: present (even empty) means a range was asked for.
+    const asRange = q.from !== undefined || q.to !== undefined;
+    const range = { from: q.from?.trim() ?? '', to: q.to?.trim() ?? '' };
+    let frame: StatsFrame | null = null;
+    let daysError: string | null = null;
+    let rangeErrors: FieldErrors | null = null;
+    if (asRange && q.timeframe?.trim()) {
+      rangeErrors = { to: [RANGE_MESSAGES.both] };
+    } else if (asRange) {
+      const checked = checkDateRange(range.from, range.to, deps.clock());
+      if (checked.ok) frame = checked.range; else rangeErrors = checked.errors;
+    } else {
+      const parsed = parseDays(q.timeframe);
+      if ('error' in parsed) daysError = parsed.error; else frame = parsed.days;
     }
-    const { days } = parsed;
+    const forms = html`${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError)}${rangeForm(action, range, today, rangeErrors)}`;
+    const viewFrame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
+    if (frame === null) {
+      return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}` }, 422);
+    }
     const [overview, engagement, popup, purchases, timeseries] = await Promise.all([
-      stats.overview(accountId, current.id, days), stats.engagement(accountId, current.id, days), stats.popupMetrics(accountId, current.id, days),
-      stats.purchases(accountId, current.id, days), stats.timeseries(accountId, current.id, days),
+      stats.overview(accountId, current.id, frame), stats.engagement(accountId, current.id, frame), stats.popupMetrics(accountId, current.id, frame),
+      stats.purchases(accountId, current.id, frame), stats.timeseries(accountId, current.id, frame),
     ]);
     return sendAppPage(reply, {
-      title: `${current.name}: analytics`, ...frame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${timeframeForm(action, days, null)}${analyticsBody({ overview, engagement, popup, purchases, timeseries })}`,
+      title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
+      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries }, typeof frame !== 'number')}`,
     });
   });
 
