@@ -40,8 +40,9 @@ ${error ? html`<p class="field-error" id="timeframe-error" role="alert">${error}
 /** One date input of the range form, its error tied to it. */
 function dateField(name: 'from' | 'to', label: string, value: string, today: string, errors: FieldErrors | null): RawHtml {
   const messages = errors?.[name] ?? [];
-  return html`<label for="${name}">${label}</label>
-<input id="${name}" name="${name}" type="date" min="1900-01-01" max="${today}" value="${value}"${messages.length ? html` aria-invalid="true" aria-describedby="${name}-error"` : ''}>`;
+  // Label and field in one box, so that on a phone they wrap to the next line together.
+  return html`<span class="pair"><label for="${name}">${label}</label>
+<input id="${name}" name="${name}" type="date" min="1900-01-01" max="${today}" value="${value}"${messages.length ? html` aria-invalid="true" aria-describedby="${name}-error"` : ''}></span>`;
 }
 
 /**
