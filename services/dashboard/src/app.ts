@@ -31,6 +31,7 @@ import { pagesNotFound } from './pages/not-found.js';
 import { appAssets } from './web/assets.js';
 import { appPageRoutes } from './web/routes.js';
 import { manageRoutes } from './web/manage-routes.js';
+import { createVisitorEventRepository } from './repositories/visitor-event-repository.js';
 
 export interface DashboardOptions {
   config: Config;
@@ -106,8 +107,8 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     : undefined;
   await app.register(pageRoutes, { deps });
   await app.register(appAssets);
-  if (stats) {
-    await app.register(appPageRoutes, { deps, stats });
+  if (stats && opts.clickhouse) {
+    await app.register(appPageRoutes, { deps, stats, visitorEvents: createVisitorEventRepository(opts.clickhouse) });
     await app.register(manageRoutes, { deps });
   }
   await app.register(async (api) => {

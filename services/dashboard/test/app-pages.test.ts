@@ -26,8 +26,11 @@ const common = { now: NOW, otherChatbotIds: [IDS.other] };
 const events = generateEvents({ ...common, seed: 21, chatbotId: IDS.bot });
 const convos = generateConversations({ ...common, seed: 22, chatbotId: IDS.bot, count: 40 });
 const iso = (ms: number) => new Date(ms).toISOString();
+/** One conversation of the bot carries its visitor's token; the events below are that visitor's. */
+const TRACKED = convos.find((c) => c.chatbotId === IDS.bot && c.messages.length > 0)!;
+const VISITOR = 'visitor-token-1919';
 const asFixture = (list: GeneratedConversation[], chatbotId: string) => list.filter((c) => c.chatbotId === chatbotId).map((c) => ({
-  id: c.id, startedAt: iso(c.startedAt), messages: c.messages.map((m) => ({ ...m, content: `${m.content} ${EVIL}`, createdAt: iso(m.createdAt) })), analysis: c.analysis,
+  id: c.id, startedAt: iso(c.startedAt), visitorToken: c.id === TRACKED.id ? VISITOR : undefined, messages: c.messages.map((m) => ({ ...m, content: `${m.content} ${EVIL}`, createdAt: iso(m.createdAt) })), analysis: c.analysis,
 }));
 const fixture: Fixture = {
   accounts: [
@@ -41,6 +44,27 @@ const fixture: Fixture = {
 const ch = await openClickHouse();
 t.teardown(() => ch.close());
 await insertEvents(ch.embedded, events);
+// The tracked visitor: four events around the conversation (one retried), and rows that must not show.
+const chAt = (ms: number) => iso(ms).replace('T', ' ').replace('Z', '');
+const [S, LAST] = [TRACKED.startedAt, TRACKED.messages.at(-1)!.createdAt];
+const visitorEvent = (n: number, at: number, fields: Partial<(typeof events)[number]>) => ({
+  ...events[0], event_id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, token: VISITOR, chatbot_id: IDS.bot,
+  received_at: chAt(at), is_bot: false, popup_version: '', open_way: '', order_num: '', total_value_base: 0, url: 'https://shop.test/', ...fields,
+});
+const SHOWN = [
+  visitorEvent(1, S - 2 * 3_600_000, { event: 'visitor', url: 'https://shop.test/boots?utm=x' }),
+  visitorEvent(2, S - 3_600_000, { event: 'popup_displayed', popup_version: EVIL }),
+  visitorEvent(3, S + 1000, { event: 'convo_started', open_way: 'popup' }),
+  visitorEvent(4, LAST + 2 * 3_600_000, { event: 'purchase', order_num: 'A-1919', total_value_base: 19.9 }),
+];
+await insertEvents(ch.embedded, [
+  ...SHOWN,
+  { ...SHOWN[0], received_at: chAt(S - 2 * 3_600_000 + 300_000) }, // a retried beacon: the same event, once
+  visitorEvent(5, S - 1_800_000, { event: 'visitor', is_bot: true }),
+  visitorEvent(6, S, { event: 'visitor', chatbot_id: IDS.other }),
+  visitorEvent(7, S - 3 * 86_400_000, { event: 'visitor' }),
+  visitorEvent(8, S, { event: 'visitor', token: 'another-visitor-1919' }),
+]);
 
 /** The value of `data-stat="key"` on a page. */
 const statOf = (body: string, key: string) => new RegExp(`data-stat="${key}" data-value="([^"]*)"`).exec(body)?.[1];
@@ -181,6 +205,23 @@ for (const variant of databaseVariants()) {
       const both = await page(`/app/${IDS.bot}/analytics?timeframe=7&from=${from}&to=${to}`);
       t.equal(both.statusCode, 422);
       t.match(both.body, /role="alert">Choose either a number of days or a date range, not both\./);
+    });
+
+    t.test("the conversation page lists its visitor's events: that token, this chatbot, around the chat, no bots", async (t) => {
+      const res = await page(`/app/${IDS.bot}/conversations/${TRACKED.id}`);
+      t.equal(res.statusCode, 200);
+      t.match(res.body, `Visitor token <code>${VISITOR}</code>`);
+      const ids = [...res.body.matchAll(/data-event-id="([^"]+)"/g)].map((m) => m[1]);
+      t.same(ids, SHOWN.map((e) => e.event_id), 'its four events, oldest first, the retried one once; not the bot\'s, another chatbot\'s, an old one or another token\'s');
+      t.match(res.body, `<time datetime="${iso(S - 2 * 3_600_000)}">`, 'a retried event at its earliest copy');
+      t.match(res.body, '>/boots</td>', 'the page path');
+      t.match(res.body, /order A-1919 · €19\.90/);
+      t.notOk(res.body.includes('<script>alert(1)'), 'the popup version is escaped');
+      const other = convos.find((c) => c.chatbotId === IDS.bot && c.id !== TRACKED.id)!;
+      const without = await page(`/app/${IDS.bot}/conversations/${other.id}`);
+      t.equal(without.statusCode, 200);
+      t.match(without.body, 'stored without the visitor\'s tracker token');
+      t.notMatch(without.body, /data-event-id=/);
     });
 
     t.test("another account's, unknown and malformed ids: the 404 page", async (t) => {

@@ -131,6 +131,7 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Conversation');
   t.ok(await page.locator('.msg').count() > 0, 'the conversation\'s messages');
   t.ok(await page.getByRole('heading', { name: 'Analysis' }).isVisible());
+  t.ok(await page.locator('[data-event-id]').count() > 0, 'the events of the visitor who chatted (the demo stores its token)');
   await shoot('conversation');
 
   await page.goto(`${origin}/app/${chatbotId}/live`);

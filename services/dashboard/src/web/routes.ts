@@ -12,7 +12,8 @@ import { checkDateRange, RANGE_MESSAGES, type StatsFrame } from '../stats/date-r
 import type { StatsService } from '../stats/service.js';
 import { utcDate } from '../stats/timeframe.js';
 import { analyticsBody, rangeForm, timeframeForm } from './analytics-view.js';
-import { conversationBody, insightsBody, insightsForm } from './conversation-views.js';
+import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
+import type { VisitorEventRepository } from '../repositories/visitor-event-repository.js';
 import { sendAppPage, type AppView, type ChatbotChoice } from './layout.js';
 import { chatbotListBody, liveBody } from './list-views.js';
 
@@ -44,7 +45,7 @@ export function parseDays(raw: string | undefined): { days: number } | { error: 
  * statistics service the JSON API answers from. A guest is sent to /login; an unknown or
  * another account's id gets the 404 page (route config `page`, error-handler.ts).
  */
-export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; stats: StatsService }> = async (app, { deps, stats }) => {
+export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; stats: StatsService; visitorEvents: VisitorEventRepository }> = async (app, { deps, stats, visitorEvents }) => {
   const { conversations } = deps.repos;
   const config = { auth: 'session' as const, page: true };
   const schema = <E extends object = object>(summary: string, extra?: E) => ({
@@ -145,16 +146,22 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
 
   app.get('/app/:chatbotId/conversations/:conversationId', {
     config,
-    schema: schema('One conversation: messages in order and its analysis', { params: Type.Object({ chatbotId: Uuid, conversationId: Uuid }) }),
+    schema: schema('One conversation: messages in order, its analysis and the visitor\'s events', { params: Type.Object({ chatbotId: Uuid, conversationId: Uuid }) }),
   }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const { all, current } = await chatbotPage(accountId, req.params.chatbotId);
     const conversation = await conversations.findForAccount(accountId, current.id, req.params.conversationId);
     if (!conversation) throw Errors.notFound();
+    // The chatbot and token come from the account's own conversation (found above), never from the request.
+    const token = conversation.visitorToken;
+    const lastAt = conversation.messages.at(-1)?.createdAt ?? conversation.startedAt;
+    const read = token
+      ? await visitorEvents.aroundConversation({ chatbotId: conversation.chatbotId, visitorToken: token, from: conversation.startedAt, to: lastAt })
+      : null;
     return sendAppPage(reply, {
       title: `Conversation · ${current.name}`, chatbots: all, current: { chatbotId: current.id, view: 'insights' },
       body: html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/app/${current.id}/insights">${current.name}: insights</a></nav>
-<h1>Conversation</h1>${conversationBody(conversation)}`,
+<h1>Conversation</h1>${conversationBody(conversation)}${visitorEventsBody(token, read)}`,
     });
   });
 
