@@ -40,6 +40,23 @@ export function parseDays(raw: string | undefined): { days: number } | { error: 
 }
 
 /**
+ * What the analytics page was asked for: a date range when `from` or `to` is present (the range
+ * form always sends both, even empty), else a number of days; or the forms' messages. The range
+ * rules are the JSON API's (checkDateRange), so the page refuses exactly what the API refuses.
+ */
+export function analyticsFrame(q: { timeframe?: string; from?: string; to?: string }, now: Date) {
+  const range = { from: q.from?.trim() ?? '', to: q.to?.trim() ?? '' };
+  const none = { frame: null, range, daysError: null, rangeErrors: null };
+  if (q.from === undefined && q.to === undefined) {
+    const parsed = parseDays(q.timeframe);
+    return 'error' in parsed ? { ...none, daysError: parsed.error } : { ...none, frame: parsed.days as StatsFrame };
+  }
+  if (q.timeframe?.trim()) return { ...none, rangeErrors: { to: [RANGE_MESSAGES.both] } as FieldErrors };
+  const checked = checkDateRange(range.from, range.to, now);
+  return checked.ok ? { ...none, frame: checked.range as StatsFrame } : { ...none, rangeErrors: checked.errors };
+}
+
+/**
  * The shop owner's app pages under /app (web session; see the pages in services/dashboard/README.md):
  * chatbot list, analytics, insights, conversation, live view. Every number comes from the
  * statistics service the JSON API answers from. A guest is sent to /login; an unknown or
@@ -96,24 +113,8 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     const { accountId } = principalOf(req);
     const { all, current } = await chatbotPage(accountId, req.params.id);
     const action = `/app/${current.id}/analytics`;
-    const today = utcDate(deps.clock());
-    const q = req.query;
-    // The range form always sends both fields: present (even empty) means a range was asked for.
-    const asRange = q.from !== undefined || q.to !== undefined;
-    const range = { from: q.from?.trim() ?? '', to: q.to?.trim() ?? '' };
-    let frame: StatsFrame | null = null;
-    let daysError: string | null = null;
-    let rangeErrors: FieldErrors | null = null;
-    if (asRange && q.timeframe?.trim()) {
-      rangeErrors = { to: [RANGE_MESSAGES.both] };
-    } else if (asRange) {
-      const checked = checkDateRange(range.from, range.to, deps.clock());
-      if (checked.ok) frame = checked.range; else rangeErrors = checked.errors;
-    } else {
-      const parsed = parseDays(q.timeframe);
-      if ('error' in parsed) daysError = parsed.error; else frame = parsed.days;
-    }
-    const forms = html`${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError)}${rangeForm(action, range, today, rangeErrors)}`;
+    const { frame, range, daysError, rangeErrors } = analyticsFrame(req.query, deps.clock());
+    const forms = html`${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors)}`;
     const viewFrame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
     if (frame === null) {
       return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}` }, 422);
