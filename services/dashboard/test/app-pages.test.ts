@@ -12,6 +12,7 @@ import { createRng, generateConversations, generateEvents, type GeneratedConvers
 import dashboardApp from '../src/app.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
+import { createVisitorEventRepository } from '../src/repositories/visitor-event-repository.js';
 import type { Fixture } from '../src/fixtures/schema.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 
@@ -59,7 +60,8 @@ const SHOWN = [
 ];
 await insertEvents(ch.embedded, [
   ...SHOWN,
-  { ...SHOWN[0], received_at: chAt(S - 2 * 3_600_000 + 300_000) }, // a retried beacon: the same event, once
+  // A retried beacon: the same event, once, with its first copy's values (a different page here to tell them apart).
+  { ...SHOWN[0], received_at: chAt(S - 2 * 3_600_000 + 300_000), url: 'https://shop.test/retried' },
   visitorEvent(5, S - 1_800_000, { event: 'visitor', is_bot: true }),
   visitorEvent(6, S, { event: 'visitor', chatbot_id: IDS.other }),
   visitorEvent(7, S - 3 * 86_400_000, { event: 'visitor' }),
@@ -214,9 +216,15 @@ for (const variant of databaseVariants()) {
       const ids = [...res.body.matchAll(/data-event-id="([^"]+)"/g)].map((m) => m[1]);
       t.same(ids, SHOWN.map((e) => e.event_id), 'its four events, oldest first, the retried one once; not the bot\'s, another chatbot\'s, an old one or another token\'s');
       t.match(res.body, `<time datetime="${iso(S - 2 * 3_600_000)}">`, 'a retried event at its earliest copy');
-      t.match(res.body, '>/boots</td>', 'the page path');
+      t.match(res.body, '>/boots</td>', 'the page path, of the first copy');
+      t.notOk(res.body.includes('/retried'), 'not the retried copy\'s');
       t.match(res.body, /order A-1919 · €19\.90/);
       t.notOk(res.body.includes('<script>alert(1)'), 'the popup version is escaped');
+      for (const engine of [ch.embedded, ch.server]) {
+        const read = await createVisitorEventRepository(engine).aroundConversation({ chatbotId: IDS.bot, visitorToken: VISITOR, from: new Date(S), to: new Date(LAST) });
+        t.same(read.events.map((e) => [e.eventId, e.event, e.at.getTime(), e.valueEur]), SHOWN.map((e) => [e.event_id, e.event, Date.parse(`${e.received_at.replace(' ', 'T')}Z`), e.total_value_base]),
+          `${engine.kind}: the repository's rows, values of the earliest copy`);
+      }
       const other = convos.find((c) => c.chatbotId === IDS.bot && c.id !== TRACKED.id)!;
       const without = await page(`/app/${IDS.bot}/conversations/${other.id}`);
       t.equal(without.statusCode, 200);
