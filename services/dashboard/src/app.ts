@@ -31,6 +31,7 @@ import { pagesNotFound } from './pages/not-found.js';
 import { appAssets } from './web/assets.js';
 import { appPageRoutes } from './web/routes.js';
 import { manageRoutes } from './web/manage-routes.js';
+import { createVisitorEventRepository } from './repositories/visitor-event-repository.js';
 
 export interface DashboardOptions {
   config: Config;
@@ -48,6 +49,8 @@ export interface DashboardOptions {
   clock?: () => Date;
   /** Mail queue and rate-limit knobs of the password reset flow (src/password-reset); tests shorten them. */
   passwordReset?: PasswordResetTuning;
+  /** Lifetime of a cached statistic (ms, default 5 s); 0 disables the cache, so a benchmark measures the queries. */
+  statsCacheTtlMs?: number;
 }
 
 /** Paths whose unknown sub-paths answer the dashboard's JSON 404 (see the response and error rules in services/dashboard/README.md). */
@@ -102,12 +105,12 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   await app.register(authRoutes, { deps, home: opts.clickhouse ? APP_HOME : HOME_AFTER_LOGIN });
   await app.register(passwordResetApp, { ...opts.passwordReset, deps, db: opts.postgres.db, secret });
   const stats = opts.clickhouse
-    ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock })
+    ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock, cacheTtlMs: opts.statsCacheTtlMs })
     : undefined;
   await app.register(pageRoutes, { deps });
   await app.register(appAssets);
-  if (stats) {
-    await app.register(appPageRoutes, { deps, stats });
+  if (stats && opts.clickhouse) {
+    await app.register(appPageRoutes, { deps, stats, visitorEvents: createVisitorEventRepository(opts.clickhouse) });
     await app.register(manageRoutes, { deps });
   }
   await app.register(async (api) => {

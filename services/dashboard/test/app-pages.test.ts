@@ -12,6 +12,7 @@ import { createRng, generateConversations, generateEvents, type GeneratedConvers
 import dashboardApp from '../src/app.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
+import { createVisitorEventRepository } from '../src/repositories/visitor-event-repository.js';
 import type { Fixture } from '../src/fixtures/schema.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 
@@ -26,8 +27,11 @@ const common = { now: NOW, otherChatbotIds: [IDS.other] };
 const events = generateEvents({ ...common, seed: 21, chatbotId: IDS.bot });
 const convos = generateConversations({ ...common, seed: 22, chatbotId: IDS.bot, count: 40 });
 const iso = (ms: number) => new Date(ms).toISOString();
+/** One conversation of the bot carries its visitor's token; the events below are that visitor's. */
+const TRACKED = convos.find((c) => c.chatbotId === IDS.bot && c.messages.length > 0)!;
+const VISITOR = 'visitor-token-1919';
 const asFixture = (list: GeneratedConversation[], chatbotId: string) => list.filter((c) => c.chatbotId === chatbotId).map((c) => ({
-  id: c.id, startedAt: iso(c.startedAt), messages: c.messages.map((m) => ({ ...m, content: `${m.content} ${EVIL}`, createdAt: iso(m.createdAt) })), analysis: c.analysis,
+  id: c.id, startedAt: iso(c.startedAt), visitorToken: c.id === TRACKED.id ? VISITOR : undefined, messages: c.messages.map((m) => ({ ...m, content: `${m.content} ${EVIL}`, createdAt: iso(m.createdAt) })), analysis: c.analysis,
 }));
 const fixture: Fixture = {
   accounts: [
@@ -41,6 +45,28 @@ const fixture: Fixture = {
 const ch = await openClickHouse();
 t.teardown(() => ch.close());
 await insertEvents(ch.embedded, events);
+// The tracked visitor: four events around the conversation (one retried), and rows that must not show.
+const chAt = (ms: number) => iso(ms).replace('T', ' ').replace('Z', '');
+const [S, LAST] = [TRACKED.startedAt, TRACKED.messages.at(-1)!.createdAt];
+const visitorEvent = (n: number, at: number, fields: Partial<(typeof events)[number]>) => ({
+  ...events[0], event_id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, token: VISITOR, chatbot_id: IDS.bot,
+  received_at: chAt(at), is_bot: false, popup_version: '', open_way: '', order_num: '', total_value_base: 0, url: 'https://shop.test/', ...fields,
+});
+const SHOWN = [
+  visitorEvent(1, S - 2 * 3_600_000, { event: 'visitor', url: 'https://shop.test/boots?utm=x' }),
+  visitorEvent(2, S - 3_600_000, { event: 'popup_displayed', popup_version: EVIL }),
+  visitorEvent(3, S + 1000, { event: 'convo_started', open_way: 'popup' }),
+  visitorEvent(4, LAST + 2 * 3_600_000, { event: 'purchase', order_num: 'A-1919', total_value_base: 19.9 }),
+];
+await insertEvents(ch.embedded, [
+  ...SHOWN,
+  // A retried beacon: the same event, once, with its first copy's values (a different page here to tell them apart).
+  { ...SHOWN[0], received_at: chAt(S - 2 * 3_600_000 + 300_000), url: 'https://shop.test/retried' },
+  visitorEvent(5, S - 1_800_000, { event: 'visitor', is_bot: true }),
+  visitorEvent(6, S, { event: 'visitor', chatbot_id: IDS.other }),
+  visitorEvent(7, S - 3 * 86_400_000, { event: 'visitor' }),
+  visitorEvent(8, S, { event: 'visitor', token: 'another-visitor-1919' }),
+]);
 
 /** The value of `data-stat="key"` on a page. */
 const statOf = (body: string, key: string) => new RegExp(`data-stat="${key}" data-value="([^"]*)"`).exec(body)?.[1];
@@ -138,6 +164,72 @@ for (const variant of databaseVariants()) {
       const insights = await page(`/app/${IDS.bot}/insights?timeframe=yesterday`);
       t.equal(insights.statusCode, 422);
       t.match(insights.body, /id="timeframe-error" role="alert">The timeframe must be/);
+    });
+
+    t.test('a custom date range: the JSON API\'s numbers for the same days; a bad range is the form with its message', async (t) => {
+      const [from, to] = ['2026-01-12', '2026-02-02'];
+      const res = await page(`/app/${IDS.bot}/analytics?from=${from}&to=${to}`);
+      t.equal(res.statusCode, 200);
+      t.match(res.body, `${from} to ${to} (UTC), 22 days`);
+      t.match(res.body, `id="from" name="from" type="date" min="1900-01-01" max="2026-02-10" value="${from}"`, 'the range stays in the form');
+      const series = JSON.parse(/id="timeseries-data">([^<]*)<\/script>/.exec(res.body)![1]) as { date: string }[];
+      t.same([series.length, series[0].date, series.at(-1)!.date], [22, from, to], 'the chart has the range\'s days');
+      const api = async (stat: string) => (await local.inject({
+        method: 'GET', url: `/api/dashboard/analytics/stats/${stat}?chatbot_id=${IDS.bot}&from=${from}&to=${to}`, headers: { authorization: `Bearer ${KEY_A}` },
+      })).json();
+      const bodies: Record<string, Record<string, unknown>> = {
+        overview: await api('overview'), engagement: await api('engagement'), 'popup-metrics': await api('popup-metrics'), purchases: await api('purchases'),
+      };
+      t.same([bodies.overview.start_date, bodies.overview.end_date, bodies.overview.timeframe_days], [from, to, 22], 'the API reads the same range');
+      const keys = [...res.body.matchAll(/data-stat="([^"]+)"/g)].map((m) => m[1]);
+      t.ok(keys.length >= 20, `${keys.length} numbers on the page`);
+      for (const key of keys) {
+        const [stat, ...path] = key.split('.');
+        t.equal(statOf(res.body, key), String(path.reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], bodies[stat])), key);
+      }
+
+      const bad: [string, string, RegExp][] = [
+        ['2026-02-02', '2026-01-12', /id="to-error" role="alert">The to date must not be before the from date\./],
+        ['2025-01-01', '2026-02-01', /id="to-error" role="alert">The date range must not be longer than 366 days\./],
+        ['2026-13-01', '2026-01-02', /id="from-error" role="alert">The from date must be a date such as 2026-01-31\./],
+        ['', '2026-01-02', /id="from-error" role="alert">The from date is required for a date range\./],
+        ['2026-01-01', '2026-02-11', /id="to-error" role="alert">The to date must not be after today \(UTC\)\./],
+        [EVIL, '2026-01-02', /id="from-error" role="alert">The from date must be a date/],
+      ];
+      for (const [f, to2, message] of bad) {
+        const r = await page(`/app/${IDS.bot}/analytics?from=${encodeURIComponent(f)}&to=${to2}`);
+        t.equal(r.statusCode, 422, `${f}..${to2}`);
+        t.match(r.body, message, `${f}..${to2}`);
+        t.match(r.body, /type="date"[^>]* aria-invalid="true"/, `${f}..${to2}: the field is marked`);
+        t.notMatch(r.body, /data-stat=/, 'no numbers for a refused range');
+      }
+      t.notOk((await page(`/app/${IDS.bot}/analytics?from=${encodeURIComponent(EVIL)}&to=x`)).body.includes('<script>alert(1)'), 'the typed value is escaped');
+      const both = await page(`/app/${IDS.bot}/analytics?timeframe=7&from=${from}&to=${to}`);
+      t.equal(both.statusCode, 422);
+      t.match(both.body, /role="alert">Choose either a number of days or a date range, not both\./);
+    });
+
+    t.test("the conversation page lists its visitor's events: that token, this chatbot, around the chat, no bots", async (t) => {
+      const res = await page(`/app/${IDS.bot}/conversations/${TRACKED.id}`);
+      t.equal(res.statusCode, 200);
+      t.match(res.body, `Visitor token <code>${VISITOR}</code>`);
+      const ids = [...res.body.matchAll(/data-event-id="([^"]+)"/g)].map((m) => m[1]);
+      t.same(ids, SHOWN.map((e) => e.event_id), 'its four events, oldest first, the retried one once; not the bot\'s, another chatbot\'s, an old one or another token\'s');
+      t.match(res.body, `<time datetime="${iso(S - 2 * 3_600_000)}">`, 'a retried event at its earliest copy');
+      t.match(res.body, '>/boots</td>', 'the page path, of the first copy');
+      t.notOk(res.body.includes('/retried'), 'not the retried copy\'s');
+      t.match(res.body, /order A-1919 · €19\.90/);
+      t.notOk(res.body.includes('<script>alert(1)'), 'the popup version is escaped');
+      for (const engine of [ch.embedded, ch.server]) {
+        const read = await createVisitorEventRepository(engine).aroundConversation({ chatbotId: IDS.bot, visitorToken: VISITOR, from: new Date(S), to: new Date(LAST) });
+        t.same(read.events.map((e) => [e.eventId, e.event, e.at.getTime(), e.valueEur]), SHOWN.map((e) => [e.event_id, e.event, Date.parse(`${e.received_at.replace(' ', 'T')}Z`), e.total_value_base]),
+          `${engine.kind}: the repository's rows, values of the earliest copy`);
+      }
+      const other = convos.find((c) => c.chatbotId === IDS.bot && c.id !== TRACKED.id)!;
+      const without = await page(`/app/${IDS.bot}/conversations/${other.id}`);
+      t.equal(without.statusCode, 200);
+      t.match(without.body, 'stored without the visitor\'s tracker token');
+      t.notMatch(without.body, /data-event-id=/);
     });
 
     t.test("another account's, unknown and malformed ids: the 404 page", async (t) => {

@@ -126,6 +126,48 @@ for (const variant of databaseVariants()) {
       }
     });
 
+    t.test('from/to: whole UTC days with the numbers of that window; bad ranges 422 naming their fields', async (t) => {
+      const ranges: [string, string, number, number, number][] = [
+        ['2026-01-20', '2026-02-03', Date.UTC(2026, 0, 20), Date.UTC(2026, 1, 3) + DAY - 1, 15],
+        ['2026-02-01', '2026-02-10', Date.UTC(2026, 1, 1), NOW, 10], // ends today: cut at now
+      ];
+      for (const [from, to, fromMs, toMs, days] of ranges) {
+        const q = { chatbot_id: IDS.botAb, from, to };
+        const window = { timeframe_days: days, start_date: from, end_date: to };
+        t.same((await get('engagement', q)).json(), { ...window, ...oracleEngagement(events, IDS.botAb, fromMs, toMs) }, `engagement ${from}..${to}`);
+        t.same((await get('popup-metrics', q)).json(), { ...window, ...oraclePopupMetrics(events, IDS.botAb, fromMs, toMs) }, `popup-metrics ${from}..${to}`);
+        t.same((await get('overview', q)).json(), { ...window, ...oracleOverview(convos, IDS.botAb, fromMs, toMs) }, `overview ${from}..${to}`);
+        const { ab_test: _ab, ...purchases } = (await get('purchases', q)).json();
+        const { ab_test: _abOracle, ...expected } = oraclePurchases(events, IDS.botAb, fromMs, toMs, true) as Record<string, unknown>;
+        t.same(purchases, { ...window, ...expected }, `purchases ${from}..${to}`);
+        const series = (await get('timeseries', q)).json();
+        t.same([series.days.length, series.days[0].date, series.days.at(-1).date], [days, from, to], 'one entry per day of the range');
+        const csv = await get('engagement', { ...q, format: 'csv' });
+        t.match(csv.headers['content-disposition'], `chatlytics-engagement-${IDS.botAb}-${from}_${to}.csv`);
+        t.match(csv.body, `total_users,${(await get('engagement', q)).json().total_users}\r\n`, 'the CSV has the range\'s numbers');
+      }
+      const year = (await get('timeseries', { chatbot_id: IDS.botAb, from: '2025-02-10', to: '2026-02-10' })).json();
+      t.same([year.timeframe_days, year.days.length], [366, 366], '366 days is the longest range');
+      const bad: [Record<string, string | number>, string[]][] = [
+        [{ from: '2026-02-03', to: '2026-01-20' }, ['to']],
+        [{ from: '2025-02-09', to: '2026-02-10' }, ['to']],
+        [{ from: '2025-02-29', to: '2025-03-01' }, ['from']],
+        [{ from: '2026-01-01', to: '2026-02-11' }, ['to']],
+        [{ from: '2026-01-01' }, ['to']],
+        [{ to: '2026-01-01' }, ['from']],
+        [{ from: '01/01/2026', to: '2026-01-02' }, ['from']],
+        [{ from: '1899-12-31', to: '1900-01-01' }, ['from']],
+        [{ from: '2026-01-01', to: '2026-01-02', timeframe: 7 }, ['timeframe']],
+      ];
+      for (const path of ENDPOINTS) {
+        for (const [q, fields] of bad) {
+          const res = await get(path, { chatbot_id: IDS.botAb, ...q });
+          t.equal(res.statusCode, 422, `${path} ${JSON.stringify(q)}`);
+          t.same(Object.keys(res.json().errors).sort(), fields, `${path} ${JSON.stringify(q)}`);
+        }
+      }
+    });
+
     t.test('conversation-insights: every timeframe format; anything else 422', async (t) => {
       const path = 'conversation-insights';
       for (const ok of ['day', 'week', 'month', 'Week', '20 minutes', '1 minute', '2 hours', '3 days', '1 week', '2 weeks', '2 months', 'january', 'February', '14']) {

@@ -4,6 +4,7 @@ import { daysWindow, parseInsightsTimeframe, subtractMonths, utcDate } from '../
 import { erfc, sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../src/stats/ab-significance.js';
 import { buildAnalysisReport, rankItems, type AnalysedConversation } from '../src/stats/insights-report.js';
 import { createResultCache } from '../src/stats/cache.js';
+import { checkDateRange, RANGE_MESSAGES, rangeWindow } from '../src/stats/date-range.js';
 
 t.test('round2: half away from zero on the decimal value, without binary noise', async (t) => {
   t.equal(round2(1.005), 1.01, '1.005 is stored as 1.00499999…; the decimal value rounds up');
@@ -198,4 +199,27 @@ t.test('result cache: reuse within the TTL, shared in-flight work, failures and 
   await off.get('k', async () => ++calls);
   await off.get('k', async () => ++calls);
   t.equal(calls, 2, 'TTL 0 disables the cache');
+});
+
+t.test('checkDateRange and rangeWindow: whole UTC days, every refusal named by its field', async (t) => {
+  const now = new Date('2026-03-31T15:30:45.678Z');
+  const ok = checkDateRange(' 2026-03-01 ', '2026-03-31', now);
+  t.same(ok, { ok: true, range: { from: '2026-03-01', to: '2026-03-31' } }, 'trimmed; today is a valid end');
+  const today = rangeWindow({ from: '2026-03-01', to: '2026-03-31' }, now);
+  t.same([today.days, today.window.from.toISOString(), today.window.to.toISOString()], [31, '2026-03-01T00:00:00.000Z', now.toISOString()], 'cut at now');
+  const past = rangeWindow({ from: '2024-02-28', to: '2024-03-01' }, now);
+  t.same([past.days, past.window.to.toISOString()], [3, '2024-03-01T23:59:59.999Z'], 'a leap day counts; the last day to its last millisecond');
+  t.ok(checkDateRange('2024-02-29', '2024-02-29', now).ok, 'a real leap day');
+  t.same(checkDateRange('2025-03-31', '2026-03-31', now), { ok: true, range: { from: '2025-03-31', to: '2026-03-31' } }, '366 days');
+  const refused: [string | undefined, string | undefined, Record<string, string[]>][] = [
+    ['2025-03-30', '2026-03-31', { to: [RANGE_MESSAGES.tooLong] }],
+    ['2026-03-02', '2026-03-01', { to: [RANGE_MESSAGES.order] }],
+    ['2026-03-01', '2026-04-01', { to: [RANGE_MESSAGES.future] }],
+    ['2026-04-02', '2026-04-01', { to: [RANGE_MESSAGES.future, RANGE_MESSAGES.order] }],
+    ['2025-02-29', '2025-03-01', { from: [RANGE_MESSAGES.format('from')] }],
+    ['2026-3-1', '20260301', { from: [RANGE_MESSAGES.format('from')], to: [RANGE_MESSAGES.format('to')] }],
+    [undefined, '', { from: [RANGE_MESSAGES.required('from')], to: [RANGE_MESSAGES.required('to')] }],
+    ['1899-12-31', '1900-01-01', { from: [RANGE_MESSAGES.tooEarly] }],
+  ];
+  for (const [from, to, errors] of refused) t.same(checkDateRange(from, to, now), { ok: false, errors }, `${from}..${to}`);
 });

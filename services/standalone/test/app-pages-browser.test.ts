@@ -82,28 +82,43 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   await page.getByRole('link', { name: AB_BOT }).click();
   await page.waitForURL(/\/app\/[0-9a-f-]+\/analytics$/);
   const chatbotId = /\/app\/([0-9a-f-]+)\//.exec(page.url())![1];
+  /** Every number on the analytics page against the JSON API's answer for `query`; the API's bodies. */
+  const compareWithApi = async (query: string) => {
+    await page.locator('.series canvas').first().waitFor();
+    const shown = await page.$$eval('[data-stat]', (els) => els.map((e) => [e.getAttribute('data-stat')!, e.getAttribute('data-value')!, e.textContent!] as const));
+    // A string, not a function: tsx would wrap a function's inner names in a helper the page does not have.
+    const api = await page.evaluate(`(async () => {
+      const out = {};
+      for (const s of ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']) {
+        out[s] = await (await fetch('/api/dashboard/analytics/stats/' + s + '?chatbot_id=${chatbotId}&${query}')).json();
+      }
+      return out;
+    })()`) as Record<string, Record<string, unknown>>;
+    t.ok(shown.length >= 20, `${query}: ${shown.length} numbers shown`);
+    for (const [key, value, text] of shown) {
+      const [stat, ...keyPath] = key.split('.');
+      const expected = keyPath.reduce<unknown>((o: unknown, k: string) => (o as Record<string, unknown>)?.[k], api[stat]);
+      t.equal(value, String(expected), `${query} ${key}: the page shows the API's number (${text})`);
+    }
+    const series = JSON.parse(await page.locator('#timeseries-data').textContent() ?? 'null');
+    t.same(series, api.timeseries.days, `${query}: the chart draws the timeseries API's days`);
+    return { shown, api };
+  };
   await page.getByRole('link', { name: '7 days' }).click();
   await page.waitForURL(/timeframe=7$/);
-  await page.locator('.series canvas').first().waitFor();
-  const shown = await page.$$eval('[data-stat]', (els) => els.map((e) => [e.getAttribute('data-stat')!, e.getAttribute('data-value')!, e.textContent!] as const));
-  // A string, not a function: tsx would wrap a function's inner names in a helper the page does not have.
-  const api = await page.evaluate(`(async () => {
-    const out = {};
-    for (const s of ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']) {
-      out[s] = await (await fetch('/api/dashboard/analytics/stats/' + s + '?chatbot_id=${chatbotId}&timeframe=7')).json();
-    }
-    return out;
-  })()`) as Record<string, Record<string, unknown>>;
-  t.ok(shown.length >= 20, `${shown.length} numbers shown`);
-  for (const [key, value, text] of shown) {
-    const [stat, ...keyPath] = key.split('.');
-    const expected = keyPath.reduce<unknown>((o: unknown, k: string) => (o as Record<string, unknown>)?.[k], api[stat]);
-    t.equal(value, String(expected), `${key}: the page shows the API's number (${text})`);
-  }
+  const { shown } = await compareWithApi('timeframe=7');
   t.ok(shown.some(([k]) => k.startsWith('purchases.ab_test')), 'the A/B block of the A/B chatbot');
-  const series = JSON.parse(await page.locator('#timeseries-data').textContent() ?? 'null');
-  t.same(series, api.timeseries.days, 'the chart draws the timeseries API\'s days');
   await shoot('analytics');
+
+  // A custom range typed into the date fields: the days before yesterday, on the page and in the API alike.
+  const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
+  await page.getByLabel('From', { exact: true }).fill(day(6));
+  await page.getByLabel('To', { exact: true }).fill(day(2));
+  await page.getByRole('button', { name: 'Show range' }).click();
+  await page.waitForURL(new RegExp(`from=${day(6)}&to=${day(2)}$`));
+  const range = await compareWithApi(`from=${day(6)}&to=${day(2)}`);
+  t.same([range.api.overview.start_date, range.api.overview.end_date, range.api.overview.timeframe_days], [day(6), day(2), 5], 'the range\'s five days');
+  await shoot('analytics-range');
 
   await page.getByRole('link', { name: 'Insights' }).first().click();
   await page.getByRole('link', { name: 'month', exact: true }).click();
@@ -116,6 +131,7 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Conversation');
   t.ok(await page.locator('.msg').count() > 0, 'the conversation\'s messages');
   t.ok(await page.getByRole('heading', { name: 'Analysis' }).isVisible());
+  t.ok(await page.locator('[data-event-id]').count() > 0, 'the events of the visitor who chatted (the demo stores its token)');
   await shoot('conversation');
 
   await page.goto(`${origin}/app/${chatbotId}/live`);
@@ -166,6 +182,18 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   await page.waitForURL(`${origin}/app/settings`);
   t.ok(await page.getByRole('status').isVisible(), 'the revoke message');
   t.equal((await withKey()).status, 401, 'the revoked key is refused');
+  // Two keys listed, one with a long name, for the phone layout: stacked rows, no sideways scrolling.
+  for (const name of ['shop backend', 'nightly export to the data warehouse of the marketing team']) {
+    await page.getByLabel('Name').fill(name);
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    await page.waitForURL(`${origin}/app/settings/api-keys`);
+    await page.goto(`${origin}/app/settings`);
+  }
+  await page.setViewportSize({ width: 390, height: 844 });
+  const widths = await page.evaluate(`[document.documentElement.scrollWidth, document.documentElement.clientWidth,
+    ...[...document.querySelectorAll('table.keys, table.keys tr')].map((e) => e.getBoundingClientRect().right)]`) as number[];
+  t.ok(widths.slice(2).length >= 3, 'the key table and its rows');
+  t.ok(Math.max(widths[0], ...widths.slice(2)) <= widths[1], `at 390×844 the key table fits the screen (${JSON.stringify(widths)})`);
   await shoot('settings');
 
   t.same(problems, [], 'no CSP violation or script error on any page');
@@ -174,7 +202,7 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   const scanContext = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 }, storageState: await context.storageState() });
   const scan = await scanContext.newPage();
-  for (const url of ['/app', `/app/${chatbotId}/analytics?timeframe=7`, `/app/${chatbotId}/insights?timeframe=month`, href!, `/app/${chatbotId}/live`, '/app/settings', '/app/chatbots/new', `/app/${newBotId}/setup`, '/login']) {
+  for (const url of ['/app', `/app/${chatbotId}/analytics?timeframe=7`, `/app/${chatbotId}/analytics?from=${day(6)}&to=${day(2)}`, `/app/${chatbotId}/insights?timeframe=month`, href!, `/app/${chatbotId}/live`, '/app/settings', '/app/chatbots/new', `/app/${newBotId}/setup`, '/login']) {
     await scan.goto(`${origin}${url}`);
     await scan.addScriptTag({ content: axeSource });
     const violations = await scan.evaluate(`axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`) as

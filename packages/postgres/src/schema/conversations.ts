@@ -8,6 +8,11 @@ export const conversations = pgTable('conversations', {
   chatbotId: uuid('chatbot_id').notNull().references(() => chatbots.id, { onDelete: 'cascade' }),
   startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: updatedAt(),
+  /**
+   * The tracker token of the visitor who chatted, when the writer knows it: it links the
+   * conversation to that visitor's events in ClickHouse. Null for conversations stored without one.
+   */
+  visitorToken: text('visitor_token'),
 }, (t) => [
   index('conversations_chatbot_started_idx').on(t.chatbotId, t.startedAt),
 ]);

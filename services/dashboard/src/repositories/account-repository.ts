@@ -23,7 +23,7 @@ export interface DataSourceInput {
   settings?: Record<string, unknown> | null; createdAt?: Date; updatedAt?: Date;
 }
 export interface ChunkInput { id: string; dataSourceId: string; index: number; content: string; tokenCount?: number | null; embedding?: number[] | null }
-export interface ConversationInput { id: string; chatbotId: string; startedAt: Date; updatedAt?: Date }
+export interface ConversationInput { id: string; chatbotId: string; startedAt: Date; updatedAt?: Date; visitorToken?: string | null }
 export interface MessageInput { id: string; conversationId: string; role: MessageRole; content: string; createdAt: Date }
 export interface AnalysisInput {
   conversationId: string; clickedProducts?: string[]; talkedAboutProducts?: string[]; intents?: string[]; complaints?: string[];

@@ -7,6 +7,8 @@ export interface ConversationDetail {
   id: string;
   chatbotId: string;
   startedAt: Date;
+  /** The visitor's tracker token, when the conversation was stored with one. */
+  visitorToken: string | null;
   messages: { role: string; content: string; createdAt: Date }[];
   analysis: typeof conversationAnalyses.$inferSelect | null;
 }
@@ -18,7 +20,7 @@ export function createConversationRepository({ db }: { db: Database }) {
       // uuid columns: any other text names nothing (and would be a SQL error).
       if (![accountId, chatbotId, conversationId].every((id) => UUID.test(id))) return null;
       const [row] = await db
-        .select({ id: conversations.id, chatbotId: conversations.chatbotId, startedAt: conversations.startedAt })
+        .select({ id: conversations.id, chatbotId: conversations.chatbotId, startedAt: conversations.startedAt, visitorToken: conversations.visitorToken })
         .from(conversations)
         .innerJoin(chatbots, eq(chatbots.id, conversations.chatbotId))
         .where(and(eq(conversations.id, conversationId), eq(conversations.chatbotId, chatbotId), eq(chatbots.accountId, accountId)))

@@ -8,7 +8,7 @@ import {
   EngagementResponse, InsightsQuery, InsightsResponse, LiveEventsResponse, OverviewResponse, PopupMetricsResponse, PurchasesResponse,
   StatsQuery, TimeseriesResponse,
 } from './schemas.js';
-import { DEFAULT_TIMEFRAME_DAYS, type StatsService } from './service.js';
+import type { StatsService } from './service.js';
 
 export interface StatsRoutesOptions {
   /** The statistics of the JSON API and of the app pages (one cache, one set of definitions). */
@@ -44,22 +44,22 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
     },
   });
   const account = (req: Parameters<typeof principalOf>[0]) => principalOf(req).accountId;
-  const days = (t: number | undefined) => t ?? DEFAULT_TIMEFRAME_DAYS;
+  const frame = (q: { timeframe?: number; from?: string; to?: string }) => stats.frameOf(q);
 
   app.get('/analytics/stats/overview', route('Conversations, AI messages and saved hours (PostgreSQL)', OverviewResponse, StatsQuery), async (req) =>
-    stats.overview(account(req), req.query.chatbot_id, days(req.query.timeframe)));
+    stats.overview(account(req), req.query.chatbot_id, frame(req.query)));
 
   app.get('/analytics/stats/engagement', route('Visitor funnel: approached, opened, chatted', EngagementResponse, StatsQuery), async (req) =>
-    stats.engagement(account(req), req.query.chatbot_id, days(req.query.timeframe)));
+    stats.engagement(account(req), req.query.chatbot_id, frame(req.query)));
 
   app.get('/analytics/stats/popup-metrics', route('Popup displays and opens per version; conversation starts', PopupMetricsResponse, StatsQuery), async (req) =>
-    stats.popupMetrics(account(req), req.query.chatbot_id, days(req.query.timeframe)));
+    stats.popupMetrics(account(req), req.query.chatbot_id, frame(req.query)));
 
   app.get('/analytics/stats/purchases', route('Purchases, revenue and conversion with and without chat; A/B test', PurchasesResponse, StatsQuery), async (req) =>
-    stats.purchases(account(req), req.query.chatbot_id, days(req.query.timeframe)));
+    stats.purchases(account(req), req.query.chatbot_id, frame(req.query)));
 
   app.get('/analytics/stats/timeseries', route('Daily visitors, conversations, purchases and revenue (UTC days)', TimeseriesResponse, StatsQuery), async (req) =>
-    stats.timeseries(account(req), req.query.chatbot_id, days(req.query.timeframe)));
+    stats.timeseries(account(req), req.query.chatbot_id, frame(req.query)));
 
   app.get('/analytics/stats/live-events', route(`Events per minute over the last ${LIVE_WINDOW_MINUTES} minutes`, LiveEventsResponse,
     Type.Object({ chatbot_id: StatsQuery.properties.chatbot_id, format: StatsQuery.properties.format })), async (req) =>

@@ -8,9 +8,15 @@ import { StatsFormat } from './csv.js';
  */
 const ChatbotId = Type.String({ minLength: 1, maxLength: 255, description: 'Chatbot identifier' });
 
+/** A UTC day of a custom range; its calendar and range rules are checked in date-range.ts. */
+const RangeDay = (description: string) => Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', maxLength: 10, description }));
+
+// No schema default for timeframe: the service must see whether it was given, to refuse it next to from/to.
 export const StatsQuery = Type.Object({
   chatbot_id: ChatbotId,
-  timeframe: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: 7, description: 'Days to look back' })),
+  timeframe: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: 'Days to look back; default 7. Not together with from/to' })),
+  from: RangeDay('First UTC day of a custom range, YYYY-MM-DD (with to; at most 366 days)'),
+  to: RangeDay('Last UTC day of a custom range, YYYY-MM-DD, not after today (with from)'),
   format: StatsFormat,
 });
 

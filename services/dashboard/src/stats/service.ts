@@ -3,6 +3,7 @@ import type { Database } from '@chatlytics/postgres';
 import { Errors } from '../errors.js';
 import { createResultCache } from './cache.js';
 import type { StatsChatbot } from './conversation-stats-repository.js';
+import { checkDateRange, RANGE_MESSAGES, rangeWindow, type StatsFrame } from './date-range.js';
 import { createStatsRepository } from './repository.js';
 import { daysWindow, parseInsightsTimeframe, utcDate, type StatsWindow } from './timeframe.js';
 
@@ -44,31 +45,46 @@ export function createStatsService(opts: StatsServiceOptions) {
   const windowed = <T extends object>(days: number, w: StatsWindow, body: T) =>
     ({ timeframe_days: days, start_date: utcDate(w.from), end_date: utcDate(w.to), ...body });
 
-  /** A statistic of one chatbot over the last `days` days, cached per account. */
+  /**
+   * What a JSON query or the page asked for: `from`/`to` (checked: a bad range is a 422 naming
+   * its fields), else `timeframe` days (default 7). Both at once is refused, not guessed at.
+   */
+  const frameOf = (q: { timeframe?: number; from?: string; to?: string }): StatsFrame => {
+    if (q.from === undefined && q.to === undefined) return q.timeframe ?? DEFAULT_TIMEFRAME_DAYS;
+    if (q.timeframe !== undefined) throw Errors.validation({ timeframe: [RANGE_MESSAGES.both] });
+    const checked = checkDateRange(q.from, q.to, clock());
+    if (!checked.ok) throw Errors.validation(checked.errors);
+    return checked.range;
+  };
+
+  /** A statistic of one chatbot over the last `days` days or a checked date range, cached per account. */
   const daysStat = async <T extends object>(
-    accountId: string, chatbotId: string, days: number, stat: string, load: (chatbot: StatsChatbot, w: StatsWindow) => Promise<T>,
+    accountId: string, chatbotId: string, frame: StatsFrame, stat: string, load: (chatbot: StatsChatbot, w: StatsWindow) => Promise<T>,
     keyExtra: (c: StatsChatbot) => string = () => '',
   ) => {
     const chatbot = await ownChatbot(accountId, chatbotId);
-    return cached(accountId, stat, chatbotId, `${days}${keyExtra(chatbot)}`, async () => {
-      const w = daysWindow(days, clock());
+    const frameKey = typeof frame === 'number' ? String(frame) : `${frame.from}..${frame.to}`;
+    return cached(accountId, stat, chatbotId, `${frameKey}${keyExtra(chatbot)}`, async () => {
+      const now = clock();
+      const { days, window: w } = typeof frame === 'number' ? { days: frame, window: daysWindow(frame, now) } : rangeWindow(frame, now);
       return windowed(days, w, await load(chatbot, w));
     });
   };
 
   return {
     ownChatbot,
-    overview: (accountId: string, chatbotId: string, days: number) =>
-      daysStat(accountId, chatbotId, days, 'overview', (c, w) => repo.overview(c.id, w)),
-    engagement: (accountId: string, chatbotId: string, days: number) =>
-      daysStat(accountId, chatbotId, days, 'engagement', (c, w) => repo.engagement(c.id, w)),
-    popupMetrics: (accountId: string, chatbotId: string, days: number) =>
-      daysStat(accountId, chatbotId, days, 'popup-metrics', (c, w) => repo.popupMetrics(c.id, w)),
-    timeseries: (accountId: string, chatbotId: string, days: number) =>
-      daysStat(accountId, chatbotId, days, 'timeseries', (c, w) => repo.timeseries(c.id, w)),
+    frameOf,
+    overview: (accountId: string, chatbotId: string, frame: StatsFrame) =>
+      daysStat(accountId, chatbotId, frame, 'overview', (c, w) => repo.overview(c.id, w)),
+    engagement: (accountId: string, chatbotId: string, frame: StatsFrame) =>
+      daysStat(accountId, chatbotId, frame, 'engagement', (c, w) => repo.engagement(c.id, w)),
+    popupMetrics: (accountId: string, chatbotId: string, frame: StatsFrame) =>
+      daysStat(accountId, chatbotId, frame, 'popup-metrics', (c, w) => repo.popupMetrics(c.id, w)),
+    timeseries: (accountId: string, chatbotId: string, frame: StatsFrame) =>
+      daysStat(accountId, chatbotId, frame, 'timeseries', (c, w) => repo.timeseries(c.id, w)),
     // abTestEnabled changes the body's shape: it belongs in the key.
-    purchases: (accountId: string, chatbotId: string, days: number) =>
-      daysStat(accountId, chatbotId, days, 'purchases', (c, w) => repo.purchases(c, w), (c) => `/${c.abTestEnabled}`),
+    purchases: (accountId: string, chatbotId: string, frame: StatsFrame) =>
+      daysStat(accountId, chatbotId, frame, 'purchases', (c, w) => repo.purchases(c, w), (c) => `/${c.abTestEnabled}`),
     async conversationInsights(accountId: string, chatbotId: string, timeframe: string) {
       await ownChatbot(accountId, chatbotId);
       return cached(accountId, 'conversation-insights', chatbotId, timeframe.trim().toLowerCase(), async () => {

@@ -1,4 +1,6 @@
-import { html, type RawHtml } from '../format/html.js';
+import type { FieldErrors } from '../errors.js';
+import { html, raw, type RawHtml } from '../format/html.js';
+import type { DateRange } from '../stats/date-range.js';
 import type { StatsService } from '../stats/service.js';
 import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';
 import { jsonBlock } from './layout.js';
@@ -35,9 +37,33 @@ ${error ? html`<p class="field-error" id="timeframe-error" role="alert">${error}
 </form>`;
 }
 
-export function analyticsBody(d: AnalyticsData): RawHtml {
+/** One date input of the range form, its error tied to it. */
+function dateField(name: 'from' | 'to', label: string, value: string, today: string, errors: FieldErrors | null): RawHtml {
+  const messages = errors?.[name] ?? [];
+  // Label and field in one box, so that on a phone they wrap to the next line together.
+  return html`<span class="pair"><label for="${name}">${label}</label>
+<input id="${name}" name="${name}" type="date" min="1900-01-01" max="${today}" value="${value}"${messages.length ? html` aria-invalid="true" aria-describedby="${name}-error"` : ''}></span>`;
+}
+
+/**
+ * The custom range: whole UTC days `from` to `to` (the JSON API's `from`/`to`). The values come
+ * back as typed when the range is refused, with each field's messages under the form.
+ */
+export function rangeForm(action: string, range: DateRange, today: string, errors: FieldErrors | null): RawHtml {
+  const messages = (name: 'from' | 'to') => (errors?.[name] ?? []).join(' ');
+  return html`<form class="timeframe range" method="get" action="${action}" aria-labelledby="range-label">
+<span class="label" id="range-label">Date range (UTC)</span>
+${dateField('from', 'From', range.from, today, errors)}
+${dateField('to', 'To', range.to, today, errors)}
+<button type="submit">Show range</button>
+${(['from', 'to'] as const).map((name) => (messages(name) ? html`<p class="field-error" id="${name}-error" role="alert">${messages(name)}</p>` : raw('')))}
+</form>`;
+}
+
+export function analyticsBody(d: AnalyticsData, isRange = false): RawHtml {
   const { overview: o, engagement: e, popup: p, purchases: u, timeseries: ts } = d;
-  return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), last ${o.timeframe_days} ${o.timeframe_days === 1 ? 'day' : 'days'}</p>
+  const length = `${o.timeframe_days} ${o.timeframe_days === 1 ? 'day' : 'days'}`;
+  return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), ${isRange ? length : `last ${length}`}</p>
 <section aria-labelledby="h-overview"><h2 id="h-overview">Overview</h2>
 <dl class="stats">
 ${stat('Conversations', 'overview.total_conversations', o.total_conversations, fmtInt(o.total_conversations))}

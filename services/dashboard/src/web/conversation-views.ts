@@ -1,8 +1,9 @@
 import { html, type RawHtml } from '../format/html.js';
 import { formatDateTimeMinutes, formatDateTimeSeconds } from '../format/time.js';
 import type { ConversationDetail } from '../repositories/conversation-repository.js';
+import { VISITOR_EVENTS_LIMIT, type VisitorEvent } from '../repositories/visitor-event-repository.js';
 import type { StatsService } from '../stats/service.js';
-import { fmtDec, fmtInt, fmtPercent } from './format.js';
+import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';
 import { stat } from './analytics-view.js';
 
 type Insights = Awaited<ReturnType<StatsService['conversationInsights']>>;
@@ -76,4 +77,38 @@ ${a ? html`<dl class="facts">
 <dt>Missing information</dt><dd>${list(a.missingInformation)}</dd></dl>` : html`<p class="hint">This conversation has not been analysed.</p>`}
 </section>
 </div>`;
+}
+
+/** What an event says beyond its name: the popup, how the chat was opened, the order. */
+function eventDetails(e: VisitorEvent): string {
+  const parts = [
+    e.popupVersion ? `popup ${e.popupVersion}` : '',
+    e.openWay ? `opened by ${e.openWay.replace('_', ' ')}` : '',
+    e.orderNum ? `order ${e.orderNum}` : '',
+    e.event === 'purchase' ? (e.valueEur === null ? 'value in an unknown currency' : fmtEur(e.valueEur)) : '',
+  ];
+  return parts.filter(Boolean).join(' · ');
+}
+
+/** Only the path of a page address: the host is the shop's own, the query may be long. */
+const pagePath = (url: string) => {
+  try { return new URL(url).pathname; } catch { return url; }
+};
+
+/**
+ * The visitor's tracked events around the conversation (a day before it to a day after), or why
+ * there are none: a conversation stored without a visitor token cannot be linked to events.
+ */
+export function visitorEventsBody(token: string | null, read: { events: VisitorEvent[]; truncated: boolean } | null): RawHtml {
+  const body = !token || !read
+    ? html`<p class="hint">This conversation was stored without the visitor's tracker token, so its visitor's events cannot be shown.</p>`
+    : read.events.length === 0
+      ? html`<p class="hint">No tracked events of this visitor from a day before the conversation to a day after it.</p>`
+      : html`<p class="hint">From a day before the conversation to a day after its last message, oldest first${read.truncated ? `; the first ${VISITOR_EVENTS_LIMIT} shown` : ''}. Bots are left out.</p>
+<div class="scroll"><table class="visitor-events"><thead><tr><th scope="col">Event</th><th scope="col">Time (UTC)</th><th scope="col">Page</th><th scope="col">Details</th></tr></thead>
+<tbody>${read.events.map((e) => html`<tr data-event-id="${e.eventId}"><th scope="row">${e.event}</th><td data-label="Time (UTC)"><time datetime="${e.at.toISOString()}">${formatDateTimeSeconds(e.at)}</time></td><td class="wrap" data-label="Page">${pagePath(e.url)}</td><td class="wrap" data-label="Details">${eventDetails(e)}</td></tr>`)}</tbody></table></div>`;
+  return html`<section aria-labelledby="h-visitor-events"><h2 id="h-visitor-events">The visitor's events</h2>
+${token ? html`<p class="window">Visitor token <code>${token}</code></p>` : ''}
+${body}
+</section>`;
 }

@@ -27,7 +27,7 @@ ${flashMessages(flash)}
 <section aria-labelledby="h-keys"><h2 id="h-keys">API keys</h2>
 <p class="hint">A key reads this account's statistics through the JSON API (<code>Authorization: Bearer ck_…</code>). Only its first characters are kept for display.</p>
 ${keys.length === 0 ? html`<p>This account has no API key.</p>` : html`<div class="scroll"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-<tbody>${keys.map((k) => html`<tr data-key-id="${k.id}"><th scope="row">${k.name || '(no name)'}</th><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+<tbody>${keys.map((k) => html`<tr data-key-id="${k.id}"><th scope="row">${k.name || '(no name)'}</th><td data-label="Key"><code>${k.prefix}…</code></td><td data-label="Created">${when(k.createdAt)}</td><td data-label="Last used">${when(k.lastUsedAt)}</td>
 <td class="actions"><a href="/app/settings/api-keys/${k.id}/revoke">Revoke<span class="sr-only"> ${k.name}</span></a></td></tr>`)}</tbody></table></div>`}
 <h3>New API key</h3>
 <form class="stacked" method="post" action="/app/settings/api-keys" novalidate>

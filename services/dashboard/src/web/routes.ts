@@ -3,14 +3,17 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import { readSessionCookie } from '../auth/session-cookie.js';
 import type { DashboardDeps } from '../deps.js';
-import { DashboardError, Errors } from '../errors.js';
+import { DashboardError, Errors, type FieldErrors } from '../errors.js';
 import { html } from '../format/html.js';
 import { presentChatbot } from '../presenters/chatbot-presenter.js';
 import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
 import { LIVE_WINDOW_MINUTES } from '../stats/routes.js';
+import { checkDateRange, RANGE_MESSAGES, type StatsFrame } from '../stats/date-range.js';
 import type { StatsService } from '../stats/service.js';
-import { analyticsBody, timeframeForm } from './analytics-view.js';
-import { conversationBody, insightsBody, insightsForm } from './conversation-views.js';
+import { utcDate } from '../stats/timeframe.js';
+import { analyticsBody, rangeForm, timeframeForm } from './analytics-view.js';
+import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
+import type { VisitorEventRepository } from '../repositories/visitor-event-repository.js';
 import { sendAppPage, type AppView, type ChatbotChoice } from './layout.js';
 import { chatbotListBody, liveBody } from './list-views.js';
 
@@ -18,6 +21,12 @@ const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });
 const Uuid = Type.String({ format: 'uuid' });
 const TimeframeQuery = Type.Object({ timeframe: Type.Optional(Type.String({ maxLength: 50 })) });
+// Loose text on purpose: a malformed day is answered by the form's message, not a bare 422.
+const AnalyticsQuery = Type.Object({
+  timeframe: Type.Optional(Type.String({ maxLength: 50 })),
+  from: Type.Optional(Type.String({ maxLength: 50 })),
+  to: Type.Optional(Type.String({ maxLength: 50 })),
+});
 const DEFAULT_DAYS = 7;
 const DEFAULT_INSIGHTS = 'week';
 
@@ -31,12 +40,29 @@ export function parseDays(raw: string | undefined): { days: number } | { error: 
 }
 
 /**
+ * What the analytics page was asked for: a date range when `from` or `to` is present (the range
+ * form always sends both, even empty), else a number of days; or the forms' messages. The range
+ * rules are the JSON API's (checkDateRange), so the page refuses exactly what the API refuses.
+ */
+export function analyticsFrame(q: { timeframe?: string; from?: string; to?: string }, now: Date) {
+  const range = { from: q.from?.trim() ?? '', to: q.to?.trim() ?? '' };
+  const none = { frame: null, range, daysError: null, rangeErrors: null };
+  if (q.from === undefined && q.to === undefined) {
+    const parsed = parseDays(q.timeframe);
+    return 'error' in parsed ? { ...none, daysError: parsed.error } : { ...none, frame: parsed.days as StatsFrame };
+  }
+  if (q.timeframe?.trim()) return { ...none, rangeErrors: { to: [RANGE_MESSAGES.both] } as FieldErrors };
+  const checked = checkDateRange(range.from, range.to, now);
+  return checked.ok ? { ...none, frame: checked.range as StatsFrame } : { ...none, rangeErrors: checked.errors };
+}
+
+/**
  * The shop owner's app pages under /app (web session; see the pages in services/dashboard/README.md):
  * chatbot list, analytics, insights, conversation, live view. Every number comes from the
  * statistics service the JSON API answers from. A guest is sent to /login; an unknown or
  * another account's id gets the 404 page (route config `page`, error-handler.ts).
  */
-export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; stats: StatsService }> = async (app, { deps, stats }) => {
+export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; stats: StatsService; visitorEvents: VisitorEventRepository }> = async (app, { deps, stats, visitorEvents }) => {
   const { conversations } = deps.repos;
   const config = { auth: 'session' as const, page: true };
   const schema = <E extends object = object>(summary: string, extra?: E) => ({
@@ -83,23 +109,23 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     return reply.redirect(`/app/${req.query.chatbot_id}/${req.query.view ?? 'analytics'}`, 302);
   });
 
-  app.get('/app/:id/analytics', { config, schema: schema('Analytics of one chatbot', { ...ids, querystring: TimeframeQuery }) }, async (req, reply) => {
+  app.get('/app/:id/analytics', { config, schema: schema('Analytics of one chatbot: the last N days, or from/to', { ...ids, querystring: AnalyticsQuery }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const { all, current } = await chatbotPage(accountId, req.params.id);
     const action = `/app/${current.id}/analytics`;
-    const parsed = parseDays(req.query.timeframe);
-    const frame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
-    if ('error' in parsed) {
-      return sendAppPage(reply, { title: `${current.name}: analytics`, ...frame('analytics'), body: html`<h1>${current.name}</h1>${timeframeForm(action, null, parsed.error)}` }, 422);
+    const { frame, range, daysError, rangeErrors } = analyticsFrame(req.query, deps.clock());
+    const forms = html`${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors)}`;
+    const viewFrame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
+    if (frame === null) {
+      return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}` }, 422);
     }
-    const { days } = parsed;
     const [overview, engagement, popup, purchases, timeseries] = await Promise.all([
-      stats.overview(accountId, current.id, days), stats.engagement(accountId, current.id, days), stats.popupMetrics(accountId, current.id, days),
-      stats.purchases(accountId, current.id, days), stats.timeseries(accountId, current.id, days),
+      stats.overview(accountId, current.id, frame), stats.engagement(accountId, current.id, frame), stats.popupMetrics(accountId, current.id, frame),
+      stats.purchases(accountId, current.id, frame), stats.timeseries(accountId, current.id, frame),
     ]);
     return sendAppPage(reply, {
-      title: `${current.name}: analytics`, ...frame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${timeframeForm(action, days, null)}${analyticsBody({ overview, engagement, popup, purchases, timeseries })}`,
+      title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
+      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries }, typeof frame !== 'number')}`,
     });
   });
 
@@ -121,16 +147,22 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
 
   app.get('/app/:chatbotId/conversations/:conversationId', {
     config,
-    schema: schema('One conversation: messages in order and its analysis', { params: Type.Object({ chatbotId: Uuid, conversationId: Uuid }) }),
+    schema: schema('One conversation: messages in order, its analysis and the visitor\'s events', { params: Type.Object({ chatbotId: Uuid, conversationId: Uuid }) }),
   }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const { all, current } = await chatbotPage(accountId, req.params.chatbotId);
     const conversation = await conversations.findForAccount(accountId, current.id, req.params.conversationId);
     if (!conversation) throw Errors.notFound();
+    // The chatbot and token come from the account's own conversation (found above), never from the request.
+    const token = conversation.visitorToken;
+    const lastAt = conversation.messages.at(-1)?.createdAt ?? conversation.startedAt;
+    const read = token
+      ? await visitorEvents.aroundConversation({ chatbotId: conversation.chatbotId, visitorToken: token, from: conversation.startedAt, to: lastAt })
+      : null;
     return sendAppPage(reply, {
       title: `Conversation · ${current.name}`, chatbots: all, current: { chatbotId: current.id, view: 'insights' },
       body: html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/app/${current.id}/insights">${current.name}: insights</a></nav>
-<h1>Conversation</h1>${conversationBody(conversation)}`,
+<h1>Conversation</h1>${conversationBody(conversation)}${visitorEventsBody(token, read)}`,
     });
   });
 

@@ -94,7 +94,8 @@ export function buildDemoFixture(opts: DemoOptions) {
           });
         }
         if (visit.conversation && rand() < 0.25) {
-          conversations.push(demoConversation(id(`conversation:${bot.key}:${date}:${v}`), start, visit.conversation, rand));
+          // The visit's token goes with the chat, as a chat backend would store it: the conversation page lists the visit's events.
+          conversations.push({ ...demoConversation(id(`conversation:${bot.key}:${date}:${v}`), start, visit.conversation, rand), visitorToken: token });
         }
       }
     }
