@@ -21,7 +21,11 @@ WITH
     ),
     window_visitors AS
     (
-        SELECT DISTINCT first_token AS token FROM window_rows WHERE first_event = 'visitor'
+        -- V, read on its own: ClickHouse inlines a CTE at each use, so taking V from window_rows
+        -- would group the window's events by id a second time.
+        SELECT DISTINCT token
+        FROM events
+        WHERE {{> shared/window_events rows=(event = 'visitor')}}
     ),
     {{> shared/counted_purchases}},
     daily AS
