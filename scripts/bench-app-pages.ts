@@ -18,9 +18,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
 import { dashboardApp, importFixture, parseFixture } from '@chatlytics/dashboard';
-import { openEngines } from '@chatlytics/standalone';
-import { backfillEvents, type BackfillInput } from '../services/standalone/src/cli/backfill.js';
-import { buildDemoFixture } from '../services/standalone/src/cli/demo-fixture.js';
+import { backfillEvents, buildDemoFixture, openEngines, type BackfillInput } from '@chatlytics/standalone';
 
 const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 50);
 const CACHE_MS = Number(process.env.BENCH_PAGE_CACHE_MS ?? 0);
