@@ -7,8 +7,8 @@
 -- Bot rows (is_bot) are left out of both reads, as if never received: a crawler's purchase
 -- neither counts nor claims an order number.
 -- Reading: the window's purchases from {dedup_lookback_from} to {to}; the order-number lookup
--- covers the chatbot's whole history (orders are exact over all time) but only its purchase rows
--- with an order number, in this chatbot's primary-key range.
+-- covers the chatbot's whole history (orders are exact over all time) through the
+-- order_first_purchases rollup: one row per order, not one per purchase row ever received.
 -- Use inside a WITH list: `{{> shared/counted_purchases}},` (comma when more CTEs follow).
 window_purchases AS
 (
@@ -31,15 +31,13 @@ window_purchases AS
 ),
 order_firsts AS
 (
-    -- Exact, over all history: each order number's first purchase row ever (ties:
-    -- smallest event_id). Only this chatbot's purchase rows with an order number are kept.
-    SELECT order_num, min((received_at, event_id)) AS first
-    FROM events
+    -- Exact, over all history: each order number's first purchase row ever (ties: smallest
+    -- event_id), from the order_first_purchases rollup (maintained at insert time; its parts
+    -- are merged here, as an AggregatingMergeTree needs). Its minimum over all time equals the
+    -- minimum over rows up to {to} for every order a purchase in W carries (that purchase is one).
+    SELECT order_num, min(first) AS first
+    FROM order_first_purchases
     WHERE chatbot_id = {chatbot_id:String}
-      AND received_at <= {to:DateTime64(3, 'UTC')}
-      AND event = 'purchase'
-      AND order_num != ''
-      AND NOT is_bot
     GROUP BY order_num
 ),
 counted_in_window AS

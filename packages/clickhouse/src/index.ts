@@ -4,6 +4,7 @@ export { createServerEngine, type ServerEngineOptions } from './server-engine.js
 export { createClickHouse } from './create.js';
 export { runMigrations, readMigrations, type MigrationFile, type MigrationResult } from './migrations.js';
 export { sqlFile } from './sql-files.js';
+export { rebuildRollups, type RollupRebuild } from './rollups.js';
 export { splitStatements } from './sql-split.js';
 export { ClickHouseError, ClickHouseErrorCode } from './errors.js';
 export { CLICKHOUSE_DIR, MIGRATIONS_DIR, QUERIES_DIR } from './paths.js';

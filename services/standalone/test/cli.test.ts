@@ -251,6 +251,13 @@ t.test('admin CLI on an embedded DATA_DIR', async (t) => {
     t.equal(badStream.stdout, '');
   });
 
+  await t.test('rollups:rebuild computes the rollups again from events', async (t) => {
+    const run = await cli(dataDir, ['rollups:rebuild']);
+    t.equal(run.code, 0, run.stderr);
+    // The imported purchase carries order A-1: the one order of the rollup.
+    t.match(run.json(), { rebuilt: [{ table: 'order_first_purchases', rows: 1 }] });
+  });
+
   // Last: chdb binds this process to the DATA_DIR, so no CLI process may follow.
   await t.test('what the commands left behind, seen by the engines and the dashboard', async (t) => {
     const config = loadConfig({ DATA_DIR: dataDir, SESSION_SECRET: 'cli-test-session-secret'.padEnd(40, 'x') });

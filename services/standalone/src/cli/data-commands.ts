@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { runMigrations } from '@chatlytics/clickhouse';
+import { rebuildRollups, runMigrations } from '@chatlytics/clickhouse';
 import { createLocalRawContentStorage, importFixture, parseFixture } from '@chatlytics/dashboard';
 import { runReplayCommand } from '@chatlytics/consumer';
 import { openEngines, type Engines } from '../engines.js';
@@ -55,7 +55,12 @@ export function replay(ctx: CommandContext, argv: string[]) {
   return withEngines(ctx, { bus: true }, ({ bus, clickhouse }) => runReplayCommand(argv, { bus, clickhouse, log: ctx.log }));
 }
 
-type DataCommand = Extract<CommandInput, { command: 'migrate' | 'import' | 'demo' | 'replay' }>;
+/** `rollups:rebuild`: the statistics' rollups computed again from `events` (clickhouse/README.md, "Rollups"). */
+export function rollupsRebuild(ctx: CommandContext) {
+  return withEngines(ctx, {}, async ({ clickhouse }) => ({ rebuilt: await rebuildRollups(clickhouse) }));
+}
+
+type DataCommand = Extract<CommandInput, { command: 'migrate' | 'import' | 'demo' | 'replay' | 'rollups:rebuild' }>;
 
 export async function runDataCommand(ctx: CommandContext, input: DataCommand): Promise<unknown> {
   switch (input.command) {
@@ -63,5 +68,6 @@ export async function runDataCommand(ctx: CommandContext, input: DataCommand): P
     case 'import': return importFile(ctx, input.json);
     case 'demo': return loadDemo(ctx);
     case 'replay': return replay(ctx, input.argv);
+    case 'rollups:rebuild': return rollupsRebuild(ctx);
   }
 }

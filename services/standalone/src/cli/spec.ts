@@ -20,6 +20,7 @@ export type CommandInput =
   | { command: 'sql-keys:list' }
   | { command: 'sql-keys:revoke'; key: string }
   | { command: 'demo' }
+  | { command: 'rollups:rebuild' }
   | { command: 'replay'; argv: string[] };
 
 export type CommandName = CommandInput['command'];
@@ -36,6 +37,7 @@ export const USAGE: Record<CommandName, string> = {
   'sql-keys:list': 'sql-keys:list',
   'sql-keys:revoke': 'sql-keys:revoke --name N | --id UUID',
   demo: 'demo',
+  'rollups:rebuild': 'rollups:rebuild',
   replay: 'replay --from <ISO-8601> [--stream events|dead-letter]',
 };
 
@@ -60,6 +62,7 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
   switch (name) {
     case 'migrate':
     case 'demo':
+    case 'rollups:rebuild':
     case 'sql-keys:list':
       return { command: name };
     case 'sql-keys:create':

@@ -1,0 +1,106 @@
+import t from 'tap';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createLogger } from '@chatlytics/core';
+import { createChdbEngine } from '../src/chdb-engine.js';
+import { MIGRATIONS_DIR } from '../src/paths.js';
+import { runMigrations } from '../src/migrations.js';
+import { rebuildRollups } from '../src/rollups.js';
+import type { ClickHouseEngine } from '../src/types.js';
+import { tempDataDir } from './helpers.js';
+
+/**
+ * The order_first_purchases rollup (migration 0030) against the truth computed here from the
+ * rows inserted: per (chatbot, order number), the earliest (received_at, event_id) of its
+ * non-bot purchase rows. Maintained by its view through duplicates and replays, filled by the
+ * migration for rows stored before it, and rebuilt by rebuildRollups while inserts go on.
+ */
+interface Row { event_id: string; event: string; chatbot_id: string; order_num: string; received_at: string; is_bot: boolean }
+
+const BOTS = ['bot-a', 'bot-b'];
+let seq = 0;
+const uuid = (n: number) => `0190a7c0-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
+const at = (ms: number) => new Date(Date.UTC(2026, 9, 1) + ms).toISOString().replace('T', ' ').replace('Z', '');
+
+/** Purchases over few order numbers (so orders repeat), same-millisecond ties, bots and other events. */
+function rows(n: number, salt: number): Row[] {
+  return Array.from({ length: n }, (_, i) => {
+    const k = (i * 7919 + salt * 104729) % 1000;
+    return {
+      event_id: uuid(++seq * 13 % 100_000 + salt * 100_000),
+      event: k % 10 === 0 ? 'visitor' : 'purchase',
+      chatbot_id: BOTS[k % 2],
+      order_num: k % 9 === 0 ? '' : `ORD-${k % 37}`,
+      received_at: at((k % 50) * 1000),
+      is_bot: k % 23 === 0,
+    };
+  });
+}
+
+function truth(all: readonly Row[]): Map<string, string> {
+  const first = new Map<string, [string, string]>();
+  for (const r of all) {
+    if (r.event !== 'purchase' || r.order_num === '' || r.is_bot) continue;
+    const key = `${r.chatbot_id}/${r.order_num}`;
+    const seen = first.get(key);
+    if (!seen || r.received_at < seen[0] || (r.received_at === seen[0] && r.event_id < seen[1])) first.set(key, [r.received_at, r.event_id]);
+  }
+  return new Map([...first].map(([k, [a, id]]) => [k, `${a} ${id}`]));
+}
+
+async function rollup(engine: ClickHouseEngine): Promise<Map<string, string>> {
+  const got = await engine.query<{ k: string; f: string }>(
+    "SELECT concat(chatbot_id, '/', order_num) AS k, concat(toString(min(first).1), ' ', toString(min(first).2)) AS f FROM order_first_purchases GROUP BY chatbot_id, order_num",
+  );
+  return new Map(got.map((r) => [r.k, r.f]));
+}
+
+const insert = (engine: ClickHouseEngine, batch: Row[], dedupToken?: string) => engine.insert('events', batch, { dedupToken });
+
+t.test('order_first_purchases on the embedded engine', async (t) => {
+  const engine = await createChdbEngine({ path: tempDataDir(t), database: 'rollups', log: createLogger('silent') });
+  t.teardown(() => engine.close());
+
+  // The schema before 0030, rows stored, then 0030: its INSERT fills the rollup for them.
+  const before = mkdtempSync(path.join(tmpdir(), 'chatlytics-migrations-'));
+  t.teardown(() => rmSync(before, { recursive: true, force: true }));
+  for (const f of readdirSync(MIGRATIONS_DIR).filter((f) => f < '0030')) cpSync(path.join(MIGRATIONS_DIR, f), path.join(before, f));
+  await runMigrations(engine, before);
+  const stored: Row[] = rows(400, 1);
+  await insert(engine, stored);
+  const applied = await runMigrations(engine);
+  t.same(applied.applied, ['0030_order_first_purchases'], 'the rollup migration applied on top');
+  t.same(await rollup(engine), truth(stored), 'rows stored before the view existed are in the rollup');
+
+  // Through the view: several blocks, a replayed block with its token, the same rows again without one.
+  const more = [rows(300, 2), rows(300, 3)];
+  await insert(engine, more[0], 'batch-2');
+  await insert(engine, more[1], 'batch-3');
+  await insert(engine, more[0], 'batch-2');
+  await insert(engine, more[1]);
+  stored.push(...more.flat());
+  const expected = truth(stored);
+  t.ok(expected.size > 40, `orders over both chatbots (${expected.size})`);
+  t.same(await rollup(engine), expected, 'inserts, a replayed batch and duplicate rows: each order at its earliest row');
+
+  // Damage it (a wrong earlier first, an order that has no purchase), then rebuild.
+  await engine.command("INSERT INTO order_first_purchases VALUES ('bot-a', 'ORD-1', ('2020-01-01 00:00:00.000', '00000000-0000-0000-0000-000000000000')), ('bot-a', 'NO-SUCH', ('2026-10-01 00:00:00.000', '00000000-0000-0000-0000-000000000001'))");
+  t.not((await rollup(engine)).get('bot-a/ORD-1'), expected.get('bot-a/ORD-1'), 'the damage shows');
+  const [rebuilt] = await rebuildRollups(engine);
+  t.equal(rebuilt.table, 'order_first_purchases');
+  t.equal(rebuilt.rows, expected.size, 'the rebuild reports the orders it holds');
+  t.same(await rollup(engine), expected, 'rebuilt from events: the damage is gone');
+
+  // Inserts while a rebuild runs: none is lost (the catch-up reads them again).
+  const during = [rows(200, 4), rows(200, 5), rows(200, 6)];
+  const writes = (async () => { for (const [i, b] of during.entries()) await insert(engine, b, `during-${i}`); })();
+  await Promise.all([rebuildRollups(engine), writes]);
+  stored.push(...during.flat());
+  t.same(await rollup(engine), truth(stored), 'rows inserted during a rebuild are in the rollup');
+
+  // No purchases left at all: a rebuild empties it rather than keeping the old rows.
+  await engine.command('TRUNCATE TABLE events');
+  await rebuildRollups(engine);
+  t.same(await rollup(engine), new Map(), 'rebuilt from an empty events table: empty');
+});
