@@ -65,7 +65,7 @@ ${scripts.map((s) => html`<script src="${asset(s)}" defer></script>`)}
 <header class="top">
 <a class="brand" href="/app">Chatlytics</a>
 ${switcher(page.chatbots ?? [], page.current)}
-<nav class="account" aria-label="Account"><a href="/app/chatbots/new">Add a chatbot</a> <a href="/app/settings">Settings</a> <a href="/settings/profile">Profile</a>
+<nav class="account" aria-label="Account"><a href="/app/chatbots/new">Add a chatbot</a> <a href="/app/data-sources">Data sources</a> <a href="/app/settings">Settings</a> <a href="/settings/profile">Profile</a>
 <form method="post" action="/logout"><button type="submit" class="link">Log out</button></form></nav>
 </header>
 ${viewTabs(page.current)}
