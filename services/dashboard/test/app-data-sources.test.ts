@@ -164,6 +164,7 @@ for (const variant of databaseVariants()) {
       }
       t.ok((await api(`/data-sources/${catalog.id}`)).rawContent.includes('<script>'), 'the raw content under test holds markup');
       t.match((await page(`/app/data-sources/${catalog.children[0]!.id}`)).body, `href="/app/data-sources/${catalog.id}">Parent data source`, 'a child links its parent');
+      t.match((await page(`/app/data-sources/${bulk[0]!.id}`)).body, new RegExp(`<select id="switch-chatbot"[^>]*>\\s*<option value="${IDS.bot}">[^<]*</option><option value="${IDS.bulk}" selected>`), "the switcher shows the data source's chatbot");
       for (const id of [IDS.foreignDs, rng.uuid(), 'not-a-uuid']) {
         const res = await page(`/app/data-sources/${id}`);
         t.equal(res.statusCode, 404, `${id}: the 404 page`);

@@ -69,7 +69,7 @@ export const dataSourcePageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDe
     const now = deps.clock();
     const choices = bots.map((b) => ({ id: b.id, name: b.name }));
     return sendAppPage(reply, {
-      title: 'Data sources', chatbots: choices,
+      title: 'Data sources', chatbots: choices, selectedChatbot: chatbotId || undefined,
       body: dataSourceListBody(choices, tags, { chatbotId, tag }, {
         rows: matching.slice(first, first + DATA_SOURCES_PER_PAGE).map((r) => presentDataSourceListItem(r, now)),
         total: matching.length, page, pages, first: first + 1,
@@ -79,7 +79,7 @@ export const dataSourcePageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDe
 
   const searchPage = async (accountId: string, form: SearchForm, docs: Parameters<typeof searchBody>[2]) => {
     const choices = (await chatbots.listForAccount(accountId)).map((b) => ({ id: b.id, name: b.name }));
-    return { title: 'Search test', chatbots: choices, body: searchBody(choices, form, docs) };
+    return { title: 'Search test', chatbots: choices, selectedChatbot: form.chatbotId || undefined, body: searchBody(choices, form, docs) };
   };
 
   app.get('/app/data-sources/search', { config, schema: schema('Search test: the form', { querystring: SearchQuery }) }, async (req, reply) => {
@@ -115,7 +115,7 @@ export const dataSourcePageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDe
       chatbots.listForAccount(accountId),
     ]);
     return sendAppPage(reply, {
-      title: `${row.name}: data source`, chatbots: bots.map((b) => ({ id: b.id, name: b.name })),
+      title: `${row.name}: data source`, chatbots: bots.map((b) => ({ id: b.id, name: b.name })), selectedChatbot: row.chatbotId,
       body: dataSourceDetailBody({
         ds: presentDataSourceDetail(row), parentId: row.parentId, chunks: chunkRows.map(presentChunk), rawContent, children: children.map(presentChild),
       }),
