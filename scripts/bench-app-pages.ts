@@ -57,7 +57,14 @@ async function pages(app: FastifyInstance, cookie: string): Promise<[string, str
     ['settings', '/app/settings'],
     ['add a chatbot', '/app/chatbots/new'],
     ['setup snippet', `/app/${bot.id}/setup`],
+    ['data sources', '/app/data-sources'],
+    ['data sources of one chatbot, tag "help"', `/app/data-sources?chatbot_id=${bot.id}&tag=help`],
+    ['search test form', `/app/data-sources/search?chatbot_id=${bot.id}`],
   ];
+  // The data-source detail of the chatbot's crawl with its children and chunks (the demo's largest detail page).
+  const sources = await get('/api/dashboard/data-sources') as { data: { dataSources: { id: string; chatbotId: string; childrenCount: number }[] } };
+  const source = sources.data.dataSources.find((d) => d.chatbotId === bot.id && d.childrenCount > 0);
+  if (source) list.push(['data source detail', `/app/data-sources/${source.id}`]);
   if (conversation) list.splice(5, 0, ['conversation', conversation]);
   return list;
 }

@@ -31,6 +31,7 @@ import { pagesNotFound } from './pages/not-found.js';
 import { appAssets } from './web/assets.js';
 import { appPageRoutes } from './web/routes.js';
 import { manageRoutes } from './web/manage-routes.js';
+import { dataSourcePageRoutes } from './web/data-source-routes.js';
 import { createVisitorEventRepository } from './repositories/visitor-event-repository.js';
 
 export interface DashboardOptions {
@@ -112,6 +113,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   if (stats && opts.clickhouse) {
     await app.register(appPageRoutes, { deps, stats, visitorEvents: createVisitorEventRepository(opts.clickhouse) });
     await app.register(manageRoutes, { deps });
+    await app.register(dataSourcePageRoutes, { deps });
   }
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });

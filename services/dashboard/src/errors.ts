@@ -28,6 +28,8 @@ export const MESSAGES = {
   linkRequested: "If an account with that email exists, we've sent a password reset link.",
   linkSent: 'Password reset link has been sent to your email.',
   passwordReset: 'Your password has been reset.',
+  passwordChanged: 'Your password has been changed. Every other session has been logged out.',
+  wrongPassword: 'The password is incorrect.',
   invalidToken: 'This password reset token is invalid.',
   alreadyLoggedIn: 'You are already logged in.',
   tooManyAttempts: 'Too Many Attempts.',

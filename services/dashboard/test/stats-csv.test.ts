@@ -14,6 +14,7 @@ import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import type { Fixture } from '../src/fixtures/schema.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
+import { leaves, parseCsv } from './csv-helpers.js';
 
 const NOW = Date.parse('2026-02-10T08:00:00.000Z');
 const rng = createRng(4180);
@@ -50,47 +51,6 @@ const fixture: Fixture = {
     { id: IDS.other, name: 'Other', apiKeys: [{ name: 'ci', key: KEY_OTHER }], chatbots: [{ id: IDS.otherBot, name: 'Other bot' }] },
   ],
 };
-
-/** RFC 4180: quoted fields with "" for a quote, CRLF records. Throws on anything else. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    let cell = '';
-    if (text[i] === '"') {
-      i++;
-      for (;;) {
-        if (i >= text.length) throw new Error('unterminated quote');
-        if (text[i] === '"') {
-          if (text[i + 1] === '"') { cell += '"'; i += 2; continue; }
-          i++;
-          break;
-        }
-        cell += text[i++];
-      }
-    } else {
-      while (i < text.length && text[i] !== ',' && text[i] !== '\r') {
-        if (text[i] === '"' || text[i] === '\n') throw new Error(`bare ${JSON.stringify(text[i])} at ${i}`);
-        cell += text[i++];
-      }
-    }
-    row.push(cell);
-    if (text[i] === ',') { i++; continue; }
-    if (text.slice(i, i + 2) !== '\r\n') throw new Error(`expected CRLF at ${i}`);
-    i += 2;
-    rows.push(row);
-    row = [];
-  }
-  return rows;
-}
-
-/** The JSON body's scalars as [path, value], in order. */
-function leaves(v: unknown, path: string[] = []): [string, unknown][] {
-  if (Array.isArray(v)) return v.flatMap((x, i) => leaves(x, [...path, String(i)]));
-  if (v !== null && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => leaves(x, [...path, k]));
-  return [[path.join('.'), v]];
-}
 
 const ch = await openClickHouse();
 t.teardown(() => ch.close());

@@ -7,6 +7,7 @@ import { loadMailTemplates, TEMPLATES_DIR } from '../mail/templates.js';
 import { createMailTransport, type MailTransport } from '../mail/transport.js';
 import { createMailWorker, type MailWorkerOptions } from '../mail/worker.js';
 import { createRouteLimiter } from './rate-limit.js';
+import { changePasswordRoute } from './change-route.js';
 import { passwordResetRoutes } from './routes.js';
 import { createPasswordResetService } from './service.js';
 import { createTokenSealer } from './tokens.js';
@@ -56,6 +57,8 @@ export const passwordResetApp: FastifyPluginAsync<PasswordResetOptions> = async 
     reset: createRouteLimiter(app, opts.rateLimits?.resetsPerMinute ?? 10),
   };
   await app.register(passwordResetRoutes, { deps, service, limiters });
+  // Its own counter at the reset's rate: a guess of the current password costs what a reset does.
+  await app.register(changePasswordRoute, { deps, service, limiter: createRouteLimiter(app, opts.rateLimits?.resetsPerMinute ?? 10) });
 
   if (opts.mail?.worker !== false) {
     const worker = createMailWorker({ ...opts.mail, jobs: createEmailJobRepository({ db }), handlers: service.handlers, log });

@@ -1,7 +1,7 @@
 import type { Config } from '@chatlytics/core';
 import type { Database } from '@chatlytics/postgres';
 import type { FastifyBaseLogger } from 'fastify';
-import { hashPassword, type ScryptCost } from '../auth/passwords.js';
+import { hashPassword, verifyPassword, type ScryptCost } from '../auth/passwords.js';
 import { createEmailJobRepository, type EmailJobRow } from '../mail/job-repository.js';
 import type { MailTemplates } from '../mail/templates.js';
 import type { MailTransport } from '../mail/transport.js';
@@ -129,6 +129,27 @@ export function createPasswordResetService(d: PasswordResetServiceDeps) {
       if (!done) return null;
       d.log.info({ userId: user.id }, 'password reset: password changed, sessions and auth tokens ended');
       return { userId: user.id };
+    },
+
+    /**
+     * The settings page's password change (see the app pages in services/dashboard/README.md):
+     * the current password must match; then, as after a reset, the new one is set, every session
+     * and auth token of the user ends and the "password changed" e-mail is queued. The caller
+     * starts a fresh session for the browser that asked. 'wrong-password' says nothing else.
+     */
+    async changePassword(input: { userId: string; currentPassword: string; password: string }): Promise<'changed' | 'wrong-password'> {
+      const user = await users.findById(input.userId);
+      if (!user || !(await verifyPassword(input.currentPassword, user.passwordHash))) return 'wrong-password';
+      // Hashed before the transaction, as in resetPassword.
+      const passwordHash = await hashPassword(input.password, d.passwordCost);
+      await d.db.transaction(async (tx) => {
+        await createUserRepository({ db: tx }).updatePassword(user.id, passwordHash);
+        await createSessionRepository({ db: tx }).deleteAllOfUser(user.id);
+        await createCredentialRepository({ db: tx }).deleteAuthTokensOfUser(user.id);
+        await createEmailJobRepository({ db: tx }).enqueue(PASSWORD_CHANGED_JOB, { email: user.email, changedAt: d.clock().toISOString() }, d.queueClock());
+      });
+      d.log.info({ userId: user.id }, 'password changed in the settings: sessions and auth tokens ended');
+      return 'changed';
     },
 
     handlers: { [RESET_LINK_JOB]: sendResetLink, [PASSWORD_CHANGED_JOB]: sendPasswordChanged } as Record<string, JobHandler>,

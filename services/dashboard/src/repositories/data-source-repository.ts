@@ -93,6 +93,22 @@ export function createDataSourceRepository({ db }: { db: Database }) {
     },
 
     /**
+     * The parents (ids) that carry the tag value themselves or through one of their children:
+     * the tag filter of the app's data-source list. extraTagConfig's values come from parents and
+     * children alike, so a value seen only on a child still finds the parent that lists it.
+     * Matched on well-formed `{name, value}` string pairs only, as listExtraTags reads them.
+     */
+    async parentIdsTagged(accountId: string, value: string): Promise<Set<string>> {
+      const result = await db.execute(sql`
+        select distinct coalesce(ds.parent_id, ds.id) as id
+        from data_sources ds,
+             jsonb_array_elements(case when jsonb_typeof(ds.extra_tags) = 'array' then ds.extra_tags else '[]'::jsonb end) as tag
+        where ds.account_id = ${accountId} and ds.extra_tags is not null
+          and jsonb_typeof(tag->'name') = 'string' and jsonb_typeof(tag->'value') = 'string' and tag->>'value' = ${value}`);
+      return new Set((result as unknown as { rows: { id: string }[] }).rows.map((r) => r.id));
+    },
+
+    /**
      * The distinct well-formed `{name, value}` string pairs among the extra tags of all the
      * account's data sources (parents and children), one row per chatbot that has any. Grouped
      * in PostgreSQL: an account has thousands of data sources but a few dozen distinct tags,

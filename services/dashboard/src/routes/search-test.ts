@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
@@ -26,6 +26,29 @@ export const SearchResult = Type.Object({
   summary: Type.String({ description: 'Always empty' }),
 });
 
+/**
+ * The search test itself, for the JSON route below and the app's search form alike (one
+ * implementation, so the page shows what the API answers): the account's chatbot only (another
+ * account's answers 404), then PostgreSQL full-text search, results numbered from 1.
+ */
+export async function runSearchTest(
+  deps: DashboardDeps, accountId: string, input: { chatbotId: string; query: string; limit: number },
+): Promise<Static<typeof SearchResult>> {
+  if (!(await deps.repos.chatbots.existsForAccount(accountId, input.chatbotId))) throw Errors.notFound();
+  let hits;
+  try {
+    hits = await deps.repos.search.searchChunks(input);
+  } catch (err) {
+    throw Errors.searchFailed(err);
+  }
+  return {
+    docs: hits.map((h, i) => ({
+      content: h.content, name: h.dataSourceName, score: h.score, origin: SEARCH_ORIGIN, filters: [], search_position: i + 1,
+    })),
+    summary: '',
+  };
+}
+
 /** Per the endpoint details in services/dashboard/README.md: search test, under /app: web session only. */
 export const searchTestRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
   app.post('/data-sources/search-test', {
@@ -39,18 +62,6 @@ export const searchTestRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }
     },
   }, async (req) => {
     const { chatbot_id: chatbotId, query, document_count: limit = 10 } = req.body;
-    if (!(await deps.repos.chatbots.existsForAccount(principalOf(req).accountId, chatbotId))) throw Errors.notFound();
-    let hits;
-    try {
-      hits = await deps.repos.search.searchChunks({ chatbotId, query, limit });
-    } catch (err) {
-      throw Errors.searchFailed(err);
-    }
-    return {
-      docs: hits.map((h, i) => ({
-        content: h.content, name: h.dataSourceName, score: h.score, origin: SEARCH_ORIGIN, filters: [], search_position: i + 1,
-      })),
-      summary: '',
-    };
+    return runSearchTest(deps, principalOf(req).accountId, { chatbotId, query, limit });
   });
 };

@@ -60,10 +60,27 @@ ${(['from', 'to'] as const).map((name) => (messages(name) ? html`<p class="field
 </form>`;
 }
 
-export function analyticsBody(d: AnalyticsData, isRange = false): RawHtml {
+/** The statistics the page shows, in the JSON API's names, with their download labels. */
+const CSV_STATS: [string, string][] = [
+  ['overview', 'Overview'], ['engagement', 'Engagement'], ['popup-metrics', 'Popups'], ['purchases', 'Purchases'], ['timeseries', 'Day by day'],
+];
+
+/**
+ * The CSV downloads of the window shown: links to the JSON routes with `format=csv`, which accept
+ * the page's session cookie (a GET needs no origin check), so the file holds the very numbers the
+ * API answers for the same window.
+ */
+export function csvLinks(chatbotId: string, frame: number | DateRange): RawHtml {
+  const q = new URLSearchParams({ chatbot_id: chatbotId, ...(typeof frame === 'number' ? { timeframe: String(frame) } : { from: frame.from, to: frame.to }), format: 'csv' });
+  return html`<nav class="downloads" aria-label="Download as CSV"><span class="label">Download CSV</span>
+${CSV_STATS.map(([name, label]) => html`<a class="button secondary" href="/api/dashboard/analytics/stats/${name}?${q.toString()}" download data-csv="${name}">${label}<span class="sr-only"> as CSV</span></a>`)}</nav>`;
+}
+
+export function analyticsBody(d: AnalyticsData, isRange = false, downloads: RawHtml = html``): RawHtml {
   const { overview: o, engagement: e, popup: p, purchases: u, timeseries: ts } = d;
   const length = `${o.timeframe_days} ${o.timeframe_days === 1 ? 'day' : 'days'}`;
   return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), ${isRange ? length : `last ${length}`}</p>
+${downloads}
 <section aria-labelledby="h-overview"><h2 id="h-overview">Overview</h2>
 <dl class="stats">
 ${stat('Conversations', 'overview.total_conversations', o.total_conversations, fmtInt(o.total_conversations))}

@@ -19,6 +19,8 @@ export interface AppPageOptions {
   /** The chatbot switcher's list and current choice (omit on pages about no chatbot). */
   chatbots?: ChatbotChoice[];
   current?: { chatbotId: string; view: AppView };
+  /** The switcher's choice on a page about one chatbot's thing but none of its views (a data source). */
+  selectedChatbot?: string;
   /** Extra script files (besides app.js), e.g. the chart library. */
   scripts?: string[];
   styles?: string[];
@@ -33,12 +35,12 @@ export function jsonBlock(id: string, value: unknown): RawHtml {
   return html`<script type="application/json" id="${id}">${raw(text)}</script>`;
 }
 
-function switcher(chatbots: ChatbotChoice[], current?: AppPageOptions['current']): RawHtml {
+function switcher(chatbots: ChatbotChoice[], current?: AppPageOptions['current'], selected = current?.chatbotId): RawHtml {
   if (chatbots.length === 0) return html``;
   return html`<form class="switcher" method="get" action="/app/go">
 <label for="switch-chatbot">Chatbot</label>
 <select id="switch-chatbot" name="chatbot_id" data-autosubmit>
-${chatbots.map((c) => html`<option value="${c.id}"${c.id === current?.chatbotId ? raw(' selected') : ''}>${c.name}</option>`)}
+${chatbots.map((c) => html`<option value="${c.id}"${c.id === selected ? raw(' selected') : ''}>${c.name}</option>`)}
 </select>
 <input type="hidden" name="view" value="${current?.view ?? 'analytics'}">
 <button type="submit" class="secondary">Open</button>
@@ -64,8 +66,8 @@ ${scripts.map((s) => html`<script src="${asset(s)}" defer></script>`)}
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
 <a class="brand" href="/app">Chatlytics</a>
-${switcher(page.chatbots ?? [], page.current)}
-<nav class="account" aria-label="Account"><a href="/app/chatbots/new">Add a chatbot</a> <a href="/app/settings">Settings</a> <a href="/settings/profile">Profile</a>
+${switcher(page.chatbots ?? [], page.current, page.current?.chatbotId ?? page.selectedChatbot)}
+<nav class="account" aria-label="Account"><a href="/app/chatbots/new">Add a chatbot</a> <a href="/app/data-sources">Data sources</a> <a href="/app/settings">Settings</a> <a href="/settings/profile">Profile</a>
 <form method="post" action="/logout"><button type="submit" class="link">Log out</button></form></nav>
 </header>
 ${viewTabs(page.current)}

@@ -20,6 +20,16 @@ ${o.hint ? html`<p class="hint" id="${o.name}-hint">${o.hint}</p>` : ''}
 ${messages.length ? html`<p class="field-error" id="${o.name}-error" role="alert">${messages[0]}</p>` : ''}</div>`;
 }
 
+/** A password input of the change form; the previous post's errors (flash) are tied to it. Never prefilled. */
+function passwordField(name: string, label: string, autocomplete: string, flash: Flash | null, hint?: string): RawHtml {
+  const messages = flash?.errors?.[name] ?? [];
+  const describedBy = [hint ? `${name}-hint` : '', messages.length ? `${name}-error` : ''].filter(Boolean).join(' ');
+  return html`<div class="field"><label for="${name}">${label}</label>
+<input id="${name}" name="${name}" type="password" autocomplete="${autocomplete}"${messages.length ? raw(' aria-invalid="true"') : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}>
+${hint ? html`<p class="hint" id="${name}-hint">${hint}</p>` : ''}
+${messages.length ? html`<p class="field-error" id="${name}-error">${messages.join(' ')}</p>` : ''}</div>`;
+}
+
 /** The settings page: the account's API keys (never the keys), the form for a new one, the account links. */
 export function settingsBody(keys: KeyRow[], flash: Flash | null, form: { name: string; errors: FieldErrors | null }): RawHtml {
   return html`<h1>Settings</h1>
@@ -36,7 +46,14 @@ ${textField({ name: 'name', label: 'Name', value: form.name, hint: 'What the key
 </form></section>
 <section aria-labelledby="h-account"><h2 id="h-account">Account</h2>
 <ul class="plain"><li><a href="/settings/profile">Profile: e-mail address</a></li></ul>
-<form method="post" action="/app/send-password-reset"><p>Change the password: we e-mail you a link to choose a new one.</p>
+<h3 id="h-password">Change the password</h3>
+<form class="stacked" method="post" action="/app/settings/password" novalidate aria-labelledby="h-password">
+${passwordField('current_password', 'Current password', 'current-password', flash)}
+${passwordField('password', 'New password', 'new-password', flash, 'At least 8 characters. Every other session is logged out.')}
+${passwordField('password_confirmation', 'Confirm the new password', 'new-password', flash)}
+<button type="submit">Change password</button>
+</form>
+<form method="post" action="/app/send-password-reset"><p>Forgot the current one? We e-mail you a link to choose a new password.</p>
 <button type="submit" class="secondary">Send password reset link</button></form></section>`;
 }
 

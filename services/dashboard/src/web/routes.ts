@@ -11,7 +11,7 @@ import { LIVE_WINDOW_MINUTES } from '../stats/routes.js';
 import { checkDateRange, RANGE_MESSAGES, type StatsFrame } from '../stats/date-range.js';
 import type { StatsService } from '../stats/service.js';
 import { utcDate } from '../stats/timeframe.js';
-import { analyticsBody, rangeForm, timeframeForm } from './analytics-view.js';
+import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-view.js';
 import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
 import type { VisitorEventRepository } from '../repositories/visitor-event-repository.js';
 import { sendAppPage, type AppView, type ChatbotChoice } from './layout.js';
@@ -125,7 +125,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     ]);
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries }, typeof frame !== 'number')}`,
+      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries }, typeof frame !== 'number', csvLinks(current.id, frame))}`,
     });
   });
 
@@ -137,7 +137,9 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     const page = { title: `${current.name}: insights`, chatbots: all, current: { chatbotId: current.id, view: 'insights' as const } };
     try {
       const report = await stats.conversationInsights(accountId, current.id, timeframe);
-      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${insightsBody(report)}` });
+      const csv = `/api/dashboard/analytics/stats/conversation-insights?${new URLSearchParams({ chatbot_id: current.id, timeframe, format: 'csv' })}`;
+      const download = html`<nav class="downloads" aria-label="Download as CSV"><a class="button secondary" href="${csv}" download data-csv="conversation-insights">Download CSV<span class="sr-only"> of this report</span></a></nav>`;
+      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${download}${insightsBody(report)}` });
     } catch (err) {
       if (!(err instanceof DashboardError) || err.statusCode !== 422) throw err;
       const message = err.errors?.timeframe?.[0] ?? err.message;

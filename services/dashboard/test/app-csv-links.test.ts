@@ -1,0 +1,92 @@
+/**
+ * The CSV downloads of the analytics and insights pages: one link per statistic and the time
+ * series, for the window the page shows (a day count or a date range), each answering with the
+ * page's session cookie alone (no key) a CSV whose values are the JSON API's for that window.
+ */
+import t from 'tap';
+import Fastify from 'fastify';
+import { loadConfig } from '@chatlytics/core';
+import { databaseVariants } from '@chatlytics/postgres/testing';
+import { createRng, generateConversations, generateEvents } from '@chatlytics/testkit';
+import dashboardApp from '../src/app.js';
+import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
+import { importFixture } from '../src/fixtures/import.js';
+import type { Fixture } from '../src/fixtures/schema.js';
+import { leaves, parseCsv } from './csv-helpers.js';
+import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
+
+const NOW = Date.parse('2026-02-10T08:00:00.000Z');
+const rng = createRng(2020);
+const IDS = { account: rng.uuid(), bot: rng.uuid(), other: rng.uuid() };
+const ANN = { email: 'ann@csv.test', password: 'ann-password' };
+const KEY = `ck_${'v'.repeat(30)}`;
+const common = { now: NOW, otherChatbotIds: [IDS.other] };
+const events = generateEvents({ ...common, seed: 31, chatbotId: IDS.bot });
+const convos = generateConversations({ ...common, seed: 32, chatbotId: IDS.bot, count: 30 });
+const iso = (ms: number) => new Date(ms).toISOString();
+const fixture: Fixture = {
+  accounts: [{ id: IDS.account, name: 'Shop', users: [{ ...ANN, name: 'Ann' }], apiKeys: [{ name: 'ci', key: KEY }], chatbots: [
+    { id: IDS.bot, name: 'Bot', settings: { abTestEnabled: true }, conversations: convos.filter((c) => c.chatbotId === IDS.bot).map((c) => ({
+      id: c.id, startedAt: iso(c.startedAt), messages: c.messages.map((m) => ({ ...m, createdAt: iso(m.createdAt) })), analysis: c.analysis,
+    })) },
+  ] }],
+};
+
+const ch = await openClickHouse();
+t.teardown(() => ch.close());
+await insertEvents(ch.embedded, events);
+
+/** The page's CSV links: `data-csv` name → URL (attribute text unescaped). */
+const csvLinks = (body: string) => Object.fromEntries([...body.matchAll(/<a class="button secondary" href="([^"]+)" download data-csv="([^"]+)"/g)]
+  .map((m) => [m[2]!, m[1]!.replace(/&amp;/g, '&')]));
+
+for (const variant of databaseVariants()) {
+  t.test(`analytics CSV downloads (${variant.name})`, { skip: variant.skip }, async (t) => {
+    const tdb = await variant.open();
+    t.teardown(() => tdb.destroy());
+    await importFixture(tdb.postgres.db, fixture, { passwordCost: TEST_SCRYPT_COST });
+    const app = Fastify({ loggerInstance: silentLog, pluginTimeout: 120_000 });
+    const config = loadConfig({ DATA_DIR: tdb.dataDir, SESSION_SECRET: 'x'.repeat(40) });
+    await app.register(dashboardApp, { config, postgres: tdb.postgres, clickhouse: ch.embedded, passwordCost: TEST_SCRYPT_COST, clock: () => new Date(NOW) });
+    await app.ready();
+    t.teardown(() => app.close());
+    const login = await app.inject({ method: 'POST', url: '/login', payload: ANN });
+    const cookie = `chatlytics_session=${login.cookies.find((c) => c.name === 'chatlytics_session')?.value}`;
+
+    const cases: [string, string, string[]][] = [
+      [`/app/${IDS.bot}/analytics?timeframe=30`, 'timeframe=30', ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']],
+      [`/app/${IDS.bot}/analytics?from=2026-01-20&to=2026-02-03`, 'from=2026-01-20&to=2026-02-03', ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']],
+      [`/app/${IDS.bot}/analytics`, 'timeframe=7', ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']],
+      [`/app/${IDS.bot}/insights?timeframe=month`, 'timeframe=month', ['conversation-insights']],
+    ];
+    for (const [url, window, stats] of cases) {
+      t.test(url, async (t) => {
+        const page = await app.inject({ method: 'GET', url, headers: { cookie, accept: 'text/html' } });
+        t.equal(page.statusCode, 200);
+        const links = csvLinks(page.body);
+        t.same(Object.keys(links), stats, 'one download per statistic');
+        for (const stat of stats) {
+          const link = links[stat]!;
+          t.equal(link, `/api/dashboard/analytics/stats/${stat}?chatbot_id=${IDS.bot}&${window}&format=csv`, `${stat}: the page's window`);
+          const csv = await app.inject({ method: 'GET', url: link, headers: { cookie } });
+          t.equal(csv.statusCode, 200, `${stat}: the session cookie is enough`);
+          t.equal(csv.headers['content-type'], 'text/csv; charset=utf-8');
+          t.match(String(csv.headers['content-disposition']), /^attachment; filename="chatlytics-/);
+          const json = await app.inject({ method: 'GET', url: `/api/dashboard/analytics/stats/${stat}?chatbot_id=${IDS.bot}&${window}`, headers: { authorization: `Bearer ${KEY}` } });
+          const expected = leaves(json.json());
+          const [header, ...rows] = parseCsv(csv.body);
+          t.same(header, ['field', 'value']);
+          t.same(rows.map((r) => r[0]), expected.map(([path]) => path), `${stat}: the JSON's fields in order`);
+          const differing = expected.filter(([, v], i) => rows[i]?.[1] !== (v === null ? '' : typeof v === 'number' ? JSON.stringify(v) : String(v)));
+          t.same(differing, [], `${stat}: every value equals the JSON's (${expected.length} values)`);
+          if (stat === 'timeseries') t.ok(expected.some(([p, v]) => p.endsWith('.visitors') && Number(v) > 0), 'the series holds visitors');
+        }
+      });
+    }
+
+    t.test('guests get no CSV: the link needs the session', async (t) => {
+      const res = await app.inject({ method: 'GET', url: `/api/dashboard/analytics/stats/overview?chatbot_id=${IDS.bot}&timeframe=7&format=csv` });
+      t.equal(res.statusCode, 401);
+    });
+  });
+}
