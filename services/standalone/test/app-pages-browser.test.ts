@@ -9,18 +9,8 @@
  * a temporary directory, printed); an axe-core scan must find no serious or critical violation.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createRequire } from 'node:module';
 import t from 'tap';
-import { chromium, type Page } from 'playwright-core';
-import { pino } from 'pino';
-import { loadConfig } from '@chatlytics/core';
-import { createLocalRawContentStorage, importFixture, parseFixture } from '@chatlytics/dashboard';
-import { openEngines } from '../src/engines.js';
-import { buildStandalone } from '../src/standalone-app.js';
-import { backfillEvents, type BackfillInput } from '../src/cli/backfill.js';
-import { buildDemoFixture } from '../src/cli/demo-fixture.js';
+import { startAppBrowser } from './app-browser-harness.js';
 import { CHROMIUM } from './tracker-harness.js';
 
 // Under CI a missing browser is a failure, never a skip (CI installs chromium).
@@ -30,51 +20,15 @@ const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20
 
 t.test('log in at the printed address, read analytics, follow a conversation link, watch the live view', { skip }, async (t) => {
   t.setTimeout(600_000);
-  const log = pino({ level: 'silent' });
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-app-pages-'));
-  const shots = process.env.SCREENSHOT_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-screens-'));
-  fs.mkdirSync(shots, { recursive: true });
-  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  // No APP_URL: what a fresh `npm start` runs with.
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_SECRET: 'app-pages-browser-'.padEnd(40, 'x') });
-
-  // `npm run cli -- demo`, smaller: the same fixture builder and import path.
-  const engines = await openEngines(config, log);
-  await importFixture(engines.postgres.db, parseFixture(buildDemoFixture({ now: new Date(), days: 10, visitorsPerDay: 40 })), {
-    storage: createLocalRawContentStorage(path.join(dataDir, 'storage')),
-    onEvents: (events) => backfillEvents(engines.clickhouse, events as BackfillInput[], log),
-  });
-  await engines.close();
-
-  const standalone = await buildStandalone(config, log, { pluginTimeout: 120_000 });
-  t.teardown(() => standalone.close());
-  const origin = await standalone.app.listen({ port: 0, host: '127.0.0.1' });
+  // No APP_URL: what a fresh `npm start` runs with; the harness logs in at the printed address.
+  const { origin, browser, page, problems, shots, shoot, axe } = await startAppBrowser(t, { dirPrefix: 'chatlytics-app-pages' });
   t.match(origin, /^http:\/\/127\.0\.0\.1:\d+$/, 'the printed address');
-
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-  t.teardown(() => browser.close());
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(60_000);
-  const problems: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-  page.on('pageerror', (e) => problems.push(String(e)));
-
-  const shoot = async (name: string, p: Page = page) => {
-    for (const [w, h] of [[1280, 800], [390, 844]]) {
-      await p.setViewportSize({ width: w, height: h });
-      await p.waitForTimeout(150); // the charts follow the resize
-      await p.screenshot({ path: path.join(shots, `${name}-${w}x${h}.png`), fullPage: true });
-    }
-    await p.setViewportSize({ width: 1280, height: 800 });
-  };
-
-  await page.goto(`${origin}/`);
-  await page.waitForURL(`${origin}/login`);
-  await page.getByLabel('E-mail address').fill('demo@example.com');
-  await page.getByLabel('Password').fill('demo-password');
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${origin}/app`);
+  // Logged out, the root sends a browser to the log-in page.
+  const anonymous = await browser.newContext();
+  const anonymousPage = await anonymous.newPage();
+  await anonymousPage.goto(`${origin}/`);
+  t.equal(new URL(anonymousPage.url()).pathname, '/login', 'GET / without a session lands on /login');
+  await anonymous.close();
   t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Your chatbots', 'logged in at 127.0.0.1 without APP_URL');
   t.equal(await page.locator('table.chatbots tbody tr').count(), 3, 'the demo account\'s three chatbots');
   await shoot('chatbots');
@@ -198,19 +152,10 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
 
   t.same(problems, [], 'no CSP violation or script error on any page');
 
-  // axe-core, injected past the CSP in a context that bypasses it (only the scan does).
-  const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  const scanContext = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 }, storageState: await context.storageState() });
-  const scan = await scanContext.newPage();
   for (const url of ['/app', `/app/${chatbotId}/analytics?timeframe=7`, `/app/${chatbotId}/analytics?from=${day(6)}&to=${day(2)}`, `/app/${chatbotId}/insights?timeframe=month`, href!, `/app/${chatbotId}/live`, '/app/settings', '/app/chatbots/new', `/app/${newBotId}/setup`, '/login']) {
-    await scan.goto(`${origin}${url}`);
-    await scan.addScriptTag({ content: axeSource });
-    const violations = await scan.evaluate(`axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`) as
-      { id: string; impact: string; nodes: number }[];
-    const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    const { severe, minor } = await axe(url);
     t.same(severe, [], `${url}: no serious or critical axe violation`);
-    if (violations.length) t.comment(`${url}: minor axe findings ${JSON.stringify(violations)}`);
+    if (minor.length) t.comment(`${url}: minor axe findings ${JSON.stringify(minor)}`);
   }
-  await scanContext.close();
   t.comment(`screenshots in ${shots}`);
 });
