@@ -27,7 +27,7 @@ t.test('LCP, CSV downloads, data-source pages and the password form in Chromium'
   const getJson = (url: string) => page.evaluate(`fetch(${JSON.stringify(url)}).then((r) => r.json())`) as Promise<Record<string, unknown>>;
 
   // LCP of a fresh load of the analytics page: the first load of a window is uncached (its
-  // statistics are computed for this request), the repeat of 7 days may come from the 5 s cache.
+  // statistics are computed for this request), the repeat of 7 days may come from the statistics cache.
   const lcps: [string, number][] = [];
   for (const window of ['timeframe=30', 'timeframe=90', 'timeframe=7', 'timeframe=7']) {
     const p = await context.newPage();
