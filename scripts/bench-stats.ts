@@ -11,7 +11,7 @@
  *   Both apply the same retry rule (a one-day lookback before the window, services/dashboard/README.md)
  *   and the all-time order rule; popup-metrics is one query in ClickHouse, two in PostgreSQL.
  *
- * Targets (exit code 1 when missed): default p95 ≤ 25 ms each, ≥ 20× PostgreSQL; big-shop p95 ≤
+ * Targets (exit code 1 when missed): default p95 ≤ 25 ms each; big-shop p95 ≤
  * 150 ms each, page ≤ 300 ms, ≥ 30× PostgreSQL. The big-shop run ends with one summary line.
  * Env: BENCH_EVENTS (default 10000000), BENCH_CALLS (20; big-shop 10), BENCH_SKIP_PG=1,
  * BENCH_DIR=<dir> to keep the generated ClickHouse data there and reuse it on the next run
