@@ -34,6 +34,7 @@ export function registerTrackRateLimit(app: FastifyInstance, opts: TrackRateLimi
   const store = new LocalStore(false, false);
   const { max, timeWindowMs } = opts;
   let counter: Counter | undefined;
+  // LocalStore never fails; an error would leave `counter` unset, which limit() refuses below.
   const take = (err: Error | null, res: Counter) => { if (!err) counter = res; };
 
   function limit(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
@@ -41,7 +42,9 @@ export function registerTrackRateLimit(app: FastifyInstance, opts: TrackRateLimi
     counter = undefined;
     store.incr(normalizeIP(request.ip, IPV6_SUBNET), take, timeWindowMs, max);
     const c = counter as Counter | undefined;
-    if (c === undefined) return done();
+    // Never silently unlimited: a store that stopped answering synchronously (a dependency
+    // update) fails every tracking request loudly (500, logged) and the tests with it.
+    if (c === undefined) return done(new Error('rate-limit store did not answer synchronously'));
     const resetSeconds = Math.ceil(c.ttl / 1000);
     reply.header('x-ratelimit-limit', max);
     if (c.current <= max) {
