@@ -1,6 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { decodeRecordAt, encodeRecord, HEADER_BYTES } from '../src/embedded/record.js';
+import { crc32 } from 'node:zlib';
+import { decodeRecordAt, encodeRecord, encodeRecords, HEADER_BYTES } from '../src/embedded/record.js';
 
 const records = fc.record({
   key: fc.string({ maxLength: 64 }),
@@ -39,4 +40,31 @@ t.test('a damaged byte in the body is caught by the CRC', async (t) => {
 
 t.test('zeroes (blocks allocated but never written) are not a record', async (t) => {
   t.equal(decodeRecordAt(Buffer.alloc(64), 0).kind, 'corrupt');
+});
+
+t.test('an append encodes to exactly the concatenation of its records (the bytes on disk unchanged)', async (t) => {
+  fc.assert(fc.property(fc.array(records.map(({ key, value }) => ({ key, value })), { maxLength: 20 }), fc.integer({ min: 0, max: 2 ** 47 }), (messages, timestamp) => {
+    const legacy = (key: string, value: Buffer) => {
+      // The original single-record encoder, kept here as the reference layout.
+      const keyLength = Buffer.byteLength(key, 'utf8');
+      const buf = Buffer.alloc(HEADER_BYTES + 12 + keyLength + value.length);
+      buf.writeUInt32BE(12 + keyLength + value.length, 0);
+      buf.writeBigInt64BE(BigInt(timestamp), 8);
+      buf.writeUInt32BE(keyLength, 16);
+      buf.write(key, 20, 'utf8');
+      value.copy(buf, 20 + keyLength);
+      buf.writeUInt32BE(crc32(buf.subarray(HEADER_BYTES)), 4);
+      return buf;
+    };
+    const all = encodeRecords(messages, timestamp);
+    if (!all.equals(Buffer.concat(messages.map((m) => legacy(m.key, m.value))))) return false;
+    let pos = 0;
+    for (const m of messages) {
+      const r = decodeRecordAt(all, pos);
+      if (r.kind !== 'record' || r.record.key !== m.key || !r.record.value.equals(m.value) || r.record.timestamp !== timestamp) return false;
+      pos = r.next;
+    }
+    return pos === all.length;
+  }));
+  t.pass('property held');
 });

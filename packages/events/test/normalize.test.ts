@@ -1,6 +1,6 @@
 import t from 'tap';
 import {
-  EUR_RATES, abGroupOf, createClientHasher, isBotUserAgent, decodeStoredEvent, encodeStoredEvent, eventIdFromSeed,
+  EUR_RATES, abGroupOf, botMemoSize, createClientHasher, isBotUserAgent, decodeStoredEvent, encodeStoredEvent, eventIdFromSeed,
   formatReceivedAt, isStoredEvent, isValidReceivedAt, newEventId, normalizeEvent, validateTrackingBody, type NormalizeContext, type StoredEvent,
 } from '../src/index.js';
 
@@ -27,6 +27,12 @@ t.test('received_at is the server time in UTC with milliseconds', async (t) => {
   t.equal(formatReceivedAt(receivedAt), '2026-03-04 05:06:07.089');
   t.equal(purchase({}).event.received_at, '2026-03-04 05:06:07.089');
   t.equal(formatReceivedAt(new Date('2026-03-04T05:06:07Z')), '2026-03-04 05:06:07.000');
+  // The last millisecond is remembered: the same instant again, then others, then back.
+  t.equal(formatReceivedAt(new Date('2026-03-04T05:06:07Z')), '2026-03-04 05:06:07.000');
+  t.equal(formatReceivedAt(new Date('2026-03-04T05:06:07.001Z')), '2026-03-04 05:06:07.001');
+  t.equal(formatReceivedAt(new Date('1999-12-31T23:59:59.999Z')), '1999-12-31 23:59:59.999');
+  t.equal(formatReceivedAt(new Date('2026-03-04T05:06:07Z')), '2026-03-04 05:06:07.000');
+  t.throws(() => formatReceivedAt(new Date(NaN)), RangeError, 'an invalid date is refused, memo or not');
 });
 
 t.test('tracktrans is stored as purchase', async (t) => {
@@ -163,6 +169,18 @@ t.test('is_bot: the stored user_agent classified by the isbot list', async (t) =
   const message = JSON.parse(encodeStoredEvent(run({ event: 'visitor', token }, { userAgentHeader: BOTS[0] }).event).value.toString());
   t.same(Object.keys(message).at(-1), 'is_bot', 'the last property on the bus, as in the schema');
   t.equal(message.is_bot, true);
+});
+
+t.test('is_bot: remembered answers stay right, and the memo stays bounded', async (t) => {
+  for (let round = 0; round < 2; round++) {
+    for (const ua of BROWSERS) t.equal(isBotUserAgent(ua), false, `browser again: ${ua}`);
+    for (const ua of BOTS) t.equal(isBotUserAgent(ua), true, `bot again: ${ua}`);
+  }
+  for (let i = 0; i < 5_000; i++) isBotUserAgent(`${i % 2 ? 'curl' : 'Mozilla'}/${i}.0`);
+  t.ok(botMemoSize() <= 2_000, `memo holds ${botMemoSize()} User-Agents`);
+  t.equal(isBotUserAgent('curl/4999.0'), true);
+  t.equal(isBotUserAgent(BROWSERS[0]), false);
+  t.equal(isBotUserAgent(''), false);
 });
 
 t.test('user_agent from data, else the header (cut to the column size); url from data', async (t) => {

@@ -145,7 +145,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
       stopRequestedAt = undefined;
       buffer = newBuffer();
       handle = await bus.consume(handleBatch);
-      log.info({ bus: bus.kind, clickhouse: clickhouse.kind, maxRows: options.maxRows, maxAgeMs: options.maxAgeMs }, 'consumer started');
+      log.info({ bus: bus.kind, clickhouse: clickhouse.kind, maxRows: options.maxRows, maxAgeMs: options.maxAgeMs, minRowsWhenAllWaiting: options.minRowsWhenAllWaiting }, 'consumer started');
     },
     async stop() {
       if (!handle) return;

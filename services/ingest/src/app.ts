@@ -1,5 +1,4 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
 import type { EventBus } from '@chatlytics/bus';
@@ -14,6 +13,7 @@ import { createPublisher, type EventPublisher, type PublisherOptions } from './p
 import { preflightResponseSchema, trackBodySchema, trackQuerySchema, trackResponseSchema } from './schemas.js';
 import { createTrackHandler } from './track-handler.js';
 import { registerBatchRoute } from './batch-handler.js';
+import { registerTrackRateLimit } from './rate-limit.js';
 import { registerTrackerScriptRoute } from './tracker-route.js';
 
 export interface IngestAppOptions {
@@ -76,12 +76,7 @@ export const ingestApp: FastifyPluginAsync<IngestAppOptions> = async (app: Fasti
   registerOriginCheck(app, createOriginPolicy(config.track.allowedOrigins));
 
   // One store keyed by client IP for every route of this scope: all aliases share one budget.
-  await app.register(rateLimit, {
-    global: true,
-    max: config.track.rateLimitPerMinute,
-    timeWindow: 60_000,
-    errorResponseBuilder: (_req, ctx) => new TrackError('ANALYTICS_006', { retryAfter: Math.ceil(ctx.ttl / 1000) }),
-  });
+  registerTrackRateLimit(app, { max: config.track.rateLimitPerMinute, timeWindowMs: 60_000 });
 
   const handler = createTrackHandler({ publisher, metrics, clock, hashClient });
   const common = {

@@ -60,3 +60,48 @@ t.test('preflights do not consume the budget', async (t) => {
   }
   t.equal((await app.inject({ method: 'POST', url: '/api/analytics/track', payload: event })).statusCode, 200);
 });
+
+// The budget's headers, windows and keys as @fastify/rate-limit gave them (the ingest now runs
+// its store in a synchronous hook, src/rate-limit.ts): these pass against the plugin too.
+t.test('every counted response carries the budget headers; the 429 too, with Retry-After', async (t) => {
+  const { app } = await buildIngest({ env: { TRACK_RATE_LIMIT_PER_MINUTE: '2' } });
+  t.teardown(() => app.close());
+  const send = () => app.inject({ method: 'POST', url: '/api/analytics/track', payload: event });
+  const first = await send();
+  t.equal(first.statusCode, 200);
+  t.match(first.headers, { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '60' });
+  t.match((await send()).headers, { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0' });
+  const refused = await send();
+  t.equal(refused.statusCode, 429);
+  t.match(refused.headers, { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0' });
+  t.equal(refused.headers['retry-after'], refused.headers['x-ratelimit-reset'], 'Retry-After is the time left in the window');
+  const invalid = await app.inject({ method: 'POST', url: '/api/save', payload: {}, remoteAddress: '192.0.2.10' });
+  t.equal(invalid.statusCode, 422);
+  t.equal(invalid.headers['x-ratelimit-remaining'], '1', 'a refused payload spends the budget too');
+});
+
+t.test('the batch route shares the budget; /tracker.js and preflights do not spend it', async (t) => {
+  const { app } = await buildIngest({ env: { TRACK_RATE_LIMIT_PER_MINUTE: '2' } });
+  t.teardown(() => app.close());
+  for (let i = 0; i < 3; i++) {
+    const script = await app.inject({ method: 'GET', url: '/tracker.js' });
+    t.equal(script.statusCode, 200);
+    t.notOk('x-ratelimit-limit' in script.headers, 'the script is not counted');
+  }
+  const batch = await app.inject({ method: 'POST', url: '/api/analytics/batch', payload: { events: [event, event] } });
+  t.equal(batch.statusCode, 200);
+  t.equal(batch.headers['x-ratelimit-remaining'], '1', 'one batch is one request');
+  t.equal((await app.inject({ method: 'POST', url: '/api/analytics/track', payload: event })).statusCode, 200);
+  t.equal((await app.inject({ method: 'POST', url: '/api/analytics/batch', payload: { events: [event] } })).statusCode, 429);
+});
+
+t.test('IPv6 clients are budgeted per /64; IPv4-mapped addresses as their IPv4', async (t) => {
+  const { app } = await buildIngest({ env: { TRACK_RATE_LIMIT_PER_MINUTE: '1' } });
+  t.teardown(() => app.close());
+  const from = (remoteAddress: string) => app.inject({ method: 'POST', url: '/api/analytics/track', payload: event, remoteAddress });
+  t.equal((await from('2001:db8:1:2::1')).statusCode, 200);
+  t.equal((await from('2001:db8:1:2::ffff')).statusCode, 429, 'same /64');
+  t.equal((await from('2001:db8:1:3::1')).statusCode, 200, 'another /64');
+  t.equal((await from('198.51.100.7')).statusCode, 200);
+  t.equal((await from('::ffff:198.51.100.7')).statusCode, 429, 'the mapped form is the same client');
+});

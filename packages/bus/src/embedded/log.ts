@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Logger } from '@chatlytics/core';
 import type { BusMessage } from '../types.js';
 import { BusUnavailableError } from '../errors.js';
-import { encodeRecord } from './record.js';
+import { encodeRecords } from './record.js';
 import { firstTimestamp, listSegmentBases, scanSegment, segmentFileName } from './segment.js';
 import { fsyncDir, writeFully } from './fsutil.js';
 
@@ -112,7 +112,7 @@ export class SegmentedLog {
     if (this.closed) throw new BusUnavailableError('embedded bus is closed');
     // Non-decreasing timestamps let offsetForTime pick a starting segment by first timestamps alone.
     const timestamp = Math.max(Date.now(), this.lastTimestamp);
-    const data = Buffer.concat(messages.map((m) => encodeRecord(m.key, m.value, timestamp)));
+    const data = encodeRecords(messages, timestamp);
     let segment = this.segments[this.segments.length - 1];
     try {
       if (segment.size >= this.opts.segmentBytes) segment = await this.roll();

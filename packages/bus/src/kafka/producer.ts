@@ -1,10 +1,11 @@
-import { CompressionTypes, Partitioners, type Kafka, type Producer, type TopicMessages } from 'kafkajs';
+import { CompressionTypes, type Kafka, type Producer, type TopicMessages } from 'kafkajs';
 import type { Config, Logger } from '@chatlytics/core';
 import type { BusMessage } from '../types.js';
 import { BusUnavailableError } from '../errors.js';
 import type { BusMetrics } from '../metrics.js';
 import { toUnavailable, withDeadline, type KafkaTimeouts } from './client.js';
 import type { KafkaAdmin } from './admin.js';
+import { MemoizedDefaultPartitioner } from './partitioner.js';
 
 type Stream = 'events' | 'dead-letter';
 
@@ -72,8 +73,9 @@ export class KafkaPublisher {
         idempotent: this.cfg.idempotent,
         // kafkajs would otherwise retry an idempotent send forever; a bounded retry turns an outage into a 503.
         retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
-        // murmur2, as the Java client: the same token lands on the same partition whatever the producer.
-        createPartitioner: Partitioners.DefaultPartitioner,
+        // murmur2, as the Java client: the same token lands on the same partition whatever the
+        // producer (remembered per token: see partitioner.ts).
+        createPartitioner: MemoizedDefaultPartitioner,
       });
       await producer.connect();
       return producer;
