@@ -41,7 +41,7 @@ t.test('npm start: one process, embedded engines, health/ready, tracking lands, 
   t.equal(count, '1', 'the tracked event is queryable in ClickHouse');
 
   // npm start's consumer coalesces inserts (STANDALONE_CONSUMER_OPTIONS): merge CPU is the ingest's CPU here.
-  t.match(s.output(), /"maxAgeMs":1000,"minRowsWhenAllWaiting":10000,"msg":"consumer started"/, 'the standalone flush policy is in use');
+  t.match(s.output(), /"maxAgeMs":750,"minRowsWhenAllWaiting":10000,"msg":"consumer started"/, 'the standalone flush policy is in use');
 
   const metrics = await (await fetch(`${s.url}/metrics`)).text();
   t.match(metrics, /chatlytics_http_requests_total/);
