@@ -97,7 +97,13 @@ export async function startService(entry: string, env: Record<string, string>): 
   };
 }
 
-export interface TrackResult { status: number; retryAfter: string | null }
+export interface TrackResult {
+  status: number;
+  retryAfter: string | null;
+  /** The event's token (its Kafka key) and when the answer came (epoch ms): where to look when one is missing. */
+  token: string;
+  answeredAt: number;
+}
 
 /**
  * Keeps `concurrency` POSTs to the ingest service's tracking route in flight, each a new event
@@ -109,16 +115,17 @@ export function trackLoad(ingestUrl: string, concurrency: number) {
   const worker = async (w: number) => {
     for (let i = 0; running; i++) {
       const id = crypto.randomUUID();
+      const token = `tok_load_${w}_${i % 50}`;
       let result: TrackResult;
       try {
         const res = await fetch(`${ingestUrl}/api/analytics/track`, {
           method: 'POST', headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ event: 'visitor', token: `tok_load_${w}_${i % 50}`, data: { chatbot_id: 'bot-load', event_id: id } }),
+          body: JSON.stringify({ event: 'visitor', token, data: { chatbot_id: 'bot-load', event_id: id } }),
         });
         await res.arrayBuffer();
-        result = { status: res.status, retryAfter: res.headers.get('retry-after') };
+        result = { status: res.status, retryAfter: res.headers.get('retry-after'), token, answeredAt: Date.now() };
       } catch {
-        result = { status: 0, retryAfter: null };
+        result = { status: 0, retryAfter: null, token, answeredAt: Date.now() };
       }
       results.set(id, result);
     }

@@ -51,6 +51,7 @@ t.test('3 brokers: the partition leader killed, then the whole cluster: 200 or 5
   step('300 accepted');
   const leader = await leaderOf(cluster.brokers, topic, 0);
   process.kill(cluster.nodePid(leader), 'SIGKILL');
+  const phases: [string, number][] = [['before the leader kill', 0], ['after the leader kill', Date.now()]];
   const afterKill = load.results.size;
   step('leader killed');
   await load.moreAccepted(300);
@@ -61,12 +62,14 @@ t.test('3 brokers: the partition leader killed, then the whole cluster: 200 or 5
 
   // Every node down: 503 with Retry-After until the cluster is back, then 200 again.
   const before503 = load.count(503);
+  phases.push(['while the whole cluster stopped', Date.now()]);
   await cluster.stop();
   const deadline = Date.now() + 60_000;
   while (load.count(503) === before503 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   t.ok(load.count(503) > before503, 'a cluster outage answers 503');
   step('cluster stopped, 503 seen');
   cluster = await startKafka({ brokers: 3, dir: cluster.dir });
+  phases.push(['after the restart', Date.now()]);
   step('cluster restarted');
   await load.moreAccepted(300);
   await load.stop();
@@ -89,5 +92,12 @@ t.test('3 brokers: the partition leader killed, then the whole cluster: 200 or 5
   } });
   const accepted = [...load.results].filter(([, r]) => r.status === 200).map(([id]) => id);
   t.comment(`accepted ${accepted.length}, answered 503 ${load.count(503)}, raw messages ${raw}, distinct ${stored.size}`);
-  t.equal(accepted.filter((id) => !stored.has(id)).length, 0, 'every event that got a 200 is stored');
+  const missing = accepted.filter((id) => !stored.has(id));
+  // A durability failure must say where to look: when the 200 came and which key (partition) it had.
+  for (const id of missing) {
+    const r = load.results.get(id)!;
+    const phase = phases.filter(([, at]) => at <= r.answeredAt).at(-1)![0];
+    t.comment(`missing ${id}: token ${r.token}, answered 200 ${phase} (${((r.answeredAt - t0) / 1000).toFixed(1)} s)`);
+  }
+  t.equal(missing.length, 0, 'every event that got a 200 is stored');
 });
