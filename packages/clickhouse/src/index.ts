@@ -4,6 +4,7 @@ export { createServerEngine, type ServerEngineOptions } from './server-engine.js
 export { createClickHouse } from './create.js';
 export { runMigrations, readMigrations, type MigrationFile, type MigrationResult } from './migrations.js';
 export { sqlFile } from './sql-files.js';
+export { clickhouseTime } from './time.js';
 export { rebuildRollups, type RollupRebuild } from './rollups.js';
 export { splitStatements } from './sql-split.js';
 export { ClickHouseError, ClickHouseErrorCode } from './errors.js';

@@ -28,16 +28,17 @@ const COPY = 'order_first_purchases_rebuild';
  */
 export async function rebuildRollups(engine: ClickHouseEngine): Promise<RollupRebuild[]> {
   const started = performance.now();
-  const [{ now }] = await engine.query<{ now: string }>("SELECT toString(now64(3, 'UTC')) AS now");
-  const since = new Date(Date.parse(`${now.replace(' ', 'T')}Z`) - CATCH_UP_MARGIN_MS).toISOString().replace('T', ' ').replace('Z', '');
+  // ClickHouse's clock, as inserted_at's DEFAULT uses it.
+  const [{ since }] = await engine.query<{ since: string }>(
+    "SELECT toString(now64(3, 'UTC') - toIntervalMillisecond({margin:UInt32})) AS since", { margin: CATCH_UP_MARGIN_MS });
   await engine.command(`DROP TABLE IF EXISTS ${COPY}`);
   await engine.command(`CREATE TABLE ${COPY} AS ${LIVE}`);
   try {
     await engine.command(sqlFile('rollups/order_first_purchases_rebuild'), { table: COPY });
-    const [{ parts }] = await engine.query<{ parts: string }>(`SELECT count() AS parts FROM (SELECT 1 FROM ${COPY} LIMIT 1)`);
+    const [{ filled }] = await engine.query<{ filled: string }>(`SELECT count() AS filled FROM (SELECT 1 FROM ${COPY} LIMIT 1)`);
     // ClickHouse refuses to replace a partition by an empty one (recent versions) rather than
     // drop the destination's data; no orders at all is a truncate.
-    await engine.command(Number(parts) ? `ALTER TABLE ${LIVE} REPLACE PARTITION tuple() FROM ${COPY}` : `TRUNCATE TABLE ${LIVE}`);
+    await engine.command(Number(filled) ? `ALTER TABLE ${LIVE} REPLACE PARTITION tuple() FROM ${COPY}` : `TRUNCATE TABLE ${LIVE}`);
     await engine.command(sqlFile('rollups/order_first_purchases_catch_up'), { since });
   } finally {
     await engine.command(`DROP TABLE IF EXISTS ${COPY}`);

@@ -1,13 +1,9 @@
 import type { BusMessage } from '@chatlytics/bus';
+import { clickhouseTime } from '@chatlytics/clickhouse';
 import type { RejectedMessage } from './segment.js';
 
 /** The consumer's name in `events_rejected.source` (the ingest records its own refusals too). */
 export const REJECT_SOURCE = 'consumer';
-
-/** DateTime64(3, 'UTC') text form, the way StoredEvent.received_at is written. */
-export function clickhouseTime(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
-}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

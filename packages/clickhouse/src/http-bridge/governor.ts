@@ -4,7 +4,8 @@ import { ClickHouseError } from '../errors.js';
 import { ConcurrencyGate } from './gate.js';
 import { QuotaTracker } from './quota.js';
 import { RunningQueries } from './running-queries.js';
-import { clickhouseTime, type SqlQueryLogEntry } from './query-log.js';
+import { clickhouseTime } from '../time.js';
+import type { SqlQueryLogEntry } from './query-log.js';
 
 /** Who sent a query: a named key (its own quota, if any) or the bootstrap key. */
 export interface SqlPrincipal {

@@ -26,8 +26,6 @@ export interface SqlQueryLogEntry {
 const COLUMNS = ['query_id', 'key_name', 'raw_query', 'database', 'started_at', 'duration_ms', 'read_rows', 'read_bytes',
   'result_bytes', 'peak_memory_usage', 'status', 'error_code'] as const satisfies readonly (keyof SqlQueryLogEntry)[];
 
-export const clickhouseTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
-
 export interface QueryLogWriter {
   write(entry: SqlQueryLogEntry): void;
   /** Inserts what is buffered now. */

@@ -1,4 +1,4 @@
-import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 
 /** One tracked event of a visitor, as the conversation page lists it. */
 export interface VisitorEvent {
@@ -23,8 +23,6 @@ export const VISITOR_EVENTS_MARGIN_MS = 86_400_000;
 /** A conversation page lists at most this many of the visitor's events. */
 export const VISITOR_EVENTS_LIMIT = 200;
 
-/** DateTime64(3, 'UTC') text for the bound parameters. */
-const chTime = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
 
 /**
  * A visitor's events in ClickHouse (clickhouse/queries/conversation_visitor_events.sql, bound
@@ -36,7 +34,7 @@ export function createVisitorEventRepository(clickhouse: ClickHouseEngine) {
     async aroundConversation(c: { chatbotId: string; visitorToken: string; from: Date; to: Date }): Promise<{ events: VisitorEvent[]; truncated: boolean }> {
       const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('conversation_visitor_events'), {
         chatbot_id: c.chatbotId, token: c.visitorToken,
-        from: chTime(new Date(c.from.getTime() - VISITOR_EVENTS_MARGIN_MS)), to: chTime(new Date(c.to.getTime() + VISITOR_EVENTS_MARGIN_MS)),
+        from: clickhouseTime(new Date(c.from.getTime() - VISITOR_EVENTS_MARGIN_MS)), to: clickhouseTime(new Date(c.to.getTime() + VISITOR_EVENTS_MARGIN_MS)),
         limit: VISITOR_EVENTS_LIMIT + 1,
       });
       const events = rows.slice(0, VISITOR_EVENTS_LIMIT).map((r) => ({

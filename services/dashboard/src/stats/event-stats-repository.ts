@@ -1,4 +1,4 @@
-import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
 import { dedupLookbackFrom } from './retry-lookback.js';
@@ -44,8 +44,6 @@ export interface EventStatsRepository {
   eventsByChatbot(chatbotIds: string[], window: StatsWindow): Promise<Map<string, number>>;
 }
 
-/** DateTime64(3, 'UTC') text: the queries bind {from}/{to} with an explicit UTC zone. */
-const chTime = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
 
 const numbersOf = <K extends string>(row: Record<string, unknown> | undefined, keys: readonly K[]) =>
   Object.fromEntries(keys.map((k) => [k, toInt(row?.[k])])) as Record<K, number>;
@@ -56,7 +54,7 @@ const numbersOf = <K extends string>(row: Record<string, unknown> | undefined, k
  */
 export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventStatsRepository {
   const params = (chatbotId: string, w: StatsWindow) => ({
-    chatbot_id: chatbotId, from: chTime(w.from), to: chTime(w.to), dedup_lookback_from: chTime(dedupLookbackFrom(w.from)),
+    chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)),
   });
   const one = async (file: string, chatbotId: string, w: StatsWindow) =>
     (await clickhouse.query<Record<string, unknown>>(sqlFile(file), params(chatbotId, w)))[0];
@@ -118,7 +116,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
     async eventsByChatbot(chatbotIds, w) {
       if (chatbotIds.length === 0) return new Map();
       const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_events_by_chatbot'), {
-        chatbot_ids: chatbotIds, from: chTime(w.from), to: chTime(w.to),
+        chatbot_ids: chatbotIds, from: clickhouseTime(w.from), to: clickhouseTime(w.to),
       });
       return new Map(rows.map((r) => [String(r.chatbot_id), toInt(r.events)]));
     },
