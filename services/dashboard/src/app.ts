@@ -50,7 +50,7 @@ export interface DashboardOptions {
   clock?: () => Date;
   /** Mail queue and rate-limit knobs of the password reset flow (src/password-reset); tests shorten them. */
   passwordReset?: PasswordResetTuning;
-  /** Lifetime of a cached statistic (ms, default 5 s); 0 disables the cache, so a benchmark measures the queries. */
+  /** Lifetime of a cached statistic (ms, default DEFAULT_STATS_CACHE_TTL_MS: 0.5 s); 0 disables the cache, so a benchmark measures the queries. */
   statsCacheTtlMs?: number;
 }
 

@@ -47,14 +47,9 @@ export function registerTrackRateLimit(app: FastifyInstance, opts: TrackRateLimi
     if (c === undefined) return done(new Error('rate-limit store did not answer synchronously'));
     const resetSeconds = Math.ceil(c.ttl / 1000);
     reply.header('x-ratelimit-limit', max);
-    if (c.current <= max) {
-      reply.header('x-ratelimit-remaining', max - c.current);
-      reply.header('x-ratelimit-reset', resetSeconds);
-      return done();
-    }
-    reply.header('x-ratelimit-remaining', 0);
+    reply.header('x-ratelimit-remaining', Math.max(0, max - c.current));
     reply.header('x-ratelimit-reset', resetSeconds);
-    done(new TrackError('ANALYTICS_006', { retryAfter: resetSeconds }));
+    done(c.current <= max ? undefined : new TrackError('ANALYTICS_006', { retryAfter: resetSeconds }));
   }
 
   app.addHook('onRoute', (route) => {

@@ -16,7 +16,7 @@ import { generateAdminCredential, localUrl, removeAdminEndpoint, writeAdminEndpo
  * Every INSERT is a part that ClickHouse's background merges rewrite, and that merge CPU is
  * taken straight from the ingest: under a 10k events/s tracking load the default policy
  * (a flush at ≥ 2,000 rows or 250 ms) made inserts of ~1,400 rows and the merge threads cost
- * 11–14 µs of CPU per event, against 3.5–4 µs with one insert of up to 10,000 rows a second
+ * 11–14 µs of CPU per event, against 3.5–4 µs with inserts of up to 10,000 rows about once a second
  * (ClickHouse's own advice: about one insert per second per table). Freshness stays inside
  * the 2 s target: an event waits at most 0.75 s in the buffer, which with the statistics cache's
  * 0.5 s and the query keeps it in every statistic within 2 s (npm run bench:freshness). A backlog still flushes
