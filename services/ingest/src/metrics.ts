@@ -6,6 +6,7 @@ export interface IngestMetrics {
   rejected: Counter<'reason'>;
   published: Counter<never>;
   publishFailed: Counter<never>;
+  timedOut: Counter<never>;
   batchSize: Histogram<never>;
 }
 
@@ -15,6 +16,7 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
     rejected: counterOn(registry, { name: 'chatlytics_ingest_events_rejected_total', help: 'Tracking requests refused, by reason code', labelNames: ['reason'] }),
     published: counterOn(registry, { name: 'chatlytics_ingest_events_published_total', help: 'Events the bus acknowledged as durable' }),
     publishFailed: counterOn(registry, { name: 'chatlytics_ingest_events_publish_failed_total', help: 'Events whose batch the bus refused (answered 503)' }),
+    timedOut: counterOn(registry, { name: 'chatlytics_ingest_events_timed_out_total', help: 'Events answered 503 because the bus had not acknowledged them within the wait bound' }),
     // Powers of two up to the publisher's batch cap: shows whether batching actually happens.
     batchSize: histogramOn(registry, { name: 'chatlytics_ingest_publish_batch_size', help: 'Events per bus.publish call', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256] }),
   };

@@ -16,6 +16,11 @@ import type { IngestMetrics } from './metrics.js';
  *   is not keeping up (disk stalled, broker away), so a request is answered 503 at once
  *   instead of waiting behind everyone else; 10,000 is ten times the 1,000 connections the
  *   benchmark holds open, and at 16 MiB the queue stays well inside the 200 MB RSS budget.
+ * - maxWaitMs 7,000: every request is answered within it, whatever the bus does. A batch
+ *   waits behind the ones in flight, so without a bound of its own a request could wait for
+ *   several bus deadlines (Kafka's is 5 s each) and outlive the HTTP idle timeout (10 s):
+ *   the client saw a dropped connection instead of a 503. Above 5 s, so that a batch sent at
+ *   once is answered by the bus itself; below 10 s, so the 503 always arrives.
  */
 export interface PublisherBounds {
   maxInFlight: number;
@@ -23,6 +28,7 @@ export interface PublisherBounds {
   maxBatchBytes: number;
   maxPendingEvents: number;
   maxPendingBytes: number;
+  maxWaitMs: number;
 }
 
 export const PUBLISHER_DEFAULTS: Readonly<PublisherBounds> = Object.freeze({
@@ -31,12 +37,15 @@ export const PUBLISHER_DEFAULTS: Readonly<PublisherBounds> = Object.freeze({
   maxBatchBytes: 512 * 1024,
   maxPendingEvents: 10_000,
   maxPendingBytes: 16 * 1024 * 1024,
+  maxWaitMs: 7000,
 });
 
 export interface PublisherOptions extends Partial<PublisherBounds> {
   bus: Pick<EventBus, 'publish'>;
   /** Batch size histogram and published / failed counters (see metrics.ts). */
-  metrics?: Pick<IngestMetrics, 'batchSize' | 'published' | 'publishFailed'>;
+  metrics?: Pick<IngestMetrics, 'batchSize' | 'published' | 'publishFailed' | 'timedOut'>;
+  /** Milliseconds since some origin (injectable for tests). */
+  now?: () => number;
 }
 
 export class PublisherClosedError extends Error {
@@ -56,7 +65,20 @@ export class PublisherOverloadedError extends Error {
   }
 }
 
-interface Waiter { message: BusMessage; resolve(): void; reject(err: unknown): void }
+/**
+ * The bus did not acknowledge within maxWaitMs. An event still queued is withdrawn (never
+ * sent); one in a batch in flight may still become durable, so the client's retry can
+ * duplicate it, which the consumer's event-id dedup absorbs.
+ */
+export class PublisherTimeoutError extends Error {
+  override name = 'PublisherTimeoutError';
+  readonly retriable = true;
+  constructor(waitedMs: number) {
+    super(`the bus did not acknowledge within ${waitedMs} ms`);
+  }
+}
+
+interface Waiter { message: BusMessage; at: number; resolve(): void; reject(err: unknown): void }
 
 /**
  * Collects concurrent publish() calls into few bus.publish calls. Each caller's promise
@@ -67,7 +89,10 @@ interface Waiter { message: BusMessage; resolve(): void; reject(err: unknown): v
  */
 export class EventPublisher {
   private readonly opts: PublisherBounds & Pick<PublisherOptions, 'bus' | 'metrics'>;
+  private readonly now: () => number;
   private queue: Waiter[] = [];
+  private readonly inFlightBatches = new Set<Waiter[]>();
+  private expiry?: NodeJS.Timeout;
   private queuedBytes = 0;
   private scheduled = false;
   private readonly inFlight = new Set<Promise<void>>();
@@ -77,6 +102,7 @@ export class EventPublisher {
 
   constructor(opts: PublisherOptions) {
     this.opts = { ...PUBLISHER_DEFAULTS, ...opts };
+    this.now = opts.now ?? Date.now;
   }
 
   /** Resolves when the message is durable in the bus; rejects with the bus error otherwise. */
@@ -87,8 +113,9 @@ export class EventPublisher {
       return Promise.reject(new PublisherOverloadedError(pending));
     }
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ message, resolve, reject });
+      this.queue.push({ message, at: this.now(), resolve, reject });
       this.queuedBytes += message.value.length;
+      this.expiry ??= setTimeout(() => this.expire(), this.opts.maxWaitMs);
       if (this.inFlight.size >= this.opts.maxInFlight) return; // a settling batch sends the queue
       if (this.queue.length >= this.opts.maxBatchEvents || this.queuedBytes >= this.opts.maxBatchBytes) this.flush();
       else if (!this.scheduled) {
@@ -122,8 +149,15 @@ export class EventPublisher {
       const bytes = batch.reduce((sum, w) => sum + w.message.value.length, 0);
       this.inFlightEvents += batch.length;
       this.inFlightBytes += bytes;
+      this.inFlightBatches.add(batch);
       const sent = this.send(batch).finally(() => {
         this.inFlight.delete(sent);
+        this.inFlightBatches.delete(batch);
+        // The timer exists only while something waits: an idle publisher holds no handle.
+        if (this.expiry && this.queue.length === 0 && this.inFlightBatches.size === 0) {
+          clearTimeout(this.expiry);
+          this.expiry = undefined;
+        }
         this.inFlightEvents -= batch.length;
         this.inFlightBytes -= bytes;
         // What gathered while this batch was in flight goes out now.
@@ -131,6 +165,41 @@ export class EventPublisher {
       });
       this.inFlight.add(sent);
     }
+  }
+
+  /**
+   * Answers every waiter older than maxWaitMs with PublisherTimeoutError, then re-arms for
+   * the oldest one left. One timer per publisher, not per request: at tens of thousands of
+   * requests a second a timer each would cost more than the publish.
+   */
+  private expire(): void {
+    this.expiry = undefined;
+    const now = this.now();
+    const limit = now - this.opts.maxWaitMs;
+    let timedOut = 0;
+    let oldest = Infinity;
+    for (const batch of this.inFlightBatches) {
+      for (const w of batch) {
+        if (w.at <= limit) {
+          // Promise settlement is first-wins: the batch's later answer does not reach this caller.
+          w.reject(new PublisherTimeoutError(now - w.at));
+          timedOut++;
+          w.at = Infinity;
+        } else if (w.at < oldest) oldest = w.at;
+      }
+    }
+    // The queue is in arrival order: the expired waiters are a prefix, withdrawn unsent.
+    let n = 0;
+    while (n < this.queue.length && this.queue[n].at <= limit) {
+      const w = this.queue[n++];
+      this.queuedBytes -= w.message.value.length;
+      w.reject(new PublisherTimeoutError(now - w.at));
+    }
+    if (n > 0) this.queue.splice(0, n);
+    timedOut += n;
+    if (timedOut > 0) this.opts.metrics?.timedOut.inc(timedOut);
+    if (this.queue.length > 0 && this.queue[0].at < oldest) oldest = this.queue[0].at;
+    if (oldest !== Infinity) this.expiry = setTimeout(() => this.expire(), Math.max(1, oldest + this.opts.maxWaitMs - now));
   }
 
   private takeBatch(): Waiter[] {

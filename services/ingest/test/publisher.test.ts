@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Registry } from 'prom-client';
 import { createIngestMetrics } from '../src/metrics.js';
-import { createPublisher, PublisherClosedError, PublisherOverloadedError } from '../src/publisher.js';
+import { createPublisher, PublisherClosedError, PublisherOverloadedError, PublisherTimeoutError } from '../src/publisher.js';
 import { buildIngest, FakeBus, metricValue, TOKEN } from './helper.js';
 
 const msg = (i: number, bytes = 10) => ({ key: `k${i}`, value: Buffer.alloc(bytes, 97) });
@@ -111,6 +111,52 @@ t.test('metrics: batch sizes, published and failed counts', async (t) => {
   t.equal(await metricValue(registry, 'chatlytics_ingest_events_publish_failed_total'), 1);
   t.equal(await metricValue(registry, 'chatlytics_ingest_publish_batch_size_count'), 2);
   t.equal(await metricValue(registry, 'chatlytics_ingest_publish_batch_size_sum'), 3);
+});
+
+t.test('a bus that does not answer: each waiter is refused maxWaitMs after it arrived; queued ones are never sent', async (t) => {
+  const registry = new Registry();
+  const bus = new FakeBus();
+  const publisher = createPublisher({ bus, maxInFlight: 1, maxWaitMs: 150, metrics: createIngestMetrics(registry) });
+  bus.hold();
+  const settledAt = (p: Promise<void>, t0: number) => p.then(() => -1, (err) => (err instanceof PublisherTimeoutError ? Date.now() - t0 : -2));
+  const t0 = Date.now();
+  const first = settledAt(publisher.publish(msg(0)), t0);
+  await new Promise((r) => setImmediate(r));
+  const queued = settledAt(publisher.publish(msg(1)), t0);
+  await new Promise((r) => setTimeout(r, 100));
+  const t1 = Date.now();
+  const later = settledAt(publisher.publish(msg(2)), t1);
+  const [a, b, c] = await Promise.all([first, queued, later]);
+  t.ok(a >= 140 && a < 1000, `the batch in flight is answered at its bound (${a} ms)`);
+  t.ok(b >= 140 && b < 1000, `the queued one too (${b} ms)`);
+  t.ok(c >= 140 && c < 1000, `a later arrival gets its own full wait (${c} ms after it arrived)`);
+  t.equal(publisher.pendingEvents, 1, 'withdrawn from the queue: only the batch in flight is left');
+  bus.release();
+  await new Promise((r) => setTimeout(r, 20));
+  t.same(bus.calls.map((c) => c.map((m) => m.key)), [['k0']], 'the queued events were never sent');
+  t.equal(await metricValue(registry, 'chatlytics_ingest_events_timed_out_total'), 3);
+  await publisher.publish(msg(3));
+  t.equal(bus.calls.length, 2, 'the next event goes through');
+});
+
+t.test('through HTTP: a bus that does not answer gets a 503 with Retry-After within the wait bound, not a dropped connection', async (t) => {
+  const { app, bus } = await buildIngest({ batching: { maxWaitMs: 100, maxInFlight: 1 } });
+  t.teardown(() => { bus.release(); return app.close(); });
+  bus.hold();
+  const started = Date.now();
+  const responses = await Promise.all(Array.from({ length: 5 }, (_, i) =>
+    app.inject({ method: 'POST', url: '/api/analytics/track', payload: { event: 'visitor', token: `${TOKEN}${i}` } })));
+  t.ok(Date.now() - started < 2000, 'answered at the bound');
+  t.same(responses.map((r) => r.statusCode), Array(5).fill(503));
+  t.ok(responses.every((r) => r.json().error.code === 'ANALYTICS_004' && Number(r.headers['retry-after']) > 0));
+});
+
+t.test('the default wait bound lies between the Kafka publish deadline and the HTTP idle timeout', async (t) => {
+  const { PUBLISHER_DEFAULTS } = await import('../src/publisher.js');
+  const { DEFAULT_KAFKA_TIMEOUTS } = await import('@chatlytics/bus');
+  const { testConfig } = await import('./helper.js');
+  t.ok(PUBLISHER_DEFAULTS.maxWaitMs > DEFAULT_KAFKA_TIMEOUTS.publishMs, 'a batch sent at once is answered by the bus');
+  t.ok(PUBLISHER_DEFAULTS.maxWaitMs < testConfig().http.idleTimeoutMs, 'the 503 arrives before the server drops the connection');
 });
 
 t.test('through HTTP: many concurrent requests make few publish calls; 200 only after durability', async (t) => {

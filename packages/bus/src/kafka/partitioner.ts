@@ -32,3 +32,20 @@ export const MemoizedDefaultPartitioner: ICustomPartitioner = () => {
     return p;
   };
 };
+
+/** Per topic, the partitions a producer's partitioner assigned messages to. */
+export type AssignedPartitions = Map<string, Set<number>>;
+
+/** Wraps a partitioner so every answer is noted in `assigned` (the caller clears it per send). */
+export function recordingPartitioner(inner: ICustomPartitioner, assigned: AssignedPartitions): ICustomPartitioner {
+  return () => {
+    const partition = inner();
+    return (args: PartitionerArgs) => {
+      const p = partition(args);
+      let set = assigned.get(args.topic);
+      if (set === undefined) assigned.set(args.topic, (set = new Set()));
+      set.add(p);
+      return p;
+    };
+  };
+}

@@ -1,11 +1,11 @@
-import { CompressionTypes, type Kafka, type Producer, type TopicMessages } from 'kafkajs';
+import { CompressionTypes, type Kafka, type Producer, type RecordMetadata, type TopicMessages } from 'kafkajs';
 import type { Config, Logger } from '@chatlytics/core';
 import type { BusMessage } from '../types.js';
 import { BusUnavailableError } from '../errors.js';
 import type { BusMetrics } from '../metrics.js';
 import { toUnavailable, withDeadline, type KafkaTimeouts } from './client.js';
 import type { KafkaAdmin } from './admin.js';
-import { MemoizedDefaultPartitioner } from './partitioner.js';
+import { MemoizedDefaultPartitioner, recordingPartitioner, type AssignedPartitions } from './partitioner.js';
 
 type Stream = 'events' | 'dead-letter';
 
@@ -22,6 +22,25 @@ interface PendingPublish {
 /** Raw bytes per send: stays under the brokers' 1 MB default record-batch limit per partition even uncompressed. */
 const MAX_SEND_BYTES = 1024 * 1024;
 
+interface ConnectedProducer { producer: Producer; assigned: AssignedPartitions }
+
+/**
+ * The partitions the send assigned messages to that no broker acknowledged. kafkajs 2.2.4
+ * keeps, across its internal retries of one send, the answers of the brokers that succeeded;
+ * when a failed partition's new leader is such a broker, the retry sends it nothing and the
+ * send still resolves (tulios/kafkajs#1303, reproduced in test/kafka-send-guard.test.ts).
+ * That is a 200 for events never written, so an incomplete answer fails the send instead.
+ */
+export function unacknowledged(assigned: AssignedPartitions, acks: RecordMetadata[]): string[] {
+  const missing: string[] = [];
+  for (const [topic, partitions] of assigned) {
+    for (const partition of partitions) {
+      if (!acks.some((a) => a.topicName === topic && a.partition === partition && a.errorCode === 0)) missing.push(`${topic}/${partition}`);
+    }
+  }
+  return missing;
+}
+
 /**
  * Publishes with acks=-1 (all in-sync replicas), gzip, keyed by user token. Concurrent
  * publish() calls are coalesced and sent ONE request at a time: kafkajs' idempotent producer
@@ -31,7 +50,7 @@ const MAX_SEND_BYTES = 1024 * 1024;
 export class KafkaPublisher {
   private queue: PendingPublish[] = [];
   private sending = false;
-  private producer?: Promise<Producer>;
+  private producer?: Promise<ConnectedProducer>;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
 
@@ -67,18 +86,20 @@ export class KafkaPublisher {
     }
   }
 
-  private connected(): Promise<Producer> {
+  private connected(): Promise<ConnectedProducer> {
     this.producer ??= (async () => {
+      // Per producer: a discarded producer still retrying in the background records into its own set.
+      const assigned: AssignedPartitions = new Map();
       const producer = this.kafka.producer({
         idempotent: this.cfg.idempotent,
         // kafkajs would otherwise retry an idempotent send forever; a bounded retry turns an outage into a 503.
         retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
         // murmur2, as the Java client: the same token lands on the same partition whatever the
-        // producer (remembered per token: see partitioner.ts).
-        createPartitioner: MemoizedDefaultPartitioner,
+        // producer (remembered per token: see partitioner.ts), noting what each send assigned.
+        createPartitioner: recordingPartitioner(MemoizedDefaultPartitioner, assigned),
       });
       await producer.connect();
-      return producer;
+      return { producer, assigned };
     })();
     return this.producer;
   }
@@ -87,7 +108,7 @@ export class KafkaPublisher {
   private discardProducer(): void {
     const old = this.producer;
     this.producer = undefined;
-    void old?.then((p) => p.disconnect()).catch(() => undefined);
+    void old?.then((p) => p.producer.disconnect()).catch(() => undefined);
   }
 
   private takeGroup(): PendingPublish[] {
@@ -118,10 +139,14 @@ export class KafkaPublisher {
     try {
       await withDeadline((async () => {
         await this.admin.ensureTopics();
-        const producer = await this.connected();
-        await producer.sendBatch({
+        const { producer, assigned } = await this.connected();
+        // One send at a time (drain), so the set holds this send's partitions only.
+        assigned.clear();
+        const acks = await producer.sendBatch({
           acks: -1, timeout: this.timeouts.requestMs, compression: CompressionTypes.GZIP, topicMessages: [...byTopic.values()],
         });
+        const missing = unacknowledged(assigned, acks);
+        if (missing.length > 0) throw new BusUnavailableError(`kafka acknowledged the send without partitions ${missing.join(', ')}`);
       })(), this.timeouts.publishMs, 'publish');
     } catch (err) {
       this.discardProducer();
@@ -144,6 +169,6 @@ export class KafkaPublisher {
     if (this.sending) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     const producer = this.producer;
     this.producer = undefined;
-    await (await producer?.catch(() => undefined))?.disconnect();
+    await (await producer?.catch(() => undefined))?.producer.disconnect();
   }
 }
