@@ -48,6 +48,38 @@ const COUNTED_PURCHASES = `
       select pe.at, pe.token, pe.revenue from pe left join firsts f on f.order_num = pe.order_num
       where pe.order_num = '' or (f.received_at = pe.at and f.event_id = pe.event_id))`;
 
+const PG_PURCHASES = `
+    with v as (
+      select token, bool_or(event = 'convo_started') chatted, min(received_at) filter (where event = 'convo_started') first_chat
+      from bench_events e
+      where chatbot_id = $1 and received_at between $2 and $3 and event in ('visitor', 'convo_started') and not is_bot and ${fresh('e')}
+      group by token having bool_or(event = 'visitor')),
+    ${COUNTED_PURCHASES},
+    p as (select c.token, c.revenue, (v.chatted and c.at > v.first_chat) as after_chat
+          from counted c join v on v.token = c.token)
+    select (select count(*) from v) total_users, (select count(*) from v where chatted) chatted,
+           count(distinct token) purchased, count(distinct token) filter (where after_chat) chatted_purchased,
+           coalesce(sum(revenue), 0) revenue, coalesce(sum(revenue) filter (where after_chat), 0) revenue_after,
+           coalesce(sum(revenue) filter (where not after_chat), 0) revenue_other,
+           count(*) orders, count(*) filter (where after_chat) orders_after
+    from p`;
+
+/** The A/B block, a second query on PostgreSQL (ClickHouse reads it in the purchases query). */
+export const PG_AB_TEST = `
+    with g as (
+      select token, bool_or(ab_group = 'control') in_control, bool_or(ab_group = 'test') in_test
+      from bench_events e
+      where chatbot_id = $1 and received_at between $2 and $3
+        and (event = 'visitor' or ab_group in ('control', 'test')) and not is_bot and ${fresh('e')}
+      group by token having bool_or(event = 'visitor') and (bool_or(ab_group = 'control') or bool_or(ab_group = 'test'))),
+    ${COUNTED_PURCHASES},
+    bt as (select token, count(*) orders, sum(revenue) revenue from counted group by token)
+    select count(*) filter (where g.in_control) control_visitors, coalesce(sum(bt.orders) filter (where g.in_control), 0) control_orders,
+           count(*) filter (where g.in_control and bt.orders > 0) control_purchasers, coalesce(sum(bt.revenue) filter (where g.in_control), 0) control_revenue,
+           count(*) filter (where g.in_test) test_visitors, coalesce(sum(bt.orders) filter (where g.in_test), 0) test_orders,
+           count(*) filter (where g.in_test and bt.orders > 0) test_purchasers, coalesce(sum(bt.revenue) filter (where g.in_test), 0) test_revenue
+    from g left join bt on bt.token = g.token`;
+
 export const PG_QUERIES: Record<string, string[]> = {
   engagement: [`
     select count(*) filter (where v) as total_users, count(*) filter (where v and a) as approached,
@@ -70,35 +102,9 @@ export const PG_QUERIES: Record<string, string[]> = {
            count(distinct event_id) filter (where open_way = 'chat_button') as from_chat_button
     from bench_events e
     where chatbot_id = $1 and received_at between $2 and $3 and event = 'convo_started' and not is_bot and ${fresh('e')}`],
-  purchases: [`
-    with v as (
-      select token, bool_or(event = 'convo_started') chatted, min(received_at) filter (where event = 'convo_started') first_chat
-      from bench_events e
-      where chatbot_id = $1 and received_at between $2 and $3 and event in ('visitor', 'convo_started') and not is_bot and ${fresh('e')}
-      group by token having bool_or(event = 'visitor')),
-    ${COUNTED_PURCHASES},
-    p as (select c.token, c.revenue, (v.chatted and c.at > v.first_chat) as after_chat
-          from counted c join v on v.token = c.token)
-    select (select count(*) from v) total_users, (select count(*) from v where chatted) chatted,
-           count(distinct token) purchased, count(distinct token) filter (where after_chat) chatted_purchased,
-           coalesce(sum(revenue), 0) revenue, coalesce(sum(revenue) filter (where after_chat), 0) revenue_after,
-           coalesce(sum(revenue) filter (where not after_chat), 0) revenue_other,
-           count(*) orders, count(*) filter (where after_chat) orders_after
-    from p`],
-  'purchases ab_test': [`
-    with g as (
-      select token, bool_or(ab_group = 'control') in_control, bool_or(ab_group = 'test') in_test
-      from bench_events e
-      where chatbot_id = $1 and received_at between $2 and $3
-        and (event = 'visitor' or ab_group in ('control', 'test')) and not is_bot and ${fresh('e')}
-      group by token having bool_or(event = 'visitor') and (bool_or(ab_group = 'control') or bool_or(ab_group = 'test'))),
-    ${COUNTED_PURCHASES},
-    bt as (select token, count(*) orders, sum(revenue) revenue from counted group by token)
-    select count(*) filter (where g.in_control) control_visitors, coalesce(sum(bt.orders) filter (where g.in_control), 0) control_orders,
-           count(*) filter (where g.in_control and bt.orders > 0) control_purchasers, coalesce(sum(bt.revenue) filter (where g.in_control), 0) control_revenue,
-           count(*) filter (where g.in_test) test_visitors, coalesce(sum(bt.orders) filter (where g.in_test), 0) test_orders,
-           count(*) filter (where g.in_test and bt.orders > 0) test_purchasers, coalesce(sum(bt.revenue) filter (where g.in_test), 0) test_revenue
-    from g left join bt on bt.token = g.token`],
+  purchases: [PG_PURCHASES],
+  // What an A/B chatbot's purchases answer costs: the funnel and the A/B block.
+  'purchases ab_test': [PG_PURCHASES, PG_AB_TEST],
   'insights-events': [`
     select count(distinct event_id) filter (where event = 'click_through') clicks,
            count(distinct event_id) filter (where event = 'message_like') likes,

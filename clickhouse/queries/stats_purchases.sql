@@ -1,13 +1,19 @@
--- Purchase funnel of one chatbot over W = [{from}, {to}] (see the statistics definitions in services/dashboard/README.md, "purchases").
+-- Purchase funnel of one chatbot over W = [{from}, {to}] (see the statistics definitions in services/dashboard/README.md, "purchases"),
+-- with its A/B block (read by chatbots with abTestEnabled) from the same reads.
 --   V (visitor tokens in W), chatted = tokens of V with a convo_started in W,
 --   first_chat(u) = u's earliest convo_started in W.
 --   Counted purchases: as defined in shared/counted_purchases.sql (each purchase once, each
 --   order number once over all history). P = counted purchases in W whose token is in V.
 --   A purchase is after chat when first_chat exists and the purchase is strictly later.
+--   A/B: V_g = tokens of V with an event in W whose ab_group is g; visitors = |V_g|;
+--   orders = purchases of P by V_g; purchasers = distinct purchasing tokens of V_g; revenue =
+--   their purchases' revenue.
 -- Returns the counts and sums; the caller derives rates and averages (2 decimals, 0 on a zero
 -- denominator): conversion_rate_with_chat, conversion_rate_without_chat, aov_with_chat,
--- aov_without_chat.
--- Retried beacons of visitor and convo_started events are removed (shared/window_events.sql).
+-- aov_without_chat, and the A/B block's rates and significance figures.
+-- Retried beacons of the events read are removed (shared/window_events.sql). The read takes the
+-- A/B-marked rows too: for a chatbot without A/B test none is marked, so it costs nothing there,
+-- and it spares an A/B chatbot a second pass over the same window (one query, not two).
 WITH
     window_tokens AS
     (
@@ -15,13 +21,33 @@ WITH
         SELECT
             token,
             max(event = 'convo_started') AS chatted,
-            minIf(received_at, event = 'convo_started') AS first_chat_at
+            minIf(received_at, event = 'convo_started') AS first_chat_at,
+            max(ifNull(ab_group = 'control', false)) AS in_control,
+            max(ifNull(ab_group = 'test', false)) AS in_test
         FROM events
-        WHERE {{> shared/window_events rows=(event IN ('visitor', 'convo_started'))}}
+        WHERE {{> shared/window_events rows=(event IN ('visitor', 'convo_started') OR ab_group IN ('control', 'test'))}}
         GROUP BY token
         HAVING max(event = 'visitor')
     ),
-    {{> shared/counted_purchases}}
+    {{> shared/counted_purchases}},
+    by_token AS
+    (
+        -- Tokens are at least 8 characters, so p.token = '' marks a visitor without purchases
+        -- (ClickHouse fills unmatched LEFT JOIN columns with defaults, not NULL).
+        SELECT
+            v.token AS token,
+            any(v.chatted) AS chatted,
+            any(v.in_control) AS in_control,
+            any(v.in_test) AS in_test,
+            countIf(p.token != '') AS token_orders,
+            countIf(p.token != '' AND v.chatted AND p.at > v.first_chat_at) AS token_orders_after_chat,
+            sumIf(p.revenue, p.token != '') AS token_revenue,
+            sumIf(p.revenue, p.token != '' AND v.chatted AND p.at > v.first_chat_at) AS token_revenue_after_chat,
+            sumIf(p.revenue, p.token != '' AND NOT (v.chatted AND p.at > v.first_chat_at)) AS token_revenue_other
+        FROM window_tokens AS v
+        LEFT JOIN counted_in_window AS p ON p.token = v.token
+        GROUP BY v.token
+    )
 SELECT
     count() AS total_users,
     countIf(chatted) AS total_users_chatted,
@@ -32,20 +58,13 @@ SELECT
     -- Summed separately, not as a difference: subtracting two large sums loses the cents.
     sum(token_revenue_other) AS revenue_other,
     sum(token_orders) AS orders,
-    sum(token_orders_after_chat) AS orders_after_chat
-FROM
-(
-    -- Tokens are at least 8 characters, so p.token = '' marks a visitor without purchases
-    -- (ClickHouse fills unmatched LEFT JOIN columns with defaults, not NULL).
-    SELECT
-        v.token AS token,
-        any(v.chatted) AS chatted,
-        countIf(p.token != '') AS token_orders,
-        countIf(p.token != '' AND v.chatted AND p.at > v.first_chat_at) AS token_orders_after_chat,
-        sumIf(p.revenue, p.token != '') AS token_revenue,
-        sumIf(p.revenue, p.token != '' AND v.chatted AND p.at > v.first_chat_at) AS token_revenue_after_chat,
-        sumIf(p.revenue, p.token != '' AND NOT (v.chatted AND p.at > v.first_chat_at)) AS token_revenue_other
-    FROM window_tokens AS v
-    LEFT JOIN counted_in_window AS p ON p.token = v.token
-    GROUP BY v.token
-)
+    sum(token_orders_after_chat) AS orders_after_chat,
+    countIf(in_control) AS control_visitors,
+    sumIf(token_orders, in_control) AS control_orders,
+    countIf(in_control AND token_orders > 0) AS control_purchasers,
+    sumIf(token_revenue, in_control) AS control_revenue,
+    countIf(in_test) AS test_visitors,
+    sumIf(token_orders, in_test) AS test_orders,
+    countIf(in_test AND token_orders > 0) AS test_purchasers,
+    sumIf(token_revenue, in_test) AS test_revenue
+FROM by_token

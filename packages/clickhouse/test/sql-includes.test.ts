@@ -61,7 +61,7 @@ t.test('sqlFile expands includes from its folder, fails clearly on a missing one
 });
 
 t.test('the statistics queries expand with no placeholder left and their bound parameters intact', async (t) => {
-  for (const name of ['stats_ab_test', 'stats_engagement', 'stats_insights_events', 'stats_popup_metrics', 'stats_purchases']) {
+  for (const name of ['stats_engagement', 'stats_insights_events', 'stats_popup_metrics', 'stats_purchases']) {
     const sql = sqlFile(name);
     t.notMatch(sql, /\{\{|\}\}/, name);
     t.match(sql, /toUInt128\(event_id\) NOT IN\n\s*\(\n\s*SELECT toUInt128\(event_id\)/, `${name}: retried beacons removed`);

@@ -25,6 +25,8 @@ export interface PurchaseTotals {
   orders_after_chat: number;
 }
 export interface AbGroupTotals { visitors: number; orders: number; purchasers: number; revenue: number }
+/** The A/B block's raw totals per group (meaningful for chatbots with abTestEnabled). */
+export interface AbTotals { control: AbGroupTotals; test: AbGroupTotals }
 export interface InsightsEventCounts { total_click_throughs: number; likes: number; dislikes: number }
 /** One UTC day of the series; revenue unrounded (EUR). */
 export interface DayTotals { day: string; visitors: number; conversations: number; purchases: number; revenue: number }
@@ -33,8 +35,8 @@ export interface MinuteCount { minute: string; events: number }
 export interface EventStatsRepository {
   engagement(chatbotId: string, window: StatsWindow): Promise<EngagementCounts>;
   popupMetrics(chatbotId: string, window: StatsWindow): Promise<{ rows: PopupRow[]; conversations: PopupConversations }>;
-  purchases(chatbotId: string, window: StatsWindow): Promise<PurchaseTotals>;
-  abTest(chatbotId: string, window: StatsWindow): Promise<{ control: AbGroupTotals; test: AbGroupTotals }>;
+  /** The purchase funnel and its A/B block, from one query (stats_purchases.sql). */
+  purchases(chatbotId: string, window: StatsWindow): Promise<PurchaseTotals & { ab: AbTotals }>;
   insightsEvents(chatbotId: string, window: StatsWindow): Promise<InsightsEventCounts>;
   /** The days that have rows only, oldest first (stats_timeseries.sql). */
   timeseries(chatbotId: string, window: StatsWindow): Promise<DayTotals[]>;
@@ -87,21 +89,19 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
     },
 
     async purchases(chatbotId, w) {
-      return numbersOf(await one('stats_purchases', chatbotId, w), [
+      const row = await one('stats_purchases', chatbotId, w);
+      const totals = numbersOf(row, [
         'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased',
         'total_revenue_purchased', 'total_revenue_chatted_purchased', 'revenue_other', 'orders', 'orders_after_chat',
       ] as const);
-    },
-
-    async abTest(chatbotId, w) {
-      const row = numbersOf(await one('stats_ab_test', chatbotId, w), [
+      const ab = numbersOf(row, [
         'control_visitors', 'control_orders', 'control_purchasers', 'control_revenue',
         'test_visitors', 'test_orders', 'test_purchasers', 'test_revenue',
       ] as const);
       const group = (g: 'control' | 'test'): AbGroupTotals => ({
-        visitors: row[`${g}_visitors`], orders: row[`${g}_orders`], purchasers: row[`${g}_purchasers`], revenue: row[`${g}_revenue`],
+        visitors: ab[`${g}_visitors`], orders: ab[`${g}_orders`], purchasers: ab[`${g}_purchasers`], revenue: ab[`${g}_revenue`],
       });
-      return { control: group('control'), test: group('test') };
+      return { ...totals, ab: { control: group('control'), test: group('test') } };
     },
 
     async insightsEvents(chatbotId, w) {

@@ -98,7 +98,7 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
         aov_without_chat: ratio(t.revenue_other, t.orders - t.orders_after_chat),
       };
       if (!chatbot.abTestEnabled) return body;
-      const ab = await events.abTest(chatbot.id, w);
+      const { ab } = t;
       const srm = sampleRatioMismatch(ab.control.visitors, ab.test.visitors);
       return {
         ...body,
