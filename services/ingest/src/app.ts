@@ -9,7 +9,7 @@ import { answerPreflight, registerOriginCheck } from './cors.js';
 import { TrackError, errorBody, fromFastifyError, trackNotFound } from './errors.js';
 import { createIngestMetrics } from './metrics.js';
 import { createOriginPolicy } from './origin-policy.js';
-import { createPublisher, type EventPublisher, type PublisherOptions } from './publisher.js';
+import { createPublisher, PUBLISHER_DEFAULTS, type EventPublisher, type PublisherOptions } from './publisher.js';
 import { preflightResponseSchema, trackBodySchema, trackQuerySchema, trackResponseSchema } from './schemas.js';
 import { createTrackHandler } from './track-handler.js';
 import { registerBatchRoute } from './batch-handler.js';
@@ -57,7 +57,11 @@ export const ingestApp: FastifyPluginAsync<IngestAppOptions> = async (app: Fasti
   const clock = opts.clock ?? (() => new Date());
   if (!opts.clientHashSecret) log.info('no client hash secret given: client hashes are per-process');
   const hashClient = createClientHasher(opts.clientHashSecret ? deriveKey(opts.clientHashSecret) : randomBytes(32));
-  const publisher = opts.publisher ?? createPublisher({ bus: opts.bus, metrics, ...opts.batching });
+  // The answer must come before the server drops an idle connection: a shorter HTTP idle
+  // timeout narrows the wait bound (see publisher.ts, maxWaitMs).
+  const idle = config.http.idleTimeoutMs;
+  const maxWaitMs = idle > 1000 ? Math.min(PUBLISHER_DEFAULTS.maxWaitMs, idle - 1000) : PUBLISHER_DEFAULTS.maxWaitMs;
+  const publisher = opts.publisher ?? createPublisher({ bus: opts.bus, metrics, maxWaitMs, ...opts.batching });
   if (!opts.publisher) app.addHook('onClose', async () => publisher.drain());
 
   registerTrackBodyParsers(app);

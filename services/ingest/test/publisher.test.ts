@@ -151,6 +151,17 @@ t.test('through HTTP: a bus that does not answer gets a 503 with Retry-After wit
   t.ok(responses.every((r) => r.json().error.code === 'ANALYTICS_004' && Number(r.headers['retry-after']) > 0));
 });
 
+t.test('a shorter HTTP idle timeout narrows the wait bound: the 503 still comes first', async (t) => {
+  const { app, bus } = await buildIngest({ env: { HTTP_IDLE_TIMEOUT_MS: '1300' } });
+  t.teardown(() => { bus.release(); return app.close(); });
+  bus.hold();
+  const started = Date.now();
+  const res = await app.inject({ method: 'POST', url: '/api/analytics/track', payload: { event: 'visitor', token: TOKEN } });
+  const waited = Date.now() - started;
+  t.equal(res.statusCode, 503);
+  t.ok(waited >= 250 && waited < 1300, `answered after ${waited} ms: the idle timeout less a second, not 7 s`);
+});
+
 t.test('the default wait bound lies between the Kafka publish deadline and the HTTP idle timeout', async (t) => {
   const { PUBLISHER_DEFAULTS } = await import('../src/publisher.js');
   const { DEFAULT_KAFKA_TIMEOUTS } = await import('@chatlytics/bus');
