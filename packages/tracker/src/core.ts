@@ -112,6 +112,8 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
     } finally {
       for (const e of batch) inFlight.delete(e.body);
     }
+    // Consent withdrawn while the request was out (a denial clears the token): store nothing more.
+    if (!token) return false;
     const attempt = readRetry()[1] || 0;
     const delay = retryDelay(attempt, retryAfter, env.random());
     try { store.setItem(RETRY, `${env.now() + delay}:${attempt + 1}`); } catch { /* then only this tab waits */ }

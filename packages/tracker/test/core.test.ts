@@ -150,6 +150,28 @@ t.test('consent: pending keeps events in memory only; granted stores and sends; 
   t.same(site.store.keys(), []);
 });
 
+t.test('consent withdrawn while a request is out: its failure stores no retry state', async (t) => {
+  const site = new FakeSite();
+  let fail!: () => void;
+  const answered = new Promise<void>((resolve) => { fail = resolve; });
+  const base = site.env();
+  const env = { ...base, post: async (url: string, body: string, keepalive: boolean) => {
+    const pending = base.post(url, body, keepalive);
+    await answered;
+    await pending.catch(() => undefined);
+    throw new TypeError('Failed to fetch');
+  } };
+  const { api } = createTrackerCore(OPTS, env);
+  api.track('visitor');
+  await site.advance(2000);
+  t.equal(site.requests.length, 1, 'the request is out');
+  api.consent(false);
+  fail();
+  await site.advance(60_000);
+  t.same(site.store.keys(), [], 'nothing stored after the denial, not even the retry state');
+  t.equal(site.requests.length, 1, 'and nothing sent again');
+});
+
 t.test('Global Privacy Control / Do Not Track: denied unless the page opts out', async (t) => {
   const site = new FakeSite();
   const { api } = createTrackerCore(OPTS, site.env({ privacySignal: true }));
