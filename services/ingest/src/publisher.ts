@@ -44,8 +44,6 @@ export interface PublisherOptions extends Partial<PublisherBounds> {
   bus: Pick<EventBus, 'publish'>;
   /** Batch size histogram and published / failed counters (see metrics.ts). */
   metrics?: Pick<IngestMetrics, 'batchSize' | 'published' | 'publishFailed' | 'timedOut'>;
-  /** Milliseconds since some origin (injectable for tests). */
-  now?: () => number;
 }
 
 export class PublisherClosedError extends Error {
@@ -67,8 +65,8 @@ export class PublisherOverloadedError extends Error {
 
 /**
  * The bus did not acknowledge within maxWaitMs. An event still queued is withdrawn (never
- * sent); one in a batch in flight may still become durable, so the client's retry can
- * duplicate it, which the consumer's event-id dedup absorbs.
+ * sent); one in a batch in flight may still become durable, so a client's retry carrying the
+ * same data.event_id is counted once.
  */
 export class PublisherTimeoutError extends Error {
   override name = 'PublisherTimeoutError';
@@ -89,20 +87,18 @@ interface Waiter { message: BusMessage; at: number; resolve(): void; reject(err:
  */
 export class EventPublisher {
   private readonly opts: PublisherBounds & Pick<PublisherOptions, 'bus' | 'metrics'>;
-  private readonly now: () => number;
   private queue: Waiter[] = [];
-  private readonly inFlightBatches = new Set<Waiter[]>();
   private expiry?: NodeJS.Timeout;
   private queuedBytes = 0;
   private scheduled = false;
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Each batch in flight, by the promise that settles when the bus has answered it. */
+  private readonly inFlight = new Map<Promise<void>, Waiter[]>();
   private inFlightEvents = 0;
   private inFlightBytes = 0;
   private closed = false;
 
   constructor(opts: PublisherOptions) {
     this.opts = { ...PUBLISHER_DEFAULTS, ...opts };
-    this.now = opts.now ?? Date.now;
   }
 
   /** Resolves when the message is durable in the bus; rejects with the bus error otherwise. */
@@ -113,7 +109,7 @@ export class EventPublisher {
       return Promise.reject(new PublisherOverloadedError(pending));
     }
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ message, at: this.now(), resolve, reject });
+      this.queue.push({ message, at: Date.now(), resolve, reject });
       this.queuedBytes += message.value.length;
       this.expiry ??= setTimeout(() => this.expire(), this.opts.maxWaitMs);
       if (this.inFlight.size >= this.opts.maxInFlight) return; // a settling batch sends the queue
@@ -138,7 +134,7 @@ export class EventPublisher {
     this.closed = true;
     this.flush();
     while (this.inFlight.size > 0) {
-      await Promise.allSettled([...this.inFlight]);
+      await Promise.allSettled([...this.inFlight.keys()]);
       this.flush();
     }
   }
@@ -149,12 +145,10 @@ export class EventPublisher {
       const bytes = batch.reduce((sum, w) => sum + w.message.value.length, 0);
       this.inFlightEvents += batch.length;
       this.inFlightBytes += bytes;
-      this.inFlightBatches.add(batch);
       const sent = this.send(batch).finally(() => {
         this.inFlight.delete(sent);
-        this.inFlightBatches.delete(batch);
         // The timer exists only while something waits: an idle publisher holds no handle.
-        if (this.expiry && this.queue.length === 0 && this.inFlightBatches.size === 0) {
+        if (this.expiry && this.queue.length === 0 && this.inFlight.size === 0) {
           clearTimeout(this.expiry);
           this.expiry = undefined;
         }
@@ -163,7 +157,7 @@ export class EventPublisher {
         // What gathered while this batch was in flight goes out now.
         if (!this.closed) this.flush();
       });
-      this.inFlight.add(sent);
+      this.inFlight.set(sent, batch);
     }
   }
 
@@ -174,11 +168,11 @@ export class EventPublisher {
    */
   private expire(): void {
     this.expiry = undefined;
-    const now = this.now();
+    const now = Date.now();
     const limit = now - this.opts.maxWaitMs;
     let timedOut = 0;
     let oldest = Infinity;
-    for (const batch of this.inFlightBatches) {
+    for (const batch of this.inFlight.values()) {
       for (const w of batch) {
         if (w.at <= limit) {
           // Promise settlement is first-wins: the batch's later answer does not reach this caller.
