@@ -17,8 +17,8 @@ import zlib from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
-import { dashboardApp, importFixture, parseFixture } from '@chatlytics/dashboard';
-import { backfillEvents, buildDemoFixture, openEngines, type BackfillInput } from '@chatlytics/standalone';
+import { dashboardApp } from '@chatlytics/dashboard';
+import { buildDemoFixture, importIntoEngines, openEngines } from '@chatlytics/standalone';
 
 const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 50);
 const CACHE_MS = Number(process.env.BENCH_PAGE_CACHE_MS ?? 0);
@@ -93,9 +93,7 @@ async function main(): Promise<void> {
   const app = Fastify({ logger: false, pluginTimeout: 120_000 });
   try {
     const t0 = performance.now();
-    await importFixture(engines.postgres.db, parseFixture(buildDemoFixture({ now: new Date() })), {
-      onEvents: (events) => backfillEvents(engines.clickhouse, events as BackfillInput[], log),
-    });
+    await importIntoEngines(engines, buildDemoFixture({ now: new Date() }), { log });
     console.log(`demo data imported in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     await app.register(dashboardApp, { config, postgres: engines.postgres, clickhouse: engines.clickhouse, log, statsCacheTtlMs: CACHE_MS });
     await app.ready();

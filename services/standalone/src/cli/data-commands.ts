@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { rebuildRollups, runMigrations } from '@chatlytics/clickhouse';
-import { createLocalRawContentStorage, importFixture, parseFixture } from '@chatlytics/dashboard';
+import { parseFixture } from '@chatlytics/dashboard';
 import { runReplayCommand } from '@chatlytics/consumer';
 import { openEngines, type Engines } from '../engines.js';
 import { UsageError } from './args.js';
-import { backfillEvents, type BackfillInput } from './backfill.js';
+import { importIntoEngines } from './import-into-engines.js';
 import { buildDemoFixture } from './demo-fixture.js';
 import type { CommandContext } from './context.js';
 import type { CommandInput } from './spec.js';
@@ -36,11 +36,11 @@ export function migrate(ctx: CommandContext) {
 /** `import`: the fixture (see the fixture format in services/standalone/README.md) upserted into PostgreSQL, its events backfilled into ClickHouse. */
 export async function importFile(ctx: CommandContext, fixtureJson: unknown) {
   // Validated before the engines open: a broken file costs no start-up.
-  const fixture = parseFixture(fixtureJson);
-  return withEngines(ctx, {}, async ({ postgres, clickhouse }) => importFixture(postgres.db, fixture, {
+  parseFixture(fixtureJson);
+  return withEngines(ctx, {}, (engines) => importIntoEngines(engines, fixtureJson, {
     // The dashboard reads raw contents from the same place (its app.ts default).
-    storage: createLocalRawContentStorage(path.join(ctx.config.dataDir, 'storage')),
-    onEvents: (events) => backfillEvents(clickhouse, events as BackfillInput[], ctx.log),
+    storageDir: path.join(ctx.config.dataDir, 'storage'),
+    log: ctx.log,
   }));
 }
 
