@@ -5,7 +5,8 @@
  *   Profiles (bench-stats-data.ts): `default` = 10M events over 90 days, 100 chatbots; `big-shop` =
  *   one chatbot with 10M events in the 30-day window and 2M tokens. 1 % retried beacons in both.
  *   A 30-day window; each statistic timed over BENCH_CALLS calls (after one warm-up), rotating
- *   over chatbots; `page` = the four analytics-page statistics requested together. `CH CPU` is the
+ *   over chatbots; `page` = the four analytics-page statistics requested together, `app page` = those
+ *   and the daily series, as the app's analytics page asks for them. `CH CPU` is the
  *   median CPU time per call (ms) of this process, which runs chdb: steadier than wall time on a busy machine.
  *   PostgreSQL: a temporary database on DATABASE_URL's server, or PGlite when it is unset.
  *   Both apply the same retry rule (a one-day lookback before the window, services/dashboard/README.md)
@@ -124,9 +125,15 @@ async function main() {
     // The A/B block comes from the purchases query itself (stats_purchases.sql): the same call.
     'purchases ab_test': await time(CALLS, (i) => stats.purchases(bot(i), window)),
     'insights-events': await time(CALLS, (i) => stats.insightsEvents(bot(i), window)),
-    // The analytics page asks for its statistics at once (services/dashboard/src/stats/service.ts).
+    // The daily series of the analytics page (no target of its own, no PostgreSQL twin).
+    timeseries: await time(CALLS, (i) => stats.timeseries(bot(i), window)),
+    // The issue's page: its four statistics requested at once (purchases carries ab_test).
     page: await time(CALLS, (i) => Promise.all([
       stats.engagement(bot(i), window), stats.popupMetrics(bot(i), window), stats.purchases(bot(i), window),
+    ])),
+    // What the app's analytics page asks for (services/dashboard/src/web/routes.ts): the same and the series.
+    'app page': await time(CALLS, (i) => Promise.all([
+      stats.engagement(bot(i), window), stats.popupMetrics(bot(i), window), stats.purchases(bot(i), window), stats.timeseries(bot(i), window),
     ])),
   };
 

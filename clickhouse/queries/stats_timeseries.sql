@@ -7,41 +7,63 @@
 --     V over the whole window), by the day of their earliest copy, and their EUR revenue.
 -- Summed over the days, purchases and revenue are exactly that statistic's orders and
 -- total_revenue_purchased; visitors are per day, so their sum counts a returning token once a day.
--- Deduplication: shared/window_events.sql (retried beacons) and shared/counted_purchases.sql.
+-- Reads: the window's visitor and conversation rows once, the purchases once (with the order
+-- rollup). Each read of `events` costs the embedded engine a fixed few milliseconds, so V is
+-- not read a second time for the purchases' "token in V": one row per token carries its days
+-- and purchases, and whether it is in V.
 WITH
     window_rows AS
     (
-        -- Each event_id once, as its earliest copy (the statistics definitions' rule). Grouped by
-        -- the id alone: a fixed 16-byte key hashes several times cheaper than (token, event, id)
-        -- with its String, which a big shop's millions of rows made the page's slowest query.
+        -- Each event_id once, as its earliest copy (the statistics definitions' rule). The read
+        -- starts at {dedup_lookback_from}: an event whose earliest copy arrived before {from} is
+        -- a retried beacon and is dropped by the HAVING, in the same pass (this query groups by
+        -- event_id anyway, so the look-back costs one more day of rows, not a second read as in
+        -- shared/window_events.sql). Grouped by the id alone: a fixed 16-byte key hashes several
+        -- times cheaper than (token, event, id) with its String.
         SELECT event_id, argMin(token, received_at) AS first_token, argMin(event, received_at) AS first_event, min(received_at) AS at
         FROM events
-        WHERE {{> shared/window_events rows=(event IN ('visitor', 'convo_started'))}}
+        WHERE chatbot_id = {chatbot_id:String}
+          AND received_at >= {dedup_lookback_from:DateTime64(3, 'UTC')}
+          AND received_at <= {to:DateTime64(3, 'UTC')}
+          AND event IN ('visitor', 'convo_started')
+          AND NOT is_bot
         GROUP BY event_id
-    ),
-    window_visitors AS
-    (
-        -- V, read on its own: ClickHouse inlines a CTE at each use, so taking V from window_rows
-        -- would group the window's events by id a second time.
-        SELECT DISTINCT token
-        FROM events
-        WHERE {{> shared/window_events rows=(event = 'visitor')}}
+        HAVING at >= {from:DateTime64(3, 'UTC')}
     ),
     {{> shared/counted_purchases}},
-    daily AS
+    per_token AS
     (
-        SELECT toDate(at) AS day, uniqExactIf(first_token, first_event = 'visitor') AS visitors,
-               countIf(first_event = 'convo_started') AS conversations, 0 AS purchases, 0 AS revenue
-        FROM window_rows
-        GROUP BY day
-        UNION ALL
-        SELECT toDate(at) AS day, 0 AS visitors, 0 AS conversations, count() AS purchases, sum(revenue) AS revenue
-        FROM counted_in_window
-        WHERE token IN (SELECT token FROM window_visitors)
-        GROUP BY day
+        -- kind: 1 visitor event, 2 conversation, 3 counted purchase.
+        SELECT
+            token,
+            max(kind = 1) AS in_v,
+            groupUniqArrayIf(day, kind = 1) AS visit_days,
+            groupArrayIf(day, kind = 2) AS conversation_days,
+            groupArrayIf((day, revenue), kind = 3) AS purchases
+        FROM
+        (
+            SELECT first_token AS token, toDate(at) AS day, if(first_event = 'visitor', 1, 2) AS kind, toFloat64(0) AS revenue
+            FROM window_rows
+            UNION ALL
+            SELECT token, toDate(at) AS day, 3 AS kind, revenue
+            FROM counted_in_window
+        )
+        GROUP BY token
     )
-SELECT toString(day) AS day, sum(visitors) AS visitors, sum(conversations) AS conversations,
-       sum(purchases) AS purchases, sum(revenue) AS revenue
-FROM daily
+SELECT toString(day) AS day,
+       countIf(kind = 1) AS visitors,
+       countIf(kind = 2) AS conversations,
+       countIf(kind = 3) AS purchases,
+       sumIf(revenue, kind = 3) AS revenue
+FROM
+(
+    -- Back to one row per (day, kind): a token's purchases count only when it is in V.
+    SELECT tupleElement(e, 1) AS day, tupleElement(e, 2) AS kind, tupleElement(e, 3) AS revenue
+    FROM per_token
+    ARRAY JOIN arrayConcat(
+        arrayMap(d -> (d, 1, toFloat64(0)), visit_days),
+        arrayMap(d -> (d, 2, toFloat64(0)), conversation_days),
+        if(in_v, arrayMap(p -> (p.1, 3, p.2), purchases), [])) AS e
+)
 GROUP BY day
 ORDER BY day ASC

@@ -15,7 +15,7 @@ import { daysWindow, parseInsightsTimeframe, type StatsWindow } from '../src/sta
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../src/stats/ab-significance.js';
 import { round2 } from '../src/stats/numbers.js';
 import { insertEvents, openClickHouse, seedPostgres, type SeedChatbot } from './stats-fixtures.js';
-import { oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases } from './stats-oracle.js';
+import { oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases, oracleTimeseries } from './stats-oracle.js';
 
 const SEED_COUNT = Number(process.env.STATS_SEEDS ?? 8);
 const SERVER_SEEDS = 3;
@@ -119,6 +119,9 @@ for (const variant of databaseVariants()) {
             t.same(await repo.engagement(s.bot.id, w), oracleEngagement(s.events, s.bot.id, from, to), `engagement, ${at}`);
             t.same(await repo.popupMetrics(s.bot.id, w), oraclePopupMetrics(s.events, s.bot.id, from, to), `popup-metrics, ${at}`);
             t.same(await repo.purchases(s.bot, w), expectedPurchases(s, w), `purchases, ${at}`);
+            const { days: series } = await repo.timeseries(s.bot.id, w);
+            const expectedDay = oracleTimeseries(s.events, s.bot.id, from, to);
+            t.same(series, series.map((d) => ({ date: d.date, ...expectedDay(d.date) })), `timeseries, ${at}`);
             t.same(await repo.conversationInsights(s.bot.id, w), oracleInsights(s.convos, s.events, s.bot.id, from, to, APP_URL), `insights, ${at}`);
             if (checkPostgres) t.same(await repo.overview(s.bot.id, w), oracleOverview(s.convos, s.bot.id, from, to), `overview, ${at}`);
           }

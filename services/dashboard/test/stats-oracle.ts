@@ -92,14 +92,11 @@ export function oraclePopupMetrics(events: readonly StoredEvent[], chatbotId: st
   };
 }
 
-export function oraclePurchases(events: readonly StoredEvent[], chatbotId: string, from: number, to: number, abTestEnabled: boolean) {
-  const w = windowEvents(events, chatbotId, from, to);
-  const v = tokensOf(w, 'visitor');
-  const chatted = intersect(v, tokensOf(w, 'convo_started'));
-  const firstChat = new Map<string, number>();
-  for (const e of w) {
-    if (e.event === 'convo_started' && (firstChat.get(e.token) ?? Infinity) > e.at) firstChat.set(e.token, e.at);
-  }
+/**
+ * The purchases that count in the window (its events `w`): each purchase once at its earliest
+ * copy, and one with an order number only when it is that order's first purchase ever.
+ */
+function countedPurchases(events: readonly StoredEvent[], chatbotId: string, w: Ev[]): Ev[] {
   // Orders are exact over all history: per order number, the chatbot's earliest purchase row
   // ever (ties: smallest event_id) is the order's first purchase; any later one, or a retried
   // copy of the first, is not counted again.
@@ -110,13 +107,23 @@ export function oraclePurchases(events: readonly StoredEvent[], chatbotId: strin
     const seen = orderFirst.get(row.order_num);
     if (!seen || at < seen.at || (at === seen.at && row.event_id < seen.id)) orderFirst.set(row.order_num, { at, id: row.event_id });
   }
-  const counted = w.filter((p) => {
+  return w.filter((p) => {
     if (p.event !== 'purchase') return false;
     if (p.row.order_num === '') return true;
     const first = orderFirst.get(p.row.order_num)!;
     return first.at === p.at && first.id === p.id;
   });
-  const P = counted.filter((p) => v.has(p.token));
+}
+
+export function oraclePurchases(events: readonly StoredEvent[], chatbotId: string, from: number, to: number, abTestEnabled: boolean) {
+  const w = windowEvents(events, chatbotId, from, to);
+  const v = tokensOf(w, 'visitor');
+  const chatted = intersect(v, tokensOf(w, 'convo_started'));
+  const firstChat = new Map<string, number>();
+  for (const e of w) {
+    if (e.event === 'convo_started' && (firstChat.get(e.token) ?? Infinity) > e.at) firstChat.set(e.token, e.at);
+  }
+  const P = countedPurchases(events, chatbotId, w).filter((p) => v.has(p.token));
   const afterChat = (p: Ev) => firstChat.has(p.token) && p.at > firstChat.get(p.token)!;
   const revenue = (ps: Ev[]) => ps.reduce((s, p) => s + (p.row.total_value_base ?? 0), 0);
   const after = P.filter(afterChat);
@@ -233,4 +240,24 @@ export function oracleDailyCounts(events: readonly StoredEvent[], chatbotId: str
     days.set(day, d);
   }
   return (day: string) => ({ visitors: days.get(day)?.visitors.size ?? 0, conversations: days.get(day)?.conversations ?? 0 });
+}
+
+/**
+ * timeseries, whole: per UTC day of the window that has any of them, the visitors and
+ * conversations of oracleDailyCounts, and the purchases the purchases statistic counts (token in
+ * V over the whole window) on the day of their earliest copy, with their revenue (2 decimals).
+ */
+export function oracleTimeseries(events: readonly StoredEvent[], chatbotId: string, from: number, to: number) {
+  const w = windowEvents(events, chatbotId, from, to);
+  const v = tokensOf(w, 'visitor');
+  const counts = oracleDailyCounts(events, chatbotId, from, to);
+  const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
+  const bought = new Map<string, { purchases: number; revenue: number }>();
+  for (const p of countedPurchases(events, chatbotId, w).filter((e) => v.has(e.token))) {
+    const d = bought.get(dayOf(p.at)) ?? { purchases: 0, revenue: 0 };
+    d.purchases += 1;
+    d.revenue += p.row.total_value_base ?? 0;
+    bought.set(dayOf(p.at), d);
+  }
+  return (day: string) => ({ ...counts(day), purchases: bought.get(day)?.purchases ?? 0, revenue: round2(bought.get(day)?.revenue ?? 0) });
 }
