@@ -178,6 +178,7 @@ export class EventPublisher {
           // Promise settlement is first-wins: the batch's later answer does not reach this caller.
           w.reject(new PublisherTimeoutError(now - w.at));
           timedOut++;
+          // Answered: a time no limit reaches keeps it from timing out twice or arming the timer.
           w.at = Infinity;
         } else if (w.at < oldest) oldest = w.at;
       }
