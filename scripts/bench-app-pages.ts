@@ -17,7 +17,7 @@ import zlib from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
-import { dashboardApp } from '@chatlytics/dashboard';
+import { dashboardApp, parseFixture } from '@chatlytics/dashboard';
 import { buildDemoFixture, importIntoEngines, openEngines } from '@chatlytics/standalone';
 
 const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 50);
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   const app = Fastify({ logger: false, pluginTimeout: 120_000 });
   try {
     const t0 = performance.now();
-    await importIntoEngines(engines, buildDemoFixture({ now: new Date() }), { log });
+    await importIntoEngines(engines, parseFixture(buildDemoFixture({ now: new Date() })), { log });
     console.log(`demo data imported in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     await app.register(dashboardApp, { config, postgres: engines.postgres, clickhouse: engines.clickhouse, log, statsCacheTtlMs: CACHE_MS });
     await app.ready();

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
+import { parseFixture } from '@chatlytics/dashboard';
 import { buildDemoFixture, buildStandalone, importIntoEngines, openEngines } from '@chatlytics/standalone';
 
 const ROUNDS = Number(process.env.BENCH_FRESHNESS_ROUNDS ?? 10);
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-freshness-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_SECRET: 'bench-freshness'.padEnd(40, 'x') });
   const engines = await openEngines(config, log);
-  await importIntoEngines(engines, buildDemoFixture({ now: new Date(), days: 3, visitorsPerDay: 40 }), { log });
+  await importIntoEngines(engines, parseFixture(buildDemoFixture({ now: new Date(), days: 3, visitorsPerDay: 40 })), { log });
   await engines.close();
   const standalone = await buildStandalone(config, log, { pluginTimeout: 120_000 });
   try {

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
+import { parseFixture } from '@chatlytics/dashboard';
 import { openEngines } from '../src/engines.js';
 import { buildStandalone } from '../src/standalone-app.js';
 import { importIntoEngines } from '../src/cli/import-into-engines.js';
@@ -42,7 +43,7 @@ export async function startAppBrowser(t: { teardown(fn: () => unknown): void }, 
 
   // `npm run cli -- demo`, smaller: the same fixture builder and import path.
   const engines = await openEngines(config, log);
-  await importIntoEngines(engines, buildDemoFixture({ now: new Date(), days: 10, visitorsPerDay: 40 }), { storageDir: path.join(dataDir, 'storage'), log });
+  await importIntoEngines(engines, parseFixture(buildDemoFixture({ now: new Date(), days: 10, visitorsPerDay: 40 })), { storageDir: path.join(dataDir, 'storage'), log });
   await engines.close();
 
   const standalone = await buildStandalone(config, log, { pluginTimeout: 120_000 });

@@ -36,8 +36,8 @@ export function migrate(ctx: CommandContext) {
 /** `import`: the fixture (see the fixture format in services/standalone/README.md) upserted into PostgreSQL, its events backfilled into ClickHouse. */
 export async function importFile(ctx: CommandContext, fixtureJson: unknown) {
   // Validated before the engines open: a broken file costs no start-up.
-  parseFixture(fixtureJson);
-  return withEngines(ctx, {}, (engines) => importIntoEngines(engines, fixtureJson, {
+  const fixture = parseFixture(fixtureJson);
+  return withEngines(ctx, {}, (engines) => importIntoEngines(engines, fixture, {
     // The dashboard reads raw contents from the same place (its app.ts default).
     storageDir: path.join(ctx.config.dataDir, 'storage'),
     log: ctx.log,
