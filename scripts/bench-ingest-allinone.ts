@@ -97,7 +97,8 @@ export async function allInOneSweep(h: SweepHelpers): Promise<void> {
           runs.get(s)!.push(await h.load(servers.get(s)!.child, servers.get(s)!.port, h.seconds, connections));
           // npm start's consumer is still inserting the run's events when the load stops: measured
           // right after it, the next scenario shared the cores with that backlog (the ingest alone
-          // then read 0.51× bare instead of 0.72×). Each run starts once the backlog is stored.
+          // read 0.51× bare at 256 connections, 0.84× once the backlog was waited for). Each run
+          // starts once the backlog is stored.
           if (s === 'standalone') await ask(servers.get(s)!.child, 'visible');
         }
       }

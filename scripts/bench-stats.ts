@@ -122,8 +122,6 @@ async function main() {
     engagement: await time(CALLS, (i) => stats.engagement(bot(i), window)),
     'popup-metrics': await time(CALLS, (i) => stats.popupMetrics(bot(i), window)),
     purchases: await time(CALLS, (i) => stats.purchases(bot(i), window)),
-    // The A/B block comes from the purchases query itself (stats_purchases.sql): the same call.
-    'purchases ab_test': await time(CALLS, (i) => stats.purchases(bot(i), window)),
     'insights-events': await time(CALLS, (i) => stats.insightsEvents(bot(i), window)),
     // The daily series of the analytics page (no target of its own, no PostgreSQL twin).
     timeseries: await time(CALLS, (i) => stats.timeseries(bot(i), window)),
@@ -136,6 +134,9 @@ async function main() {
       stats.engagement(bot(i), window), stats.popupMetrics(bot(i), window), stats.purchases(bot(i), window), stats.timeseries(bot(i), window),
     ])),
   };
+  // The A/B block comes from the purchases query itself (stats_purchases.sql): the same call, so
+  // the same timing under both names (PostgreSQL needs a second query for it).
+  ch['purchases ab_test'] = ch.purchases;
 
   const pgTimes: Record<string, Timing> = {};
   let pgKind = 'skipped';
