@@ -7,7 +7,8 @@
  * 2xx requests/s × events per request. Targets: batch ≥ 5 × single events/s, RSS ≤ 200 MB.
  *
  * Env: BENCH_DURATION (s per measurement, default 10), BENCH_ROUNDS (default 3),
- * BENCH_CONNECTIONS (default 64). Internal: `--serve` makes this file the child server.
+ * BENCH_CONNECTIONS (default 64). Internal: `--serve` makes this file the child server, run as a
+ * bundle with plain node like the service itself (bench-ingest.ts explains why).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import { buildBundles } from './build.js';
 
 const thisFile = fileURLToPath(import.meta.url);
 const BATCH_SIZE = 20;
@@ -57,8 +59,9 @@ function trackerEvents(n: number): object[] {
 
 const started = new Set<ChildProcess>();
 
-function startServer(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import=tsx', thisFile, '--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, LOG_LEVEL: 'warn' } });
+async function startServer(): Promise<{ child: ChildProcess; port: number }> {
+  const [bundle] = await buildBundles({ 'bench-ingest-batch': thisFile }, path.join(path.dirname(thisFile), '..', 'dist', 'bench'));
+  const child = spawn(process.execPath, ['--enable-source-maps', bundle, '--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, LOG_LEVEL: 'warn' } });
   started.add(child);
   child.once('exit', () => started.delete(child));
   return new Promise((resolve, reject) => {

@@ -8,6 +8,8 @@
  *       product mode: the ceiling any bus can reach, since a real one only adds its own cost.
  * Each server runs in its own child process so autocannon's CPU is not the server's; the
  * baseline is measured in the same run, on the same machine state, so the ratio means something.
+ * The child runs this file bundled by scripts/build.ts with plain node, as `npm run start:ingest`
+ * runs the service: no TypeScript loader in the measured process (its heap would count in RSS).
  * Per scenario: max throughput (closed loop: req/s, p50/p99, CPU per request of the server, of
  * the load generator and, on Kafka, of the broker), then p50/p99 at 80 % of that rate (see
  * measureAt), and peak RSS; and the CPU ceiling, the ratio to (a) that the machine's CPU per
@@ -19,7 +21,9 @@
  * round trip includes an fsync or a Kafka ack, so fewer connections would measure that latency
  * rather than the server's capacity), BENCH_SCENARIOS (comma list of
  * bare,nobus,embedded,kafka,standalone), KAFKA_BROKERS (else a local broker is started with
- * run.sh), BENCH_KAFKA_PID (the broker JVM's pid when KAFKA_BROKERS names an external one).
+ * run.sh), BENCH_KAFKA_PID (the broker JVM's pid when KAFKA_BROKERS names an external one),
+ * BENCH_SERVER_NODE_FLAGS (node flags for the servers under test, e.g. `--max-old-space-size=96`),
+ * BENCH_HEAP_POLICY=off (the ingest servers without the service's heap policy, to compare).
  * Internal: `--serve <scenario>` makes this file the child server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -33,6 +37,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { startKafka, type KafkaCluster } from '@chatlytics/bus/testing';
 import { allInOneSweep, serveAllInOne } from './bench-ingest-allinone.js';
 import { payloadMix } from './bench-ingest-payloads.js';
+import { buildBundles } from './build.js';
 
 type Scenario = 'bare' | 'nobus' | 'embedded' | 'kafka' | 'standalone';
 const thisFile = fileURLToPath(import.meta.url);
@@ -50,7 +55,9 @@ async function serve(scenario: Scenario): Promise<void> {
     app.post('/api/analytics/track', async () => ({ success: true }));
   } else {
     const { createEmbeddedBus, createKafkaBus } = await import('@chatlytics/bus');
-    const { ingestApp } = await import('@chatlytics/ingest');
+    const { ingestApp, limitHeapGrowth } = await import('@chatlytics/ingest');
+    // The service's own entry point sets its heap policy first; so does its stand-in here.
+    if (process.env.BENCH_HEAP_POLICY !== 'off') limitHeapGrowth();
     // A benchmark is an entry point: it may read the environment. The rate limit stays on (its
     // cost is part of the route) but high enough never to trigger from one load-generator IP.
     const config = loadConfig({ ...process.env, TRACK_RATE_LIMIT_PER_MINUTE: '1000000000' });
@@ -88,7 +95,8 @@ async function serve(scenario: Scenario): Promise<void> {
   process.on('message', (msg: string) => {
     if (msg === 'stats') {
       const cpu = process.cpuUsage();
-      process.send!({ rss: process.memoryUsage().rss, cpuUs: cpu.user + cpu.system });
+      const mem = process.memoryUsage();
+      process.send!({ rss: mem.rss, heap: mem.heapTotal, external: mem.external, cpuUs: cpu.user + cpu.system });
     }
     if (msg === 'stop') void stop();
     void onMessage(msg)?.then((answer) => process.send!(answer as object));
@@ -134,8 +142,13 @@ for (const signal of process.argv[2] === '--serve' ? [] : ['SIGINT', 'SIGTERM'] 
   });
 }
 
-function startServer(scenario: Scenario, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import=tsx', thisFile, '--serve', scenario], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
+/** This file as a bundle (see the header), built once per run. */
+let bundle: Promise<string> | undefined;
+
+async function startServer(scenario: Scenario, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
+  bundle ??= buildBundles({ 'bench-ingest': thisFile }, path.join(path.dirname(thisFile), '..', 'dist', 'bench')).then((files) => files[0]);
+  const flags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, '--enable-source-maps', await bundle, '--serve', scenario], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
   started.add(child);
   child.once('exit', () => started.delete(child));
   return new Promise((resolve, reject) => {
@@ -144,7 +157,7 @@ function startServer(scenario: Scenario, env: NodeJS.ProcessEnv): Promise<{ chil
   });
 }
 
-interface Stats { rss: number; cpuUs: number }
+interface Stats { rss: number; heap: number; external: number; cpuUs: number }
 
 function askStats(child: ChildProcess): Promise<Stats> {
   return new Promise((resolve) => {
@@ -166,6 +179,9 @@ interface Run {
   /** The Kafka broker's CPU per request (kafka scenario, when its pid is known), else 0. */
   brokerCpuUsPerReq: number;
   peakRss: number;
+  /** The V8 heap and the memory outside it (Buffers) when RSS peaked: where the RSS goes. */
+  heapAtPeakMb: number;
+  externalAtPeakMb: number;
 }
 
 /** The broker JVM's pid for the kafka scenario: the local cluster's node 1, or BENCH_KAFKA_PID. */
@@ -177,10 +193,13 @@ async function load(child: ChildProcess, port: number, bodies: string[], seconds
   const loadBefore = process.cpuUsage();
   const brokerBefore = broker === undefined ? NaN : processCpuUs(broker);
   let peakRss = before.rss;
+  let atPeak = before;
   let done = false;
   const sampling = (async () => {
     while (!done) {
-      peakRss = Math.max(peakRss, (await askStats(child)).rss);
+      const stats = await askStats(child);
+      if (stats.rss > peakRss) atPeak = stats;
+      peakRss = Math.max(peakRss, stats.rss);
       await new Promise((r) => setTimeout(r, 250));
     }
   })();
@@ -211,6 +230,8 @@ async function load(child: ChildProcess, port: number, bodies: string[], seconds
     loadCpuUsPerReq: (loadCpu.user + loadCpu.system) / requests,
     brokerCpuUsPerReq: brokerUs / requests,
     peakRss: Math.max(peakRss, after.rss),
+    heapAtPeakMb: Math.round((after.rss > peakRss ? after : atPeak).heap / 2 ** 20),
+    externalAtPeakMb: Math.round((after.rss > peakRss ? after : atPeak).external / 2 ** 20),
   };
 }
 
@@ -230,7 +251,7 @@ async function main(): Promise<void> {
     brokerPid = local.nodePid(1);
   }
   const scenarios = wanted.filter((s) => s !== 'standalone');
-  const results: Record<string, { max: Run; at80: Run; rssMb: number }> = {};
+  const results: Record<string, { max: Run; at80: Run; rssMb: number; heapMb: number }> = {};
   try {
     const servers = new Map<Scenario, { child: ChildProcess; port: number }>();
     for (const scenario of scenarios) {
@@ -263,8 +284,8 @@ async function main(): Promise<void> {
       const runs = maxRuns.get(scenario)!.sort((a, b) => a.rps - b.rps);
       const max = runs[Math.floor(runs.length / 2)];
       const at80 = await measureAt(scenario, Math.max(1, Math.floor(max.rps * 0.8)));
-      const rssMb = Math.max(...runs.map((r) => r.peakRss), at80.peakRss) / 2 ** 20;
-      results[scenario] = { max, at80, rssMb };
+      const peak = [...runs, at80].reduce((a, b) => (b.peakRss > a.peakRss ? b : a));
+      results[scenario] = { max, at80, rssMb: peak.peakRss / 2 ** 20, heapMb: peak.heapAtPeakMb };
       console.log(`${scenario}: max req/s per round ${runs.map((r) => Math.round(r.rps)).join(', ')}; ${JSON.stringify(results[scenario])}`);
     }
     for (const { child } of servers.values()) {
@@ -277,10 +298,10 @@ async function main(): Promise<void> {
 
   const f = (n: number, d = 0) => n.toFixed(d).padStart(8);
   console.log(`\n${connections} connections, ${seconds} s per run, median of ${rounds} rounds at max`);
-  console.log('scenario   max req/s  p50 ms  p99 ms  CPU µs/req: server load broker | 80% req/s  p50 ms  p99 ms | peak RSS MB | non-2xx errors');
+  console.log('scenario   max req/s  p50 ms  p99 ms  CPU µs/req: server load broker | 80% req/s  p50 ms  p99 ms | peak RSS MB (V8 heap) | non-2xx errors');
   for (const [name, r] of Object.entries(results)) {
     console.log(`${name.padEnd(9)} ${f(r.max.rps)} ${f(r.max.p50, 1)} ${f(r.max.p99, 1)}     ${f(r.max.cpuUsPerReq, 0)} ${f(r.max.loadCpuUsPerReq, 0)} ${f(r.max.brokerCpuUsPerReq, 0)} | `
-      + `${f(r.at80.rps)} ${f(r.at80.p50, 1)} ${f(r.at80.p99, 1)} | ${f(r.rssMb, 0)}    | ${r.max.non2xx + r.at80.non2xx} ${r.max.errors + r.at80.errors}`);
+      + `${f(r.at80.rps)} ${f(r.at80.p50, 1)} ${f(r.at80.p99, 1)} | ${f(r.rssMb, 0)} (${r.heapMb})    | ${r.max.non2xx + r.at80.non2xx} ${r.max.errors + r.at80.errors}`);
   }
   const bare = results.bare?.max;
   const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');

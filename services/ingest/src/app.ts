@@ -132,3 +132,4 @@ export { createOriginPolicy } from './origin-policy.js';
 export { createIngestMetrics } from './metrics.js';
 export { TRACK_BODY_LIMIT } from './body-parsers.js';
 export { waitForBus } from './bus-ready.js';
+export { limitHeapGrowth, INGEST_HEAP_GROWING_PERCENT } from './heap-policy.js';

@@ -9,6 +9,9 @@ import { ingestApp, trackNotFound } from './app.js';
 import { waitForBus } from './bus-ready.js';
 import { createIngestMetrics } from './metrics.js';
 import { createPublisher } from './publisher.js';
+import { limitHeapGrowth } from './heap-policy.js';
+
+limitHeapGrowth();
 
 await runService(process.env, {
   name: 'ingest',

@@ -7,13 +7,16 @@ const entry = path.join(root, 'services/standalone/src/standalone.ts');
 
 export interface Started { child: ChildProcess; url: string; output: () => string }
 
-/** Starts `npm start`'s entry point exactly as the script does, on a free port, embedded engines only. */
-export function start(dataDir: string, extraEnv: Record<string, string> = {}, timeoutMs = 120_000): Promise<Started> {
+/**
+ * Starts `npm start`'s entry point on a free port, embedded engines only: its TypeScript source
+ * through tsx, or with `argv` another command line (a built bundle: bundle.test.ts).
+ */
+export function start(dataDir: string, extraEnv: Record<string, string> = {}, timeoutMs = 120_000, argv = ['--import', 'tsx', entry]): Promise<Started> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root',
     DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extraEnv,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, argv, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });

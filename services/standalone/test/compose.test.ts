@@ -22,9 +22,9 @@ t.test('docker-compose.yml parses and wires the whole topology', async (t) => {
     t.equal(env.KAFKA_MIN_INSYNC_REPLICAS, 2, 'a write needs 2 of the 3 replicas');
   }
   t.equal(compose.services.ingest.environment.KAFKA_REPLICATION_FACTOR, 3, 'topics created with 3 replicas');
-  t.same(compose.services.ingest.command, ['npm', 'run', 'start:ingest']);
-  t.same(compose.services.consumer.command, ['npm', 'run', 'start:consumer']);
-  t.same(compose.services.dashboard.command, ['npm', 'run', 'start:dashboard']);
+  t.same(compose.services.ingest.command, ['node', '--enable-source-maps', 'dist/ingest.js']);
+  t.same(compose.services.consumer.command, ['node', '--enable-source-maps', 'dist/consumer.js']);
+  t.same(compose.services.dashboard.command, ['node', '--enable-source-maps', 'dist/dashboard.js']);
 });
 
 t.test('every environment name of the chatlytics services is one the config knows', async (t) => {
