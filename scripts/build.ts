@@ -54,8 +54,10 @@ function workspacePlugin(outdir: string): esbuild.Plugin {
 
 /**
  * Bundles `entries` (name → source path, relative to the repository) into `outdir` (absolute,
- * inside the repository); resolves with the entry bundles' paths. Each file is written to a temporary name and renamed, so a process
- * starting meanwhile never loads half a bundle.
+ * inside the repository); resolves with the entry bundles' paths. Each file is written to a
+ * temporary name and renamed, so a process starting meanwhile never loads half a bundle. Chunks
+ * of earlier builds are left in place (named by content hash, one may still be loading in a
+ * service started a moment ago); `rm -rf dist` is safe whenever no service is starting.
  */
 export async function buildBundles(entries: Record<string, string>, outdir = path.join(root, 'dist')): Promise<string[]> {
   const result = await esbuild.build({
