@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { buildBundles } from './build.js';
+import { bundleScript } from './build.js';
 
 const thisFile = fileURLToPath(import.meta.url);
 const BATCH_SIZE = 20;
@@ -25,7 +25,9 @@ const BATCH_SIZE = 20;
 async function serve(): Promise<void> {
   const { loadConfig, createLogger } = await import('@chatlytics/core');
   const { createEmbeddedBus } = await import('@chatlytics/bus');
-  const { ingestApp } = await import('@chatlytics/ingest');
+  const { ingestApp, limitHeapGrowth } = await import('@chatlytics/ingest');
+  // The service's entry point sets its heap policy first (services/ingest/src/heap-policy.ts); so does this stand-in.
+  limitHeapGrowth();
   const config = loadConfig({ ...process.env, TRACK_RATE_LIMIT_PER_MINUTE: '1000000000' });
   const log = createLogger('warn', 'bench-batch');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-batch-'));
@@ -60,8 +62,7 @@ function trackerEvents(n: number): object[] {
 const started = new Set<ChildProcess>();
 
 async function startServer(): Promise<{ child: ChildProcess; port: number }> {
-  const [bundle] = await buildBundles({ 'bench-ingest-batch': thisFile }, path.join(path.dirname(thisFile), '..', 'dist', 'bench'));
-  const child = spawn(process.execPath, ['--enable-source-maps', bundle, '--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const child = spawn(process.execPath, ['--enable-source-maps', await bundleScript(thisFile), '--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, LOG_LEVEL: 'warn' } });
   started.add(child);
   child.once('exit', () => started.delete(child));
   return new Promise((resolve, reject) => {

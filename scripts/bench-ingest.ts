@@ -37,7 +37,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { startKafka, type KafkaCluster } from '@chatlytics/bus/testing';
 import { allInOneSweep, serveAllInOne } from './bench-ingest-allinone.js';
 import { payloadMix } from './bench-ingest-payloads.js';
-import { buildBundles } from './build.js';
+import { bundleScript } from './build.js';
 
 type Scenario = 'bare' | 'nobus' | 'embedded' | 'kafka' | 'standalone';
 const thisFile = fileURLToPath(import.meta.url);
@@ -146,7 +146,7 @@ for (const signal of process.argv[2] === '--serve' ? [] : ['SIGINT', 'SIGTERM'] 
 let bundle: Promise<string> | undefined;
 
 async function startServer(scenario: Scenario, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  bundle ??= buildBundles({ 'bench-ingest': thisFile }, path.join(path.dirname(thisFile), '..', 'dist', 'bench')).then((files) => files[0]);
+  bundle ??= bundleScript(thisFile);
   const flags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...flags, '--enable-source-maps', await bundle, '--serve', scenario], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
   started.add(child);
@@ -192,14 +192,12 @@ async function load(child: ChildProcess, port: number, bodies: string[], seconds
   const before = await askStats(child);
   const loadBefore = process.cpuUsage();
   const brokerBefore = broker === undefined ? NaN : processCpuUs(broker);
-  let peakRss = before.rss;
   let atPeak = before;
   let done = false;
   const sampling = (async () => {
     while (!done) {
       const stats = await askStats(child);
-      if (stats.rss > peakRss) atPeak = stats;
-      peakRss = Math.max(peakRss, stats.rss);
+      if (stats.rss > atPeak.rss) atPeak = stats;
       await new Promise((r) => setTimeout(r, 250));
     }
   })();
@@ -219,6 +217,7 @@ async function load(child: ChildProcess, port: number, bodies: string[], seconds
   const brokerUs = broker === undefined ? 0 : processCpuUs(broker) - brokerBefore;
   await sampling;
   const after = await askStats(child);
+  if (after.rss > atPeak.rss) atPeak = after;
   const requests = Math.max(1, result.requests.total);
   return {
     rps: result.requests.average,
@@ -229,9 +228,9 @@ async function load(child: ChildProcess, port: number, bodies: string[], seconds
     cpuUsPerReq: (after.cpuUs - before.cpuUs) / requests,
     loadCpuUsPerReq: (loadCpu.user + loadCpu.system) / requests,
     brokerCpuUsPerReq: brokerUs / requests,
-    peakRss: Math.max(peakRss, after.rss),
-    heapAtPeakMb: Math.round((after.rss > peakRss ? after : atPeak).heap / 2 ** 20),
-    externalAtPeakMb: Math.round((after.rss > peakRss ? after : atPeak).external / 2 ** 20),
+    peakRss: atPeak.rss,
+    heapAtPeakMb: Math.round(atPeak.heap / 2 ** 20),
+    externalAtPeakMb: Math.round(atPeak.external / 2 ** 20),
   };
 }
 

@@ -88,10 +88,18 @@ export async function buildBundles(entries: Record<string, string>, outdir = pat
   }
   // Dynamic imports are entry points of their own in the metafile: keep only the requested ones.
   const requested = Object.values(entries).map((entry) => path.resolve(root, entry));
-  const entryOutputs = Object.entries(result.metafile!.outputs)
+  return Object.entries(result.metafile!.outputs)
     .filter(([, o]) => o.entryPoint && requested.includes(path.resolve(o.entryPoint)))
     .map(([file]) => path.resolve(file));
-  return result.outputFiles.map((f) => f.path).filter((file) => entryOutputs.includes(file));
+}
+
+/**
+ * A script of scripts/ bundled into dist/bench/ under its own name: the benchmarks run their
+ * server children from it with plain node, as the services run (bench-ingest.ts says why).
+ */
+export async function bundleScript(file: string): Promise<string> {
+  const [bundle] = await buildBundles({ [path.basename(file, '.ts')]: file }, path.join(root, 'dist', 'bench'));
+  return bundle;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
