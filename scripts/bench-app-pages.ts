@@ -7,7 +7,8 @@
  * the first visitor after the cache expired would: issue 19 sets p95 ≤ 50 ms per page. Also the
  * size of each page's scripts and style sheets, raw and gzip-compressed (the issue's 200 KB gzip
  * budget for the heaviest page; the server itself sends them uncompressed).
- * Env: BENCH_PAGE_REQUESTS (per page, default 50), BENCH_PAGE_CACHE_MS (default 0).
+ * Env: BENCH_PAGE_REQUESTS (per page, default 50), BENCH_PAGE_CACHE_MS (default 0),
+ * CLICKHOUSE_EMBEDDED_CONNECTIONS (as the service's; 1 measures the statistics run one at a time).
  * It measures; it does not judge the machine: a loaded one reads slower.
  */
 import fs from 'node:fs';
@@ -85,10 +86,14 @@ async function assetBytes(app: FastifyInstance, html: string): Promise<{ raw: nu
 }
 
 async function main(): Promise<void> {
-  console.log(`${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${REQUESTS} requests per page, statistics cache ${CACHE_MS} ms`);
   const log = pino({ level: 'silent' });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-app-pages-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_SECRET: 'bench-app-pages'.padEnd(40, 'x') });
+  const config = loadConfig({
+    DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_SECRET: 'bench-app-pages'.padEnd(40, 'x'),
+    CLICKHOUSE_EMBEDDED_CONNECTIONS: process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS,
+  });
+  console.log(`${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${REQUESTS} requests per page, statistics cache ${CACHE_MS} ms; `
+    + `${config.clickhouse.embeddedConnections} embedded ClickHouse connection(s)`);
   const engines = await openEngines(config, log);
   const app = Fastify({ logger: false, pluginTimeout: 120_000 });
   try {

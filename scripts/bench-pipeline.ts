@@ -15,7 +15,7 @@
  *
  * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows 50000 --bus-batch <maxBatchMessages of the
  * embedded bus (and 2 KiB × that as maxBatchBytes); default: the bus's own defaults, as
- * production runs it>.
+ * production runs it>. Env: CLICKHOUSE_EMBEDDED_CONNECTIONS (default 2, as the services').
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -40,6 +40,7 @@ const BUS_BATCH = opt('bus-batch');
 // The pipeline's inserts are one bus batch (≤ 50k rows by default): the baseline gets the same
 // size, so that fewer merges are not credited to the pipeline alone.
 const BASELINE_ROWS = opt('baseline-rows', 50_000)!;
+const CONNECTIONS = Number(process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS ?? 2);
 const log = createLogger('warn', 'bench');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -146,7 +147,7 @@ async function main() {
     console.log(`  ${Math.round(bytes / N)} bytes/event on average, ${(bytes / 1e6).toFixed(0)} MB in all`);
 
     // 1. Baseline: straight inserts of the same bytes, its own database (same chdb path: one per process).
-    const baselineCh = await createChdbEngine({ path: chdbPath, database: 'bench_baseline', log });
+    const baselineCh = await createChdbEngine({ path: chdbPath, database: 'bench_baseline', log, connections: CONNECTIONS });
     await runMigrations(baselineCh);
     let started = performance.now();
     let cpu = process.cpuUsage();
@@ -162,7 +163,7 @@ async function main() {
     await baselineCh.close();
 
     // 2. Throughput through bus + consumer.
-    const ch = await createChdbEngine({ path: chdbPath, database: 'bench_pipeline', log });
+    const ch = await createChdbEngine({ path: chdbPath, database: 'bench_pipeline', log, connections: CONNECTIONS });
     await runMigrations(ch);
     // --bus-batch raises the byte cap with the message cap (2 KiB per message: ~3x the average row).
     const bus = await createEmbeddedBus({ dir: path.join(dir, 'bus'), log, maxBatchMessages: BUS_BATCH, maxBatchBytes: BUS_BATCH && BUS_BATCH * 2048 });

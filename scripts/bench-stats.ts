@@ -15,6 +15,7 @@
  * Targets (exit code 1 when missed): default p95 ≤ 25 ms each; big-shop p95 ≤
  * 150 ms each, page ≤ 300 ms, ≥ 30× PostgreSQL. The big-shop run ends with one summary line.
  * Env: BENCH_EVENTS (default 10000000), BENCH_CALLS (20; big-shop 10), BENCH_SKIP_PG=1,
+ * CLICKHOUSE_EMBEDDED_CONNECTIONS (default 2, as the services'),
  * BENCH_DIR=<dir> to keep the generated ClickHouse data there and reuse it on the next run
  * (generation is the slow part; one directory per profile).
  */
@@ -31,6 +32,8 @@ const profileArg = process.argv.indexOf('--profile');
 const PROFILE = statsProfile(profileArg > 0 ? process.argv[profileArg + 1] : 'default', Number(process.env.BENCH_EVENTS ?? 10_000_000));
 const CALLS = Number(process.env.BENCH_CALLS ?? (PROFILE.name === 'big-shop' ? 10 : 20));
 const WINDOW_DAYS = 30;
+// As the services' CLICKHOUSE_EMBEDDED_CONNECTIONS: 1 runs the page's statistics one at a time.
+const CONNECTIONS = Number(process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS ?? 2);
 const log = pino({ level: 'warn' });
 // The data's clock: events lie in the days before it. A reused data set keeps its own (see loadClickHouse).
 let now = new Date();
@@ -63,7 +66,7 @@ async function time(calls: number, run: (i: number) => Promise<unknown>): Promis
 }
 
 async function loadClickHouse(dir: string): Promise<ClickHouseEngine> {
-  const engine = await createChdbEngine({ path: dir, database: 'analytics', log });
+  const engine = await createChdbEngine({ path: dir, database: 'analytics', log, connections: CONNECTIONS });
   await runMigrations(engine);
   const [{ rows: existing }] = await engine.query<{ rows: string }>('SELECT count() AS rows FROM events');
   if (Number(existing) > 0) {
@@ -168,7 +171,7 @@ async function main() {
   }
 
   console.log(`\nchdb floor (bound SELECT 1): p50 ${floor.p50.toFixed(1)} ms, p95 ${floor.p95.toFixed(1)} ms; any read of events (one granule): p50 ${readFloor.p50.toFixed(1)} ms, p95 ${readFloor.p95.toFixed(1)} ms`);
-  console.log(`${PROFILE.name} profile: ${PROFILE.events} events, ${PROFILE.chatbots} chatbot(s), ${PROFILE.tokensPerChatbot} tokens each; ${WINDOW_DAYS}-day window; ${CALLS} calls each; baseline: ${pgKind}`);
+  console.log(`${PROFILE.name} profile: ${PROFILE.events} events, ${PROFILE.chatbots} chatbot(s), ${PROFILE.tokensPerChatbot} tokens each; ${WINDOW_DAYS}-day window; ${CALLS} calls each; ${CONNECTIONS} ClickHouse connection(s); baseline: ${pgKind}`);
   console.log('statistic              CH p50   CH p95   CH CPU   PG p50   PG p95  speedup(p50)  target');
   let ok = true;
   const targeted = ['engagement', 'popup-metrics', 'purchases', 'purchases ab_test'];

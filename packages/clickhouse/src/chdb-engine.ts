@@ -6,6 +6,7 @@ import { closed, queryFailed, unavailable } from './errors.js';
 import { assertColumns, assertDatabase, assertTable } from './identifiers.js';
 import { parseJsonEachRow, toJsonEachRow } from './json-each-row.js';
 import { createFileInserter } from './file-insert.js';
+import { inlineParams } from './inline-params.js';
 import path from 'node:path';
 
 export interface ChdbEngineOptions {
@@ -15,6 +16,11 @@ export interface ChdbEngineOptions {
   log: Logger;
   /** Extra `clickhouse local` arguments, e.g. ['--readonly=1']. */
   connectionArgs?: readonly string[];
+  /**
+   * Native connections to the one in-process engine (default 2): queries on different
+   * connections run in parallel, queries on one connection one after another.
+   */
+  connections?: number;
 }
 
 /**
@@ -32,48 +38,65 @@ export function fromChdbError(err: unknown): Error {
   return unavailable(`chdb failed: ${e?.message ?? String(err)}`, err);
 }
 
-/** The embedded engine: one chdb Session on the data directory, with `USE database`. */
+/**
+ * The embedded engine: a few chdb Sessions (native connections) on the data directory, each
+ * with `USE database`. A query goes to the connection with the fewest queries in flight, its
+ * parameters written into the text (inline-params.ts), so that the statistics of one page run
+ * side by side instead of in a queue.
+ */
 export async function createChdbEngine(opts: ChdbEngineOptions): Promise<ClickHouseEngine> {
   const database = assertDatabase(opts.database);
   mkdirSync(opts.path, { recursive: true });
-  const session = new Session(opts.path, { connectionArgs: [...SERVER_LIKE_ARGS, ...(opts.connectionArgs ?? [])] });
+  const count = Math.max(1, Math.floor(opts.connections ?? 2));
+  const args = [...SERVER_LIKE_ARGS, ...(opts.connectionArgs ?? [])];
+  const pool: { session: Session; busy: number }[] = [];
   const log = opts.log.child({ component: 'clickhouse', engine: 'chdb' });
-  // close() waits for these so the native connection is never destroyed under a running query.
+  // close() waits for these so a native connection is never destroyed under a running query.
   const inFlight = new Set<Promise<unknown>>();
   let isClosed = false;
 
-  const run = async <T>(fn: () => Promise<T>): Promise<T> => {
+  const run = async <T>(fn: (session: Session) => Promise<T>): Promise<T> => {
     if (isClosed) throw closed();
-    const p = fn();
+    const conn = pool.reduce((a, b) => (b.busy < a.busy ? b : a));
+    conn.busy++;
+    const p = fn(conn.session);
     inFlight.add(p);
     try {
       return await p;
     } catch (err) {
       throw fromChdbError(err);
     } finally {
+      conn.busy--;
       inFlight.delete(p);
     }
   };
-  // chdb runs parameterised queries one at a time per process, plain ones concurrently:
-  // only take the bound path when there is something to bind.
-  const exec = (sql: string, params: QueryParams | undefined, format: string) =>
-    run(() => (params && Object.keys(params).length > 0
-      ? session.queryBindAsync(sql, params, { format })
-      : session.queryAsync(sql, { format })));
+  // chdb runs bound queries one at a time per process, plain ones concurrently: bind only
+  // what cannot be written into the text (inlineParams says which).
+  const exec = (sql: string, params: QueryParams | undefined, format: string) => {
+    const hasParams = params !== undefined && Object.keys(params).length > 0;
+    const text = hasParams ? inlineParams(sql, params) : sql;
+    return run((session) => (text === undefined
+      ? session.queryBindAsync(sql, params!, { format })
+      : session.queryAsync(text, { format })));
+  };
 
   try {
-    await exec(`CREATE DATABASE IF NOT EXISTS ${database}`, undefined, 'TabSeparated');
-    // USE is per Session: from here on unqualified table names mean this database.
-    await exec(`USE ${database}`, undefined, 'TabSeparated');
+    for (let i = 0; i < count; i++) {
+      const session = new Session(opts.path, { connectionArgs: args });
+      pool.push({ session, busy: 0 });
+      if (i === 0) await session.queryAsync(`CREATE DATABASE IF NOT EXISTS ${database}`, { format: 'TabSeparated' });
+      // USE is per Session: from here on unqualified table names mean this database.
+      await session.queryAsync(`USE ${database}`, { format: 'TabSeparated' });
+    }
   } catch (err) {
-    session.close();
-    throw err;
+    for (const { session } of pool) session.close();
+    throw fromChdbError(err);
   }
   // Inside the engine's own directory: the same disk, cleaned with it. Plain (unbound)
   // queries run concurrently in chdb, so a spooled insert does not queue behind bound reads.
   const insertRowBinary = createFileInserter(path.join(opts.path, 'insert-spool'));
-  const runPlain = (sql: string) => run(() => session.queryAsync(sql, { format: 'TabSeparated' }));
-  log.info({ path: opts.path, database }, 'embedded ClickHouse ready');
+  const runPlain = (sql: string) => run((session) => session.queryAsync(sql, { format: 'TabSeparated' }));
+  log.info({ path: opts.path, database, connections: count }, 'embedded ClickHouse ready');
 
   return {
     kind: 'embedded',
@@ -98,7 +121,7 @@ export async function createChdbEngine(opts: ChdbEngineOptions): Promise<ClickHo
         await insertRowBinary({ table, columns: o.columns!, data: values, settings }, runPlain);
         return;
       }
-      await run(() => session.insert({ table, values, format, columns: o.columns, settings }));
+      await run((session) => session.insert({ table, values, format, columns: o.columns, settings }));
     },
     async ping() {
       try {
@@ -112,7 +135,7 @@ export async function createChdbEngine(opts: ChdbEngineOptions): Promise<ClickHo
       if (isClosed) return;
       isClosed = true;
       await Promise.allSettled([...inFlight]);
-      session.close();
+      for (const { session } of pool) session.close();
       log.info({ path: opts.path }, 'embedded ClickHouse closed');
     },
   };

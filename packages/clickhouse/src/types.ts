@@ -1,7 +1,9 @@
 /**
  * One interface over ClickHouse, two implementations that run the same SQL files:
  * `@clickhouse/client` against a server (or our HTTP bridge), and `chdb` in-process.
- * Parameters are always `{name:Type}` placeholders bound by the engine, never interpolated.
+ * Parameters are always `{name:Type}` placeholders, never spliced into SQL by callers: the server
+ * engine sends them apart from the text, the embedded one substitutes them as ClickHouse does
+ * (inline-params.ts).
  */
 export type QueryParams = Record<string, unknown>;
 

@@ -65,6 +65,24 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
     t.same(nullable, [{ v: null }], 'null binds as NULL');
   });
 
+  t.test('parameters mean the same wherever they stand and whatever they hold', async (t) => {
+    const [row] = await engine.query<Record<string, unknown>>(
+      `SELECT '{s:String}' AS literal, {s:String} AS s, {n:UInt32} AS n, {f:Float64} AS f, {b:Bool} AS b, -- {not_a:String}
+        {nums:Array(UInt32)} AS nums, {maybe:Array(Nullable(String))} AS maybe /* {nor_this:String} */`,
+      { s: TRICKY, n: 42, f: 1.5, b: true, nums: [1, 2], maybe: ["it's", null] },
+    );
+    t.same(row, { literal: '{s:String}', s: TRICKY, n: 42, f: 1.5, b: true, nums: [1, 2], maybe: ["it's", null] },
+      'placeholders in a string literal or a comment stay text');
+    const [named] = await engine.query<{ c: string }>('SELECT count() AS c FROM {table:Identifier}', { table: 'contract_rows' });
+    t.equal(named.c, '3', 'an Identifier parameter names a table');
+    const missing = await engine.query('SELECT {absent:String} AS v', {}).catch((e: unknown) => e);
+    t.equal((missing as ClickHouseError).clickhouseCode, 456, 'a missing parameter is the engine\'s own error');
+    // Larger than a query's text may be (the embedded engine binds it instead of inlining).
+    const ids = Array.from({ length: 6000 }, (_, i) => `0190a3c4-0000-7000-8000-${String(i).padStart(12, '0')}`);
+    const [many] = await engine.query<{ c: string }>('SELECT count() AS c FROM contract_rows WHERE id IN {ids:Array(UUID)}', { ids });
+    t.equal(many.c, '3', 'a 6,000-id list binds');
+  });
+
   t.test('a prepared JSONEachRow buffer inserts as is', async (t) => {
     await engine.command('CREATE TABLE contract_buf (k String, v Float64) ENGINE = MergeTree ORDER BY k');
     await engine.insert('contract_buf', toJsonEachRow([{ k: 'a', v: 1.5 }, { k: 'b', v: -2 }]));

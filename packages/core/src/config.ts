@@ -25,6 +25,7 @@ export const EnvSchema = Type.Object({
   CLICKHOUSE_USER: Type.Optional(Type.String()),
   CLICKHOUSE_PASSWORD: Type.Optional(Type.String()),
   CLICKHOUSE_DATABASE: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'a database identifier' })),
+  CLICKHOUSE_EMBEDDED_CONNECTIONS: Type.Optional(Type.String({ pattern: '^([1-9]|1[0-6])$', description: 'an integer from 1 to 16' })),
   KAFKA_BROKERS: Type.Optional(Type.String({ pattern: '^[^\\s,]+(,[^\\s,]+)*$', description: 'a comma list of host:port' })),
   KAFKA_TOPIC: Type.Optional(Type.String({ minLength: 1, maxLength: 249 })),
   KAFKA_DLQ_TOPIC: Type.Optional(Type.String({ minLength: 1, maxLength: 249 })),
@@ -76,7 +77,8 @@ export interface Config {
   consumerPort: number;
   dataDir: string;
   databaseUrl?: string;
-  clickhouse: { url?: string; user: string; password: string; database: string };
+  /** embeddedConnections: chdb connections of the embedded engine (queries in parallel). */
+  clickhouse: { url?: string; user: string; password: string; database: string; embeddedConnections: number };
   kafka: {
     brokers?: string[];
     topic: string;
@@ -193,6 +195,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
       user: e.CLICKHOUSE_USER ?? 'default',
       password: e.CLICKHOUSE_PASSWORD ?? '',
       database: e.CLICKHOUSE_DATABASE ?? 'analytics',
+      embeddedConnections: num(e.CLICKHOUSE_EMBEDDED_CONNECTIONS, 2),
     },
     kafka: {
       brokers: list(e.KAFKA_BROKERS),

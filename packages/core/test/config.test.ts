@@ -7,6 +7,7 @@ t.test('defaults follow the configuration table in README.md', async (t) => {
   t.equal(c.host, '127.0.0.1');
   t.equal(c.dataDir, '/srv/data');
   t.equal(c.clickhouse.database, 'analytics');
+  t.equal(c.clickhouse.embeddedConnections, 2);
   t.equal(c.kafka.topic, 'analytics-events');
   t.equal(c.kafka.dlqTopic, 'analytics-events-dlq');
   t.equal(c.kafka.groupId, 'analytics-consumer');
@@ -28,11 +29,13 @@ t.test('parses lists, booleans and fractions', async (t) => {
   const c = loadConfig({
     KAFKA_BROKERS: 'a:9092,b:9092', KAFKA_IDEMPOTENT: 'false', ALLOWED_ORIGINS: 'https://a.test, *.b.test',
     PASSWORD_RESET_EXPIRE_MINUTES: '0.5', APP_URL: 'https://app.test/', KAFKA_PARTITIONS: '12', KAFKA_REPLICATION_FACTOR: '3',
+    CLICKHOUSE_EMBEDDED_CONNECTIONS: '4',
   });
   t.same(c.kafka.brokers, ['a:9092', 'b:9092']);
   t.equal(c.kafka.idempotent, false);
   t.equal(c.kafka.partitions, 12);
   t.equal(c.kafka.replicationFactor, 3);
+  t.equal(c.clickhouse.embeddedConnections, 4);
   t.match(loadConfig({}).kafka, { partitions: 6, replicationFactor: 1, createTopics: true, idempotent: true }, 'Kafka defaults');
   t.same(c.track.allowedOrigins, ['https://a.test', '*.b.test']);
   t.equal(c.passwordReset.expireMinutes, 0.5);
@@ -44,6 +47,7 @@ const bad: [string, string][] = [
   ['PORT', 'abc'], ['PORT', '70000'], ['DATABASE_URL', 'mysql://x'], ['CLICKHOUSE_URL', 'ftp://x'],
   ['TRACK_RATE_LIMIT_PER_MINUTE', '0'], ['LOG_LEVEL', 'loud'], ['SESSION_SECRET', 'short'],
   ['PASSWORD_RESET_EXPIRE_MINUTES', '-1'], ['KAFKA_CREATE_TOPICS', 'maybe'], ['KAFKA_PARTITIONS', '0'], ['CLICKHOUSE_DATABASE', 'a-b'],
+  ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '0'], ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '17'],
 ];
 for (const [name, value] of bad) {
   t.test(`a bad ${name} stops start-up with one line naming it`, async (t) => {

@@ -37,8 +37,7 @@ t.test('SIGKILL between insert and commit: after a restart every event is stored
   // Two inserts may be in flight at once (concurrentWrites): the kill comes after the first
   // one finished, when the second may have been written as well; neither is committed.
   t.equal(crashed.lines.length, 1, 'killed after writing its first insert');
-  const interrupted = crashed.lines[0].inserted;
-  t.ok(interrupted === 1_000 || interrupted === 2_000, `one or two 1,000-message batches were stored uncommitted (${interrupted})`);
+  t.ok(crashed.lines[0].inserted >= 1_000, 'its first insert was stored');
 
   // More traffic arrives meanwhile, and the restarted consumer cuts batches differently,
   // so the redelivery cannot match the first insert batch for batch.
@@ -46,6 +45,10 @@ t.test('SIGKILL between insert and commit: after a restart every event is stored
   const restarted = await run({ MODE: 'drain', BUS_DIR: busDir, CHDB_DIR: chdbDir, BATCH: '700' });
   t.equal(restarted.code, 0);
   const [result] = restarted.lines;
+  // Counted by the second life before it consumed: the dying process's own count can miss
+  // the second insert, which may land between that count and the SIGKILL.
+  const interrupted = result.storedBefore;
+  t.ok(interrupted === 1_000 || interrupted === 2_000, `one or two 1,000-message batches were stored uncommitted (${interrupted})`);
   t.equal(result.distinct, 3_000, 'every event sent is stored');
   t.equal(result.raw, 3_000, 'the raw row count did not grow by the redelivered rows');
   t.equal(result.duplicates, interrupted, 'exactly the rows of the interrupted inserts were found stored and left out');
