@@ -40,7 +40,8 @@ const BUS_BATCH = opt('bus-batch');
 // The pipeline's inserts are one bus batch (≤ 50k rows by default): the baseline gets the same
 // size, so that fewer merges are not credited to the pipeline alone.
 const BASELINE_ROWS = opt('baseline-rows', 50_000)!;
-const CONNECTIONS = Number(process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS ?? 2);
+// As the services' CLICKHOUSE_EMBEDDED_CONNECTIONS (validated and defaulted by the same config).
+const CONNECTIONS = loadConfig({ CLICKHOUSE_EMBEDDED_CONNECTIONS: process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS }).clickhouse.embeddedConnections;
 const log = createLogger('warn', 'bench');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -23,6 +23,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
+import { loadConfig } from '@chatlytics/core';
 import { createChdbEngine, runMigrations, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createEventStatsRepository, daysWindow, type StatsWindow } from '@chatlytics/dashboard/stats';
 import { botId, generateSql, retriesSql, statsProfile } from './bench-stats-data.js';
@@ -32,8 +33,8 @@ const profileArg = process.argv.indexOf('--profile');
 const PROFILE = statsProfile(profileArg > 0 ? process.argv[profileArg + 1] : 'default', Number(process.env.BENCH_EVENTS ?? 10_000_000));
 const CALLS = Number(process.env.BENCH_CALLS ?? (PROFILE.name === 'big-shop' ? 10 : 20));
 const WINDOW_DAYS = 30;
-// As the services' CLICKHOUSE_EMBEDDED_CONNECTIONS: 1 runs the page's statistics one at a time.
-const CONNECTIONS = Number(process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS ?? 2);
+// As the services' CLICKHOUSE_EMBEDDED_CONNECTIONS (same validation and default); 1 runs the page's statistics one at a time.
+const CONNECTIONS = loadConfig({ CLICKHOUSE_EMBEDDED_CONNECTIONS: process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS }).clickhouse.embeddedConnections;
 const log = pino({ level: 'warn' });
 // The data's clock: events lie in the days before it. A reused data set keeps its own (see loadClickHouse).
 let now = new Date();

@@ -1,4 +1,6 @@
 import type { QueryParams } from './types.js';
+import { isIdentifier } from './identifiers.js';
+import { PLACEHOLDER_PATTERN, skipQuotedOrComment } from './sql-split.js';
 
 /**
  * The embedded engine's parameter binding, done the way ClickHouse itself substitutes a
@@ -18,13 +20,12 @@ export function inlineParams(sql: string, params: QueryParams, maxBytes = INLINE
   let copied = 0;
   let i = 0;
   while (i < sql.length) {
-    const c = sql[i];
     const skipTo = skipQuotedOrComment(sql, i);
     if (skipTo > i) {
       i = skipTo;
       continue;
     }
-    if (c === '{') {
+    if (sql[i] === '{') {
       PLACEHOLDER.lastIndex = i;
       const m = PLACEHOLDER.exec(sql);
       if (m) {
@@ -46,40 +47,16 @@ export function inlineParams(sql: string, params: QueryParams, maxBytes = INLINE
 /** Below ClickHouse's max_query_size (256 KiB): a batch's id list binds instead of growing the text. */
 export const INLINE_MAX_BYTES = 200_000;
 
-// ClickHouse's placeholder: an identifier, a colon, a type (which never holds braces).
-const PLACEHOLDER = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}]+?)\s*\}/y;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
-
-/** The index after the string literal, quoted identifier or comment starting at i (i itself when none does). */
-function skipQuotedOrComment(sql: string, i: number): number {
-  const c = sql[i];
-  if (c === "'" || c === '"' || c === '`') {
-    let j = i + 1;
-    while (j < sql.length) {
-      if (sql[j] === '\\') j += 2;
-      else if (sql[j] === c && sql[j + 1] === c) j += 2;
-      else if (sql[j] === c) return j + 1;
-      else j++;
-    }
-    return sql.length;
-  }
-  if (c === '-' && sql[i + 1] === '-') {
-    const end = sql.indexOf('\n', i);
-    return end < 0 ? sql.length : end + 1;
-  }
-  if (c === '/' && sql[i + 1] === '*') {
-    const end = sql.indexOf('*/', i + 2);
-    return end < 0 ? sql.length : end + 2;
-  }
-  return i;
-}
+const PLACEHOLDER = new RegExp(PLACEHOLDER_PATTERN, 'y');
 
 function render(params: QueryParams, name: string, type: string): string | undefined {
   if (!Object.hasOwn(params, name)) return undefined;
   const value = params[name];
   if (type === 'Identifier') {
     // Substituted as a name, as the server does: only plain (optionally db.-qualified) names.
-    return typeof value === 'string' && IDENTIFIER.test(value) ? value.split('.').map((p) => `\`${p}\``).join('.') : undefined;
+    if (typeof value !== 'string') return undefined;
+    const parts = value.split('.');
+    return parts.length <= 2 && parts.every(isIdentifier) ? parts.map((p) => `\`${p}\``).join('.') : undefined;
   }
   if (value === null) return `_CAST(NULL, ${quote(type)})`;
   const text = paramText(value, true);

@@ -12,18 +12,10 @@ export function splitStatements(sql: string): string[] {
   let i = 0;
   const n = sql.length;
   while (i < n) {
-    const c = sql[i];
-    if (c === "'" || c === '"' || c === '`') {
-      i = skipQuoted(sql, i, c);
-    } else if (c === '-' && sql[i + 1] === '-') {
-      i = skipLine(sql, i);
-    } else if (c === '#' && (sql[i + 1] === ' ' || sql[i + 1] === '!')) {
-      // ClickHouse also accepts '# ' and '#!' line comments.
-      i = skipLine(sql, i);
-    } else if (c === '/' && sql[i + 1] === '*') {
-      const end = sql.indexOf('*/', i + 2);
-      i = end < 0 ? n : end + 2;
-    } else if (c === ';') {
+    const end = skipQuotedOrComment(sql, i);
+    if (end > i) {
+      i = end;
+    } else if (sql[i] === ';') {
       push(out, sql.slice(start, i));
       start = ++i;
     } else {
@@ -33,6 +25,25 @@ export function splitStatements(sql: string): string[] {
   push(out, sql.slice(start));
   return out;
 }
+
+/**
+ * The index just past the string literal, quoted identifier or comment that starts at i, or i
+ * itself when none does: what ClickHouse's lexer skips as a whole (`--`, `# ` and `#!` line
+ * comments, block comments).
+ */
+export function skipQuotedOrComment(sql: string, i: number): number {
+  const c = sql[i];
+  if (c === "'" || c === '"' || c === '`') return skipQuoted(sql, i, c);
+  if ((c === '-' && sql[i + 1] === '-') || (c === '#' && (sql[i + 1] === ' ' || sql[i + 1] === '!'))) return skipLine(sql, i);
+  if (c === '/' && sql[i + 1] === '*') {
+    const end = sql.indexOf('*/', i + 2);
+    return end < 0 ? sql.length : end + 2;
+  }
+  return i;
+}
+
+/** A `{name:Type}` query parameter placeholder: an identifier, a colon, a type (never holding braces). */
+export const PLACEHOLDER_PATTERN = String.raw`\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}]+?)\s*\}`;
 
 /** Index just past the closing quote; a backslash escapes the next character, and a doubled quote is a literal quote. */
 function skipQuoted(sql: string, i: number, q: string): number {

@@ -13,7 +13,7 @@ t.test('each placeholder becomes the cast of its text, as ClickHouse substitutes
 });
 
 t.test('placeholders in literals, quoted names and comments stay text', async (t) => {
-  const sql = "SELECT '{a:String}', 'it''s {a:String}', 'x\\' {a:String}', \"{a:String}\", `{a:String}` -- {a:String}\n/* {a:String} */ {a:String}";
+  const sql = "SELECT '{a:String}', 'it''s {a:String}', 'x\\' {a:String}', \"{a:String}\", `{a:String}` -- {a:String}\n# {a:String}\n/* {a:String} */ {a:String}";
   t.equal(inlineParams(sql, { a: 'v' }), sql.replace(/ \{a:String\}$/, " _CAST('v', 'String')"));
 });
 

@@ -1,4 +1,5 @@
 import { engineStyleError } from '../errors.js';
+import { PLACEHOLDER_PATTERN } from '../sql-split.js';
 
 /**
  * Turns `param_<name>` values, as ClickHouse's HTTP interface receives them (text in the
@@ -12,7 +13,7 @@ import { engineStyleError } from '../errors.js';
  *   else the literal parsed into arrays / tuples / Maps, which chdb writes back quoted.
  * The declared type comes from the query's own `{name:Type}` placeholder.
  */
-const PLACEHOLDER = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}]+?)\s*\}/g;
+const PLACEHOLDER = new RegExp(PLACEHOLDER_PATTERN, 'g');
 const COMPOSITE = /^(Array|Tuple|Map|Nested)\s*\(/i;
 const WRAPPER = /^(Nullable|LowCardinality)\s*\((.*)\)$/is;
 
