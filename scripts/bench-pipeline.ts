@@ -15,7 +15,11 @@
  *
  * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows 50000 --bus-batch <maxBatchMessages of the
  * embedded bus (and 2 KiB × that as maxBatchBytes); default: the bus's own defaults, as
- * production runs it>. Env: CLICKHOUSE_EMBEDDED_CONNECTIONS (default 2, as the services').
+ * production runs it>. --v4-ids: random event ids instead of UUID v7 (production's: the
+ * tracker's, and the ingest's when the client sends none). --without-rollups replaces the views
+ * that maintain the rollup and events.prev_copy_at (both phases) by a plain copy of events_input
+ * into events: run it alternately with a normal run to see what that work at insert time costs.
+ * Env: CLICKHOUSE_EMBEDDED_CONNECTIONS (default 2, as the services').
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -24,7 +28,7 @@ import { randomUUID } from 'node:crypto';
 import { createChdbEngine, runMigrations, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createEmbeddedBus, type BusMessage } from '@chatlytics/bus';
 import { createLogger, loadConfig } from '@chatlytics/core';
-import type { StoredEvent } from '@chatlytics/events';
+import { newEventId, type StoredEvent } from '@chatlytics/events';
 import { generateEvents, chTime } from '@chatlytics/testkit';
 import { createConsumer } from '@chatlytics/consumer';
 
@@ -40,6 +44,21 @@ const BUS_BATCH = opt('bus-batch');
 // The pipeline's inserts are one bus batch (≤ 50k rows by default): the baseline gets the same
 // size, so that fewer merges are not credited to the pipeline alone.
 const BASELINE_ROWS = opt('baseline-rows', 50_000)!;
+// Event ids as production makes them: UUID v7 (the tracker's, and the ingest's when the client
+// sends none), time-ordered. --v4-ids: random ids, as a client sending its own v4 ids would.
+const V4_IDS = args.includes('--v4-ids');
+const eventId = (ms: number) => (V4_IDS ? randomUUID() : newEventId(ms));
+const WITHOUT_ROLLUPS = args.includes('--without-rollups');
+/** The views that maintain the rollup and prev_copy_at at insert time (clickhouse/README.md). */
+const ROLLUP_VIEWS = ['order_first_purchases_mv', 'events_input_mv'];
+
+async function migrate(ch: ClickHouseEngine): Promise<void> {
+  await runMigrations(ch);
+  if (!WITHOUT_ROLLUPS) return;
+  for (const view of ROLLUP_VIEWS) await ch.command(`DROP VIEW IF EXISTS ${view}`);
+  // events_input's rows straight into events, as before migration 0040.
+  await ch.command('CREATE MATERIALIZED VIEW events_input_mv TO events AS SELECT * FROM events_input');
+}
 // As the services' CLICKHOUSE_EMBEDDED_CONNECTIONS (validated and defaulted by the same config).
 const CONNECTIONS = loadConfig({ CLICKHOUSE_EMBEDDED_CONNECTIONS: process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS }).clickhouse.embeddedConnections;
 const log = createLogger('warn', 'bench');
@@ -66,7 +85,7 @@ function realisticEvents(n: number): StoredEvent[] {
       if (out.length === n) break;
       out.push({
         ...e,
-        event_id: randomUUID(),
+        event_id: eventId(start + Math.floor(out.length / 100)),
         received_at: chTime(start + Math.floor(out.length / 100)),
         url: `https://shop-${seed % 50}.example.com/products/${e.token.slice(0, 6)}?utm_source=newsletter&utm_medium=email`,
         user_agent: USER_AGENTS[out.length % USER_AGENTS.length],
@@ -149,12 +168,12 @@ async function main() {
 
     // 1. Baseline: straight inserts of the same bytes, its own database (same chdb path: one per process).
     const baselineCh = await createChdbEngine({ path: chdbPath, database: 'bench_baseline', log, connections: CONNECTIONS });
-    await runMigrations(baselineCh);
+    await migrate(baselineCh);
     let started = performance.now();
     let cpu = process.cpuUsage();
     for (let i = 0; i < N; i += BASELINE_ROWS) {
       const chunk = messages.slice(i, i + BASELINE_ROWS);
-      await baselineCh.insert('events', Buffer.concat(chunk.flatMap((m) => [m.value, Buffer.from('\n')])));
+      await baselineCh.insert('events_input', Buffer.concat(chunk.flatMap((m) => [m.value, Buffer.from('\n')])));
     }
     const baselineMs = performance.now() - started;
     const baselineCpuUs = cpuMicros(cpu);
@@ -165,7 +184,7 @@ async function main() {
 
     // 2. Throughput through bus + consumer.
     const ch = await createChdbEngine({ path: chdbPath, database: 'bench_pipeline', log, connections: CONNECTIONS });
-    await runMigrations(ch);
+    await migrate(ch);
     // --bus-batch raises the byte cap with the message cap (2 KiB per message: ~3x the average row).
     const bus = await createEmbeddedBus({ dir: path.join(dir, 'bus'), log, maxBatchMessages: BUS_BATCH, maxBatchBytes: BUS_BATCH && BUS_BATCH * 2048 });
     started = performance.now();
@@ -193,7 +212,8 @@ async function main() {
 
     // 3. Freshness under a steady load: the same realistic rows, new ids, received now.
     function realisticTemplate(i: number): StoredEvent {
-      return { ...templates[i % templates.length], event_id: randomUUID(), received_at: chTime(Date.now()) };
+      const now = Date.now();
+      return { ...templates[i % templates.length], event_id: eventId(now), received_at: chTime(now) };
     }
     const base = await count(ch);
     const publishes: { upTo: number; ackAt: number; visibleAt?: number }[] = [];

@@ -50,7 +50,7 @@ export function generateSql(p: StatsProfile): string {
   const shift = p.name === 'big-shop' ? DAY_MS : 0;
   const span = p.name === 'big-shop' ? p.days * DAY_MS - 3_600_000 : p.days * DAY_MS;
   return `
-INSERT INTO events (event_id, event, token, chatbot_id, received_at, ab_test, ab_group, popup_version, open_way,
+INSERT INTO events_input (event_id, event, token, chatbot_id, received_at, ab_test, ab_group, popup_version, open_way,
                     order_num, currency, total_value, total_value_base, items, url, user_agent, client_hash, data, is_bot)
 SELECT
     reinterpretAsUUID(reverse(unhex(lpad(hex(n), 32, '0')))) AS event_id,
@@ -77,7 +77,7 @@ FROM (SELECT number AS n, cityHash64(number, 'k') % 100 AS k, cityHash64(number,
 /** Retried beacons: 1 % of events again, 1 ms to retryMs later. */
 export function retriesSql(p: StatsProfile): string {
   return `
-INSERT INTO events
+INSERT INTO events_input
 SELECT * REPLACE (received_at + toIntervalMillisecond(cityHash64(event_id) % ${p.retryMs} + 1) AS received_at, now64(3) AS inserted_at)
 FROM events WHERE cityHash64(event_id, 'r') % 100 = 0`;
 }

@@ -3,8 +3,8 @@
 -- events of the chatbot. Each event_id counts once, at its earliest received_at.
 -- Retried beacons of events that arrived before W do not count (shared/window_events.sql).
 SELECT
-    uniqExactIf(event_id, event = 'click_through') AS total_click_throughs,
-    uniqExactIf(event_id, event = 'message_like') AS likes,
-    uniqExactIf(event_id, event = 'message_dislike') AS dislikes
+    countIf(event = 'click_through') AS total_click_throughs,
+    countIf(event = 'message_like') AS likes,
+    countIf(event = 'message_dislike') AS dislikes
 FROM events
 WHERE {{> shared/window_events rows=(event IN ('click_through', 'message_like', 'message_dislike'))}}

@@ -9,14 +9,14 @@
 --     '' / other, which count in the total only), in `conversations`.
 -- The caller derives open_rate = opened / displayed × 100, total = the sum of the
 -- conversation rows and popup_ratio = from_popup / total × 100 (0 on a zero denominator).
--- Deduplication: each event_id counts once (uniqExact), at its earliest received_at; retried
--- beacons of events that arrived before W are excluded (shared/window_events.sql).
+-- Deduplication: each event counts once, at its earliest received_at; retried beacons of
+-- events that arrived before W are excluded (shared/window_events.sql leaves one row per event).
 SELECT
     event = 'convo_started' AS is_conversation,
     if(is_conversation, open_way, if(popup_version = '', 'unknown', popup_version)) AS key,
-    uniqExactIf(event_id, event = 'popup_displayed') AS popup_displayed_count,
-    uniqExactIf(event_id, event = 'popup_opened') AS popup_opened_count,
-    uniqExactIf(event_id, is_conversation) AS conversations
+    countIf(event = 'popup_displayed') AS popup_displayed_count,
+    countIf(event = 'popup_opened') AS popup_opened_count,
+    countIf(is_conversation) AS conversations
 FROM events
 WHERE {{> shared/window_events rows=(event IN ('popup_displayed', 'popup_opened', 'convo_started'))}}
 GROUP BY is_conversation, key

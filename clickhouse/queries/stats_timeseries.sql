@@ -14,21 +14,10 @@
 WITH
     window_rows AS
     (
-        -- Each event_id once, as its earliest copy (the statistics definitions' rule). The read
-        -- starts at {dedup_lookback_from}: an event whose earliest copy arrived before {from} is
-        -- a retried beacon and is dropped by the HAVING, in the same pass (this query groups by
-        -- event_id anyway, so the look-back costs one more day of rows, not a second read as in
-        -- shared/window_events.sql). Grouped by the id alone: a fixed 16-byte key hashes several
-        -- times cheaper than (token, event, id) with its String.
-        SELECT event_id, argMin(token, received_at) AS first_token, argMin(event, received_at) AS first_event, min(received_at) AS at
+        -- Each event once, as its earliest copy (shared/window_events.sql).
+        SELECT token AS first_token, event AS first_event, received_at AS at
         FROM events
-        WHERE chatbot_id = {chatbot_id:String}
-          AND received_at >= {dedup_lookback_from:DateTime64(3, 'UTC')}
-          AND received_at <= {to:DateTime64(3, 'UTC')}
-          AND event IN ('visitor', 'convo_started')
-          AND NOT is_bot
-        GROUP BY event_id
-        HAVING at >= {from:DateTime64(3, 'UTC')}
+        WHERE {{> shared/window_events rows=(event IN ('visitor', 'convo_started'))}}
     ),
     {{> shared/counted_purchases}},
     per_token AS

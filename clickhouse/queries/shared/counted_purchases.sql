@@ -1,33 +1,20 @@
 -- The purchases that count in W = [{from}, {to}], as three CTEs ending in counted_in_window
 -- (at, token, revenue): every purchase event once, at its earliest received_at, under the retry
--- rule (the read starts at {dedup_lookback_from}, and an event first received before {from} is
--- dropped); then per order_num only the chatbot's earliest purchase row EVER (ties: smallest
+-- rule (shared/window_events.sql); then per order_num only the chatbot's earliest purchase row EVER (ties: smallest
 -- event_id) counts, so an order first seen before W is not counted again inside it; purchases
 -- without order_num ('') all count. Revenue is total_value_base with NULL (unknown currency) as 0.
 -- Bot rows (is_bot) are left out of both reads, as if never received: a crawler's purchase
 -- neither counts nor claims an order number.
--- Reading: the window's purchases from {dedup_lookback_from} to {to}; the order-number lookup
+-- Reading: the window's purchases; the order-number lookup
 -- covers the chatbot's whole history (orders are exact over all time) through the
 -- order_first_purchases rollup: one row per order, not one per purchase row ever received.
 -- Use inside a WITH list: `{{> shared/counted_purchases}},` (comma when more CTEs follow).
 window_purchases AS
 (
-    -- Each purchase counting in W once, at its earliest copy (retry rule: the read starts
-    -- at {dedup_lookback_from}, and an event first received before {from} is dropped).
-    SELECT
-        event_id,
-        min(received_at) AS at,
-        argMin(token, received_at) AS token,
-        argMin(order_num, received_at) AS order_num,
-        argMin(ifNull(total_value_base, 0), received_at) AS revenue
+    -- Each purchase counting in W once, at its earliest copy (shared/window_events.sql).
+    SELECT event_id, received_at AS at, token, order_num, ifNull(total_value_base, 0) AS revenue
     FROM events
-    WHERE chatbot_id = {chatbot_id:String}
-      AND received_at >= {dedup_lookback_from:DateTime64(3, 'UTC')}
-      AND received_at <= {to:DateTime64(3, 'UTC')}
-      AND event = 'purchase'
-      AND NOT is_bot
-    GROUP BY event_id
-    HAVING at >= {from:DateTime64(3, 'UTC')}
+    WHERE {{> shared/window_events rows=(event = 'purchase')}}
 ),
 order_firsts AS
 (

@@ -83,7 +83,9 @@ export async function runMigrations(engine: ClickHouseEngine, dir: string = MIGR
     if (done.has(m.version)) continue;
     for (const [i, stmt] of m.statements.entries()) {
       try {
-        await engine.command(stmt);
+        // {database:String}: the one value a migration may need (a name a background mutation
+        // resolves without the session's database, migration 0040).
+        await engine.command(stmt, { database: engine.database });
       } catch (err) {
         throw migrationError(`Migration ${m.file} failed at statement ${i + 1}: ${(err as Error).message}`, err);
       }

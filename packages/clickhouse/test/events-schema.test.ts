@@ -42,8 +42,8 @@ const purchase: StoredEvent = {
 t.test('a StoredEvent round-trips through events unchanged', async (t) => {
   t.ok(Value.Check(StoredEvent, purchase), 'the sample is a valid StoredEvent');
   const control = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000bb', ab_group: 'control' as const, total_value_base: 23.4, items: [] };
-  await engine.insert('events', [purchase, control], { dedupToken: 'round-trip' });
-  const rows = await engine.query<Record<string, unknown>>('SELECT * EXCEPT inserted_at FROM events ORDER BY event_id');
+  await engine.insert('events_input', [purchase, control], { dedupToken: 'round-trip' });
+  const rows = await engine.query<Record<string, unknown>>('SELECT * EXCEPT (inserted_at, prev_copy_at) FROM events ORDER BY event_id');
   t.same(rows, [purchase, control], 'every column comes back as inserted (items as objects, nulls kept)');
   const [meta] = await engine.query<{ inserted_at: string }>('SELECT inserted_at FROM events LIMIT 1');
   t.match(meta.inserted_at, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/, 'inserted_at filled by default');
@@ -53,22 +53,26 @@ t.test('a StoredEvent round-trips through events unchanged', async (t) => {
 
 t.test('is_bot: after data in column order; a row without it (older messages) reads false', async (t) => {
   const columns = await engine.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events' ORDER BY position");
-  t.same(columns.map((c) => c.name), [...Object.keys(StoredEvent.properties), 'inserted_at'], 'the StoredEvent properties in order, then inserted_at');
+  t.same(columns.map((c) => c.name), [...Object.keys(StoredEvent.properties), 'inserted_at', 'prev_copy_at'], 'the StoredEvent properties in order, then inserted_at and prev_copy_at');
   const { is_bot: _, ...old } = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000cc', chatbot_id: 'old-message' };
-  await engine.insert('events', [old], { dedupToken: 'old-message' });
+  await engine.insert('events_input', [old], { dedupToken: 'old-message' });
   t.same(await engine.query("SELECT is_bot FROM events WHERE chatbot_id = 'old-message'"), [{ is_bot: false }]);
 });
 
-t.test('a retried beacon with a later received_at is kept; SQL dedups by event_id', async (t) => {
-  const retry = { ...purchase, received_at: '2026-03-04 05:06:09.000' };
-  await engine.insert('events', [retry], { dedupToken: 'retry' });
-  const [raw] = await engine.query<{ c: string }>('SELECT count() AS c FROM events FINAL WHERE event_id = {id:UUID}', { id: purchase.event_id });
-  t.equal(raw.c, '2', 'different sorting key: the engine does not collapse them');
+t.test('a retried beacon with a later received_at is kept, with its earlier copy\'s time; SQL dedups by event_id', async (t) => {
+  const original = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000dd', is_bot: false };
+  const retry = { ...original, received_at: '2026-03-04 05:06:09.000' };
+  await engine.insert('events_input', [original, retry], { dedupToken: 'retry' });
+  const copies = await engine.query<{ received_at: string; prev_copy_at: string }>(
+    'SELECT received_at, prev_copy_at FROM events FINAL WHERE event_id = {id:UUID} ORDER BY received_at', { id: original.event_id });
+  t.same(copies, [
+    { received_at: original.received_at, prev_copy_at: '1970-01-01 00:00:00.000' },
+    { received_at: retry.received_at, prev_copy_at: original.received_at },
+  ], 'different sorting key: the engine keeps both; the retry names its earlier copy');
   const dedup = await engine.query<{ received_at: string }>(
-    `SELECT received_at FROM events WHERE chatbot_id = {bot:String}
-     ORDER BY received_at LIMIT 1 BY event_id`, { bot: purchase.chatbot_id });
-  t.same(dedup.map((r) => r.received_at), ['2026-03-04 05:06:07.089', '2026-03-04 05:06:07.089'],
-    'README query keeps the earliest copy of each event');
+    `SELECT received_at FROM events WHERE event_id = {id:UUID}
+     ORDER BY received_at LIMIT 1 BY event_id`, { id: original.event_id });
+  t.same(dedup.map((r) => r.received_at), [original.received_at], 'README query keeps the earliest copy of each event');
 });
 
 t.test('events_rejected stores a reason code and the raw payload', async (t) => {

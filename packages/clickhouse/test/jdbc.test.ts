@@ -35,7 +35,7 @@ t.test('the ClickHouse JDBC driver against /clickhouse', { skip: tools.skip }, a
   t.teardown(() => engine.close());
   await runMigrations(engine);
   const events = generateEvents({ seed: 20, now: Date.UTC(2026, 5, 1), chatbotId: BOT, otherChatbotIds: ['bot-jdbc-b'], users: 30 });
-  await engine.insert('events', Buffer.from(events.map((e) => JSON.stringify(e)).join('\n')));
+  await engine.insert('events_input', Buffer.from(events.map((e) => JSON.stringify(e)).join('\n')));
   const expected = events.filter((e) => e.chatbot_id === BOT).length;
   t.ok(expected > 0 && expected < events.length, `${expected} of ${events.length} events are ${BOT}'s`);
 

@@ -33,7 +33,7 @@ export function createEventsInsert(deps: EventsInsertDeps) {
 
   async function insert(rows: number, token: string, data: Buffer): Promise<void> {
     const started = performance.now();
-    await retrying('insert into events', retry, () => clickhouse.insert('events', data, { dedupToken: token, settings: INSERT_SETTINGS, format: 'RowBinary', columns: EVENT_COLUMNS }));
+    await retrying('insert into events', retry, () => clickhouse.insert('events_input', data, { dedupToken: token, settings: INSERT_SETTINGS, format: 'RowBinary', columns: EVENT_COLUMNS }));
     metrics.insertSeconds.observe((performance.now() - started) / 1000);
     metrics.batchRows.observe(rows);
   }

@@ -153,7 +153,10 @@ export class FakeClickHouse implements ClickHouseEngine {
     throw new Error(`FakeClickHouse: unexpected query ${sql}`);
   }
 
-  async insert(table: string, input: readonly object[] | Buffer, opts?: InsertOptions): Promise<void> {
+  async insert(into: string, input: readonly object[] | Buffer, opts?: InsertOptions): Promise<void> {
+    // The consumer inserts into events_input, whose view stores the rows in events (migration
+    // 0040); this fake stores them there itself.
+    const table = into === 'events_input' ? 'events' : into;
     if (!this.up) throw new AppError('CH_DOWN', 'ClickHouse unavailable', { retriable: true, statusCode: 503 });
     const rows: Record<string, unknown>[] = Buffer.isBuffer(input)
       ? fromBody(input, opts)

@@ -54,7 +54,7 @@ export async function openClickHouse(): Promise<ClickHouseVariants> {
 }
 
 export async function insertEvents(engine: ClickHouseEngine, events: readonly StoredEvent[]): Promise<void> {
-  for (let i = 0; i < events.length; i += 5000) await engine.insert('events', events.slice(i, i + 5000));
+  for (let i = 0; i < events.length; i += 5000) await engine.insert('events_input', events.slice(i, i + 5000));
 }
 
 export interface SeedChatbot { id: string; accountId: string; abTestEnabled: boolean }

@@ -113,7 +113,7 @@ export async function backfillEvents(
     const chunk = fresh.slice(i, i + INSERT_ROWS);
     const body = Buffer.from(chunk.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const dedupToken = createHash('sha256').update('backfill/v1\n').update(chunk.map((r) => r.event_id).join('\n')).digest('hex');
-    await clickhouse.insert('events', body, { dedupToken });
+    await clickhouse.insert('events_input', body, { dedupToken });
     summary.inserted += chunk.length;
   }
   if (summary.rejected.length > 0) log.warn({ rejected: summary.rejected.length }, 'backfill: invalid events skipped');
