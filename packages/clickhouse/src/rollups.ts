@@ -11,39 +11,28 @@ export interface RollupRebuild {
  * starts and may become visible later; a minute covers any insert this project makes. */
 const CATCH_UP_MARGIN_MS = 60_000;
 
-/** Rebuilt by queries/rollups/<table>_rebuild.sql, caught up by <table>_catch_up.sql. */
-interface Rollup {
-  table: string;
-  /** What `rows` reports: a rollup whose parts are not merged yet may hold a key twice. */
-  countSql: string;
-}
-
-const ROLLUPS: readonly Rollup[] = [
-  { table: 'order_first_purchases', countSql: 'SELECT count() AS rows FROM (SELECT 1 FROM order_first_purchases GROUP BY chatbot_id, order_num)' },
-];
+const LIVE = 'order_first_purchases';
+const COPY = 'order_first_purchases_rebuild';
 const FILL = 'events_prev_copy_fill';
 
 /**
  * Rebuilds the rollup order_first_purchases (migration 0030) from `events`, then
  * events.prev_copy_at (migration 0040), for a repair, after deleting rows, or after a change
- * to their definition, while events keep arriving and statistics keep reading. Per rollup:
+ * to their definition, while events keep arriving and statistics keep reading. The rollup:
  *  1. the whole rollup is computed into an empty copy of the table;
  *  2. the copy's data replaces the live table's in one step (REPLACE PARTITION: the table and
  *     its materialized view stay as they are, so inserts never see a missing table);
  *  3. the rows stored since the rebuild began (their view output went to the live table and was
  *     just replaced) are read again into it.
- * Between 2 and 3 what a row stored during the rebuild adds may be missing for as long as step 3
- * takes; everything else reads the same before, during and after. Every rollup is idempotent
- * (a minimum, a set of rows), so rows read twice change nothing.
+ * Between 2 and 3 an order first seen during the rebuild may be missing for as long as step 3
+ * takes; every other order reads the same before, during and after. The rollup's min is
+ * idempotent, so rows read twice change nothing.
  */
 export async function rebuildRollups(engine: ClickHouseEngine): Promise<RollupRebuild[]> {
   // ClickHouse's clock, as inserted_at's DEFAULT uses it.
   const [{ since }] = await engine.query<{ since: string }>(
     "SELECT toString(now64(3, 'UTC') - toIntervalMillisecond({margin:UInt32})) AS since", { margin: CATCH_UP_MARGIN_MS });
-  const done: RollupRebuild[] = [];
-  for (const rollup of ROLLUPS) done.push(await rebuildOne(engine, rollup, since));
-  done.push(await rebuildPrevCopyAt(engine, since));
-  return done;
+  return [await rebuildOrderFirstPurchases(engine, since), await rebuildPrevCopyAt(engine, since)];
 }
 
 /**
@@ -65,21 +54,20 @@ async function rebuildPrevCopyAt(engine: ClickHouseEngine, before: string): Prom
   return { table: 'events.prev_copy_at', rows: Number(rows), ms: Math.round(performance.now() - started) };
 }
 
-async function rebuildOne(engine: ClickHouseEngine, { table, countSql }: Rollup, since: string): Promise<RollupRebuild> {
+async function rebuildOrderFirstPurchases(engine: ClickHouseEngine, since: string): Promise<RollupRebuild> {
   const started = performance.now();
-  const copy = `${table}_rebuild`;
-  await engine.command(`DROP TABLE IF EXISTS ${copy}`);
-  await engine.command(`CREATE TABLE ${copy} AS ${table}`);
+  await engine.command(`DROP TABLE IF EXISTS ${COPY}`);
+  await engine.command(`CREATE TABLE ${COPY} AS ${LIVE}`);
   try {
-    await engine.command(sqlFile(`rollups/${table}_rebuild`), { table: copy });
-    const [{ filled }] = await engine.query<{ filled: string }>(`SELECT count() AS filled FROM (SELECT 1 FROM ${copy} LIMIT 1)`);
+    await engine.command(sqlFile('rollups/order_first_purchases_rebuild'), { table: COPY });
+    const [{ filled }] = await engine.query<{ filled: string }>(`SELECT count() AS filled FROM (SELECT 1 FROM ${COPY} LIMIT 1)`);
     // ClickHouse refuses to replace a partition by an empty one (recent versions) rather than
-    // drop the destination's data; an empty rollup is a truncate.
-    await engine.command(Number(filled) ? `ALTER TABLE ${table} REPLACE PARTITION tuple() FROM ${copy}` : `TRUNCATE TABLE ${table}`);
-    await engine.command(sqlFile(`rollups/${table}_catch_up`), { since });
+    // drop the destination's data; no orders at all is a truncate.
+    await engine.command(Number(filled) ? `ALTER TABLE ${LIVE} REPLACE PARTITION tuple() FROM ${COPY}` : `TRUNCATE TABLE ${LIVE}`);
+    await engine.command(sqlFile('rollups/order_first_purchases_catch_up'), { since });
   } finally {
-    await engine.command(`DROP TABLE IF EXISTS ${copy}`);
+    await engine.command(`DROP TABLE IF EXISTS ${COPY}`);
   }
-  const [{ rows }] = await engine.query<{ rows: string }>(countSql);
-  return { table, rows: Number(rows), ms: Math.round(performance.now() - started) };
+  const [{ rows }] = await engine.query<{ rows: string }>(`SELECT count() AS rows FROM (SELECT 1 FROM ${LIVE} GROUP BY chatbot_id, order_num)`);
+  return { table: LIVE, rows: Number(rows), ms: Math.round(performance.now() - started) };
 }

@@ -129,8 +129,7 @@ t.test('prev_copy_at on the embedded engine', async (t) => {
   t.ok(batches.flatMap(([b]) => b).some((r) => !r.is_bot && old.some((o) => !o.is_bot && key(o) === key(r) && o.received_at > r.received_at)),
     'some rows arrive after a later copy of theirs');
   const fresh = batches.at(-1)![0].filter((r) => !r.is_bot && !old.some((o) => key(o) === key(r)));
-  t.ok(fresh.length > new Set(fresh.map((r) => `${key(r)} ${r.received_at}`)).size || new Set(fresh.map(key)).size < fresh.length,
-    'copies of ids never stored before, in one insert');
+  t.ok(new Set(fresh.map(key)).size < fresh.length, 'copies of ids never stored before, in one insert');
   t.same(await stored(engine), expected, 'stored rows and their prev_copy_at, whatever order the copies arrived in');
   const [dups] = await engine.query<{ n: string }>('SELECT count() - uniqExact(chatbot_id, received_at, event_id) AS n FROM events WHERE NOT is_bot');
   t.equal(Number(dups.n), 0, 'no visitor row stored twice (no merge needed for count() to be right; a bot row may be, until parts merge)');
