@@ -1,5 +1,6 @@
 import { sqlFile } from './sql-files.js';
 import type { ClickHouseEngine } from './types.js';
+import { unsealAll } from './token-sets.js';
 
 export interface RollupRebuild {
   table: string;
@@ -32,7 +33,18 @@ export async function rebuildRollups(engine: ClickHouseEngine): Promise<RollupRe
   // ClickHouse's clock, as inserted_at's DEFAULT uses it.
   const [{ since }] = await engine.query<{ since: string }>(
     "SELECT toString(now64(3, 'UTC') - toIntervalMillisecond({margin:UInt32})) AS since", { margin: CATCH_UP_MARGIN_MS });
-  return [await rebuildOrderFirstPurchases(engine, since), await rebuildPrevCopyAt(engine, since)];
+  return [await rebuildOrderFirstPurchases(engine, since), await rebuildPrevCopyAt(engine, since), await unsealHours(engine)];
+}
+
+/**
+ * The sealed hours (migration 0050) were computed from prev_copy_at, which the rebuild may have
+ * changed without changing any hour's rows or checksum: they are forgotten, and the dashboard's
+ * sealer seals every hour again on its next runs (the statistics read the rows meanwhile).
+ */
+async function unsealHours(engine: ClickHouseEngine): Promise<RollupRebuild> {
+  const started = performance.now();
+  await unsealAll(engine);
+  return { table: 'token_hour_sets', rows: 0, ms: Math.round(performance.now() - started) };
 }
 
 /**

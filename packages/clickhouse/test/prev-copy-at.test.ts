@@ -107,7 +107,7 @@ t.test('prev_copy_at on the embedded engine', async (t) => {
   await runMigrations(engine, before);
   const old = [...new Map(rows(300, 1).map((r) => [rowKey(r), r])).values()];
   await engine.insert('events', old);
-  t.same((await runMigrations(engine)).applied, ['0040_events_prev_copy_at'], 'the migration applied on top');
+  t.same((await runMigrations(engine)).applied, ['0040_events_prev_copy_at', '0050_token_hour_sets'], 'the migration applied on top (and the later ones)');
   const filled = Model.recomputed(old);
   t.ok(filled.filter((l) => !l.endsWith(ZERO)).length > 50, 'copies among the rows stored before it');
   t.same(await stored(engine), filled, 'rows stored before the migration: each copy has its latest earlier copy');
@@ -138,7 +138,7 @@ t.test('prev_copy_at on the embedded engine', async (t) => {
   await engine.command("ALTER TABLE events UPDATE prev_copy_at = received_at WHERE chatbot_id = 'bot-a' SETTINGS mutations_sync = 2");
   t.not((await stored(engine)).join('\n'), expected.join('\n'), 'the damage shows');
   const rebuilt = await rebuildRollups(engine);
-  t.same(rebuilt.map((r) => r.table), ['order_first_purchases', 'events.prev_copy_at'], 'the rollup, then prev_copy_at');
+  t.same(rebuilt.map((r) => r.table), ['order_first_purchases', 'events.prev_copy_at', 'token_hour_sets'], 'the rollup, then prev_copy_at, then the sealed hours emptied');
   t.equal(rebuilt[1].rows, expected.filter((l) => !l.endsWith(ZERO)).length, 'the rebuild reports the rows that have an earlier copy');
   t.same(await stored(engine), expected, 'rebuilt: the damage is gone');
 

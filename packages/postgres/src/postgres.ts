@@ -58,6 +58,20 @@ async function createServerPostgres(databaseUrl: string, opts: PostgresOptions):
       }
       log.info('PostgreSQL migrations applied');
     },
+    async exclusive(key, job) {
+      const client = await pool.connect();
+      try {
+        const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [key]);
+        if (!rows[0].locked) return undefined;
+        try {
+          return await job();
+        } finally {
+          await client.query('select pg_advisory_unlock($1)', [key]);
+        }
+      } finally {
+        client.release();
+      }
+    },
     ...pingAndClose(db, () => pool.end()),
   };
 }
@@ -68,6 +82,7 @@ async function createEmbeddedPostgres(opts: PostgresOptions): Promise<Postgres> 
   fs.mkdirSync(dir, { recursive: true });
   const client = await PGlite.create(dir);
   const db = drizzlePglite(client, { schema });
+  const held = new Set<number>();
   return {
     kind: 'embedded',
     db: db as Database,
@@ -75,6 +90,16 @@ async function createEmbeddedPostgres(opts: PostgresOptions): Promise<Postgres> 
       // PGlite is single-connection and this process holds DATA_DIR's lock: no concurrent migrator.
       await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
       log.info('PGlite migrations applied');
+    },
+    async exclusive(key, job) {
+      // PGlite is one process's (DATA_DIR's lock): holders can only be in this one.
+      if (held.has(key)) return undefined;
+      held.add(key);
+      try {
+        return await job();
+      } finally {
+        held.delete(key);
+      }
     },
     ...pingAndClose(db, () => client.close()),
   };

@@ -12,6 +12,12 @@ export interface Postgres {
   readonly db: Database;
   /** Apply the checked-in drizzle-kit migrations (idempotent). */
   migrate(): Promise<void>;
+  /**
+   * Runs `job` only if no other holder of `key` (any process on this database) is running one:
+   * a session-level advisory lock on the server, a flag in this process embedded (PGlite has
+   * one process). Resolves to undefined when someone else holds it.
+   */
+  exclusive<T>(key: number, job: () => Promise<T>): Promise<T | undefined>;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -25,6 +25,7 @@ import { createLocalRawContentStorage, type RawContentStorage } from './storage/
 import { dashboardValidatorCompiler } from './validation.js';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createStatsService, statsRoutes } from './stats/index.js';
+import { DEFAULT_SEAL_INTERVAL_MS, sealerPlugin } from './stats/sealer.js';
 import { passwordResetApp, type PasswordResetTuning } from './password-reset/index.js';
 import { pageRoutes } from './pages/routes.js';
 import { pagesNotFound } from './pages/not-found.js';
@@ -52,6 +53,8 @@ export interface DashboardOptions {
   passwordReset?: PasswordResetTuning;
   /** Lifetime of a cached statistic (ms, default DEFAULT_STATS_CACHE_TTL_MS: 0.5 s); 0 disables the cache, so a benchmark measures the queries. */
   statsCacheTtlMs?: number;
+  /** Between runs of the hour sealer (src/stats/sealer.ts; default 60 s); 0 never runs it (tests that seal call it themselves). */
+  sealIntervalMs?: number;
 }
 
 /** Paths whose unknown sub-paths answer the dashboard's JSON 404 (see the response and error rules in services/dashboard/README.md). */
@@ -108,6 +111,11 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   const stats = opts.clickhouse
     ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock, cacheTtlMs: opts.statsCacheTtlMs })
     : undefined;
+  if (opts.clickhouse) {
+    await app.register(sealerPlugin, {
+      clickhouse: opts.clickhouse, postgres: opts.postgres, log: deps.log, clock: deps.clock, intervalMs: opts.sealIntervalMs ?? DEFAULT_SEAL_INTERVAL_MS,
+    });
+  }
   await app.register(pageRoutes, { deps });
   await app.register(appAssets);
   if (stats && opts.clickhouse) {

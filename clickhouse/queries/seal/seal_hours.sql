@@ -1,0 +1,31 @@
+-- Seals one chatbot's hours {hours} (Unix seconds, within [{lo}, {hi})): per hour, its rows and
+-- checksum as the projection hour_rows computes them, and the token sets of the rows that count
+-- in every window containing the whole hour (migration 0050). One SELECT, so the counts and the
+-- sets come from the same parts. An hour with a row that has an older earlier copy (counted or
+-- not depending on the window) or a token without an id (it arrived after assign_token_ids
+-- ran) is marked unsealable.
+INSERT INTO token_hour_sets (chatbot_id, hour, lookback_s, rows, checksum, unsealable, visitors, approached, opened, chatted)
+WITH NOT e.is_bot AND e.prev_copy_at = 0 AS counted
+SELECT
+    {chatbot_id:String},
+    toStartOfHour(e.received_at) AS hour,
+    {lookback_s:UInt32},
+    count(),
+    sum(cityHash64(e.event_id, e.received_at)),
+    countIf(NOT e.is_bot AND ((e.prev_copy_at > 0 AND e.prev_copy_at < hour - toIntervalSecond({lookback_s:UInt32})) OR t.id = 0)),
+    groupBitmapStateIf(t.id, counted AND e.event = 'visitor'),
+    groupBitmapStateIf(t.id, counted AND e.event = 'popup_displayed'),
+    groupBitmapStateIf(t.id, counted AND e.event = 'bot_open'),
+    groupBitmapStateIf(t.id, counted AND e.event = 'convo_started')
+FROM events AS e
+LEFT JOIN
+(
+    SELECT token, id
+    FROM token_ids
+    WHERE chatbot_id = {chatbot_id:String}
+) AS t ON t.token = e.token
+WHERE e.chatbot_id = {chatbot_id:String}
+  AND e.received_at >= {lo:DateTime('UTC')} AND e.received_at < {hi:DateTime('UTC')}
+  AND has({hours:Array(UInt32)}, toUInt32(toStartOfHour(e.received_at)))
+GROUP BY hour
+SETTINGS join_use_nulls = 0

@@ -1,0 +1,64 @@
+import { sqlFile } from './sql-files.js';
+import type { ClickHouseEngine } from './types.js';
+
+export interface SealOptions {
+  /** Hours that start before this are complete enough to seal; later rows only make a reseal. */
+  before: Date;
+  /** The statistics' retry look-back (services/dashboard/src/stats/retry-lookback.ts), in seconds. */
+  lookbackSeconds: number;
+  /** At most this many (chatbot, hour) pairs per run, most recent first: bounds one run's work. */
+  maxHours?: number;
+}
+
+export interface SealRun {
+  /** (chatbot, hour) pairs sealed or resealed by this run. */
+  hours: number;
+  chatbots: number;
+  ms: number;
+}
+
+const HOUR_S = 3600;
+const DEFAULT_MAX_HOURS = 5000;
+
+const toClickHouseSeconds = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
+
+/**
+ * One run of the sealer (migration 0050, clickhouse/README.md "Sealed hours"): finds the
+ * complete hours whose sealed row is missing or stale, gives their tokens ids, and seals them,
+ * one chatbot at a time. Must not run twice at once against one ClickHouse database (token ids
+ * are allocated as max + 1): the dashboard runs it under a PostgreSQL advisory lock. A run that
+ * stops half-way leaves nothing wrong: ids without sealed hours are harmless, and a hour is
+ * used only once its sealed row matches its rows.
+ */
+export async function sealHours(engine: ClickHouseEngine, opts: SealOptions): Promise<SealRun> {
+  const started = performance.now();
+  const due = await engine.query<{ chatbot_id: string; hour: number | string }>(sqlFile('seal/hours_to_seal'), {
+    before: toClickHouseSeconds(Math.floor(opts.before.getTime() / 1000 / HOUR_S) * HOUR_S),
+    lookback_s: opts.lookbackSeconds,
+    max_hours: opts.maxHours ?? DEFAULT_MAX_HOURS,
+  });
+  const byChatbot = new Map<string, number[]>();
+  for (const r of due) {
+    const hours = byChatbot.get(r.chatbot_id) ?? [];
+    hours.push(Number(r.hour));
+    byChatbot.set(r.chatbot_id, hours);
+  }
+  for (const [chatbotId, hours] of byChatbot) {
+    const params = {
+      chatbot_id: chatbotId,
+      hours,
+      lo: toClickHouseSeconds(Math.min(...hours)),
+      hi: toClickHouseSeconds(Math.max(...hours) + HOUR_S),
+      lookback_s: opts.lookbackSeconds,
+    };
+    // Ids first: the seal joins them, and marks an hour unsealable if a row's token has none.
+    await engine.command(sqlFile('seal/assign_token_ids'), params);
+    await engine.command(sqlFile('seal/seal_hours'), params);
+  }
+  return { hours: due.length, chatbots: byChatbot.size, ms: Math.round(performance.now() - started) };
+}
+
+/** Forgets every sealed hour (rollups:rebuild, after prev_copy_at changed): the sealer seals them again. */
+export async function unsealAll(engine: ClickHouseEngine): Promise<void> {
+  await engine.command('TRUNCATE TABLE token_hour_sets');
+}

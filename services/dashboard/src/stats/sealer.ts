@@ -1,0 +1,68 @@
+import fp from 'fastify-plugin';
+import { sealHours, type ClickHouseEngine, type SealRun } from '@chatlytics/clickhouse';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Postgres } from '@chatlytics/postgres';
+import { RETRY_LOOKBACK_MS } from './retry-lookback.js';
+
+/** The advisory lock of the sealer: one run at a time across every dashboard on the database. */
+export const SEALER_LOCK_KEY = 4_242_017_002;
+/** A new hour becomes sealable once it ends; a minute's delay is what a statistic pays meanwhile (its edge hour read raw). */
+export const DEFAULT_SEAL_INTERVAL_MS = 60_000;
+
+export interface SealerOptions {
+  clickhouse: ClickHouseEngine;
+  postgres: Pick<Postgres, 'exclusive'>;
+  log: FastifyBaseLogger;
+  clock: () => Date;
+  /** Between the end of one run and the start of the next; 0: never runs on its own (tests call runOnce). */
+  intervalMs: number;
+}
+
+/**
+ * Keeps the statistics' sealed hours (migration 0050, clickhouse/README.md "Sealed hours")
+ * up to date: a run right after start-up, then one every `intervalMs`. Runs never overlap,
+ * here or in another dashboard process (the advisory lock); a failed run is logged and the
+ * next one tries again. Until an hour is sealed the statistics read its rows: nothing waits
+ * on the sealer but their speed.
+ */
+export function createSealer(opts: SealerOptions) {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+
+  const runOnce = (): Promise<SealRun | undefined> => {
+    const run = opts.postgres.exclusive(SEALER_LOCK_KEY, () =>
+      sealHours(opts.clickhouse, { before: opts.clock(), lookbackSeconds: RETRY_LOOKBACK_MS / 1000 }));
+    running = run.catch(() => undefined);
+    return run;
+  };
+
+  const tick = async () => {
+    try {
+      const run = await runOnce();
+      if (run && run.hours > 0) opts.log.info({ sealer: run }, 'sealed hours');
+    } catch (err) {
+      opts.log.warn({ err }, 'sealing hours failed; the statistics read those hours from events meanwhile');
+    }
+    if (!stopped) timer = setTimeout(tick, opts.intervalMs).unref();
+  };
+
+  return {
+    runOnce,
+    start() {
+      if (opts.intervalMs > 0) timer = setTimeout(tick, 0).unref();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+/** The sealer as part of the dashboard app: started when the server is ready, stopped (after its run) on close. */
+export const sealerPlugin = fp<SealerOptions>(async (app, opts) => {
+  const sealer = createSealer(opts);
+  app.addHook('onReady', async () => sealer.start());
+  app.addHook('onClose', async () => sealer.stop());
+});

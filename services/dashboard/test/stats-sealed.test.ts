@@ -1,0 +1,102 @@
+/**
+ * The sealed hours (migration 0050) change how engagement is read, never what it says: for
+ * generated scenarios, engagement equals the oracle (the statistics definitions in
+ * services/dashboard/README.md read in TypeScript) with nothing sealed, with every complete
+ * hour sealed, after rows arrive in sealed hours (the seal no longer matches: read from
+ * events), and after sealing again, on both ClickHouse engines.
+ */
+import t, { type Test } from 'tap';
+import { sealHours } from '@chatlytics/clickhouse';
+import { formatReceivedAt, type StoredEvent } from '@chatlytics/events';
+import { createRng, generateEvents, parseChTime } from '@chatlytics/testkit';
+import { createEventStatsRepository } from '../src/stats/event-stats-repository.js';
+import { RETRY_LOOKBACK_MS } from '../src/stats/retry-lookback.js';
+import { daysWindow } from '../src/stats/timeframe.js';
+import { insertEvents, openClickHouse } from './stats-fixtures.js';
+import { oracleEngagement } from './stats-oracle.js';
+
+const SEEDS = Number(process.env.STATS_SEEDS ?? 6);
+const NOW = Date.parse('2026-05-20T12:34:56.789Z');
+const TIMEFRAMES = [1, 7, 30];
+const HOUR = 3_600_000;
+
+const scenarios = Array.from({ length: SEEDS }, (_, i) => {
+  const seed = 101 + i;
+  const rng = createRng(seed * 104_729);
+  const chatbotId = rng.uuid();
+  return { seed, chatbotId, events: generateEvents({ seed, now: NOW, chatbotId, otherChatbotIds: [rng.uuid()], boundaryDays: TIMEFRAMES }) };
+});
+
+const ch = await openClickHouse();
+t.teardown(() => ch.close());
+await insertEvents(ch.embedded, scenarios.flatMap((s) => s.events));
+
+/** Engagement of every scenario and timeframe on both engines, against the oracle over `events`. */
+async function matchesOracle(t: Test, label: string, events: (s: (typeof scenarios)[number]) => StoredEvent[]) {
+  for (const [name, engine] of [['embedded', ch.embedded], ['server', ch.server]] as const) {
+    const repo = createEventStatsRepository(engine);
+    for (const s of scenarios) {
+      for (const days of TIMEFRAMES) {
+        const w = daysWindow(days, new Date(NOW));
+        const expected = oracleEngagement(events(s), s.chatbotId, w.from.getTime(), w.to.getTime());
+        const { total_users, total_users_approached, total_users_opened, total_users_chatted } = expected;
+        t.same(await repo.engagement(s.chatbotId, w), { total_users, total_users_approached, total_users_opened, total_users_chatted },
+          `${label}: ${name}, seed ${s.seed}, ${days} day(s)`);
+      }
+    }
+  }
+}
+
+const sealedCount = async () => Number((await ch.embedded.query<{ n: string }>(
+  'SELECT count() AS n FROM token_hour_sets FINAL WHERE unsealable = 0'))[0].n);
+const seal = () => sealHours(ch.embedded, { before: new Date(NOW), lookbackSeconds: RETRY_LOOKBACK_MS / 1000 });
+
+t.test('nothing sealed: every row read from events', async (t) => {
+  t.equal(await sealedCount(), 0);
+  await matchesOracle(t, 'unsealed', (s) => s.events);
+});
+
+t.test('every complete hour sealed', async (t) => {
+  const run = await seal();
+  t.ok(run.hours > 0 && run.chatbots >= SEEDS, `${run.hours} hours of ${run.chatbots} chatbots sealed`);
+  t.ok(await sealedCount() > 0.9 * run.hours, 'almost every sealed hour usable (the rest hold old copies)');
+  t.equal((await seal()).hours, 0, 'a second run finds nothing to do');
+  await matchesOracle(t, 'sealed', (s) => s.events);
+});
+
+// New visitors and kinds of events in hours that were sealed, copies, and a bot: each changes
+// an hour's rows, so its seal no longer matches and the hour is read raw until sealed again.
+const late = new Map(scenarios.map((s) => {
+  const rng = createRng(s.seed);
+  const at = (hoursAgo: number) => NOW - hoursAgo * HOUR - 1_000;
+  const base = s.events.find((e) => e.chatbot_id === s.chatbotId && !e.is_bot)!;
+  const row = (event: string, token: string, t: number, extra: Partial<StoredEvent> = {}): StoredEvent =>
+    ({ ...base, event_id: rng.uuid(), event, token, received_at: formatReceivedAt(new Date(t)), ...extra });
+  const newcomer = `late-${s.seed}-visitor`;
+  const copied = s.events.find((e) => e.chatbot_id === s.chatbotId && !e.is_bot && e.event === 'visitor' && parseChTime(e.received_at) < NOW - 3 * HOUR)!;
+  // Retried beacons on tokens of their own. A copy inside the 7-day window of a visit in its
+  // look-back day: not counted there, and never in a window holding its whole hour (left out
+  // of the seal). A copy three days after its original: counted in the 1-day window only, a
+  // verdict that depends on the window (its hour is unsealable).
+  const retried = row('visitor', `retry-${s.seed}`, at(7 * 24 + 2));
+  const old = row('visitor', `old-copy-${s.seed}`, at(3 * 24));
+  return [s.seed, [
+    retried, { ...retried, received_at: formatReceivedAt(new Date(at(7 * 24 - 3))) },
+    old, { ...old, received_at: formatReceivedAt(new Date(at(24 - 2))) },
+    row('visitor', newcomer, at(5)), row('convo_started', newcomer, at(30)),
+    row('popup_displayed', base.token, at(2)),
+    { ...copied, received_at: formatReceivedAt(new Date(parseChTime(copied.received_at) + 60_000)) },
+    row('visitor', 'late-crawler', at(3), { is_bot: true }),
+  ]];
+}));
+
+t.test('rows arriving in sealed hours: those hours read raw', async (t) => {
+  await insertEvents(ch.embedded, [...late.values()].flat());
+  await matchesOracle(t, 'stale', (s) => [...s.events, ...late.get(s.seed)!]);
+});
+
+t.test('sealed again', async (t) => {
+  const run = await seal();
+  t.ok(run.hours >= SEEDS, `${run.hours} hours resealed`);
+  await matchesOracle(t, 'resealed', (s) => [...s.events, ...late.get(s.seed)!]);
+});
