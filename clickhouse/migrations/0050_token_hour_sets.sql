@@ -12,8 +12,9 @@
 -- it always describes exactly the rows a query sees: a sealed hour whose rows or checksum
 -- differ from it (rows added to the hour after it was sealed, an ALTER, a merge that dropped
 -- an equal row) is not used. 'rebuild': `events` is a ReplacingMergeTree, whose merges may
--- drop rows; the projection is recomputed from the merged part.
-ALTER TABLE events MODIFY SETTING deduplicate_merge_projection_mode = 'rebuild';
+-- drop rows, and rows may be deleted (DELETE FROM, a repair): the projection is recomputed
+-- from the part that results (ClickHouse refuses both by default on a table with projections).
+ALTER TABLE events MODIFY SETTING deduplicate_merge_projection_mode = 'rebuild', lightweight_mutation_projection_mode = 'rebuild';
 ALTER TABLE events ADD PROJECTION IF NOT EXISTS hour_rows
 (
     SELECT chatbot_id, toStartOfHour(received_at), count(), sum(cityHash64(event_id, received_at))
