@@ -26,7 +26,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
 import { createChdbEngine, runMigrations, sealHours, type ClickHouseEngine } from '@chatlytics/clickhouse';
-import { createEventStatsRepository, daysWindow, RETRY_LOOKBACK_MS, type StatsWindow } from '@chatlytics/dashboard/stats';
+import { createEventStatsRepository, daysWindow, RETRY_LOOKBACK_SECONDS, type StatsWindow } from '@chatlytics/dashboard/stats';
 import { botId, generateSql, retriesSql, statsProfile } from './bench-stats-data.js';
 import { PG_AB_TEST, PG_INDEX_DDL, PG_QUERIES, PG_TABLE_DDL, embeddedPostgres, serverPostgres, type BenchPostgres } from './bench-stats-postgres.js';
 
@@ -116,7 +116,7 @@ async function main() {
   // As the dashboard's sealer keeps them (services/dashboard/src/stats/sealer.ts): every hour
   // that ended before the data's clock sealed; the window's edges are read from events.
   if (process.env.BENCH_UNSEALED !== '1') {
-    const sealed = await sealHours(engine, { before: now, lookbackSeconds: RETRY_LOOKBACK_MS / 1000 });
+    const sealed = await sealHours(engine, { before: now, lookbackSeconds: RETRY_LOOKBACK_SECONDS });
     console.log(`sealed hours: ${sealed.hours} new (${sealed.chatbots} chatbots) in ${sealed.ms} ms`);
   }
   // Rotate over chatbots so that no call is answered from the previous call's warm cache lines.

@@ -9,7 +9,7 @@ FROM
     SELECT token, min(received_at) AS first
     FROM events
     WHERE chatbot_id = {chatbot_id:String}
-      AND received_at >= {lo:DateTime('UTC')} AND received_at < {hi:DateTime('UTC')}
+      AND received_at >= {lo:DateTime64(3, 'UTC')} AND received_at < {hi:DateTime64(3, 'UTC')}
       AND has({hours:Array(UInt32)}, toUInt32(toStartOfHour(received_at)))
       AND NOT is_bot
     GROUP BY token

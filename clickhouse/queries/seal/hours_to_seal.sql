@@ -7,7 +7,7 @@ FROM
 (
     SELECT chatbot_id, toStartOfHour(received_at) AS hour, count() AS rows, sum(cityHash64(event_id, received_at)) AS checksum
     FROM events
-    WHERE toStartOfHour(received_at) < {before:DateTime('UTC')}
+    WHERE toStartOfHour(received_at) < {before:DateTime64(3, 'UTC')}
     GROUP BY chatbot_id, hour
 ) AS l
 LEFT JOIN

@@ -25,7 +25,7 @@ LEFT JOIN
     WHERE chatbot_id = {chatbot_id:String}
 ) AS t ON t.token = e.token
 WHERE e.chatbot_id = {chatbot_id:String}
-  AND e.received_at >= {lo:DateTime('UTC')} AND e.received_at < {hi:DateTime('UTC')}
+  AND e.received_at >= {lo:DateTime64(3, 'UTC')} AND e.received_at < {hi:DateTime64(3, 'UTC')}
   AND has({hours:Array(UInt32)}, toUInt32(toStartOfHour(e.received_at)))
 GROUP BY hour
 SETTINGS join_use_nulls = 0

@@ -1,5 +1,6 @@
 import { sqlFile } from './sql-files.js';
 import type { ClickHouseEngine } from './types.js';
+import { clickhouseTime } from './time.js';
 
 export interface SealOptions {
   /** Hours that start before this are complete enough to seal; later rows only make a reseal. */
@@ -20,8 +21,6 @@ export interface SealRun {
 const HOUR_S = 3600;
 const DEFAULT_MAX_HOURS = 5000;
 
-const toClickHouseSeconds = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
-
 /**
  * One run of the sealer (migration 0050, clickhouse/README.md "Sealed hours"): finds the
  * complete hours whose sealed row is missing or stale, gives their tokens ids, and seals them,
@@ -33,7 +32,7 @@ const toClickHouseSeconds = (unixSeconds: number) => new Date(unixSeconds * 1000
 export async function sealHours(engine: ClickHouseEngine, opts: SealOptions): Promise<SealRun> {
   const started = performance.now();
   const due = await engine.query<{ chatbot_id: string; hour: number | string }>(sqlFile('seal/hours_to_seal'), {
-    before: toClickHouseSeconds(Math.floor(opts.before.getTime() / 1000 / HOUR_S) * HOUR_S),
+    before: clickhouseTime(Math.floor(opts.before.getTime() / 1000 / HOUR_S) * HOUR_S * 1000),
     lookback_s: opts.lookbackSeconds,
     max_hours: opts.maxHours ?? DEFAULT_MAX_HOURS,
   });
@@ -47,8 +46,8 @@ export async function sealHours(engine: ClickHouseEngine, opts: SealOptions): Pr
     const params = {
       chatbot_id: chatbotId,
       hours,
-      lo: toClickHouseSeconds(Math.min(...hours)),
-      hi: toClickHouseSeconds(Math.max(...hours) + HOUR_S),
+      lo: clickhouseTime(Math.min(...hours) * 1000),
+      hi: clickhouseTime((Math.max(...hours) + HOUR_S) * 1000),
       lookback_s: opts.lookbackSeconds,
     };
     // Ids first: the seal joins them, and marks an hour unsealable if a row's token has none.

@@ -1,13 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, type ClickHouseHttpOptions } from '../src/http-bridge/index.js';
+import { MIGRATIONS_DIR } from '../src/paths.js';
 
 /** A temp data directory removed at the end of the test file (one per process: a chdb limit). */
 export function tempDataDir(t: { teardown(fn: () => void): void }): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'chatlytics-chdb-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A temp copy of the migrations that come before `version` ('0040'): the schema as it was, for a migration test. */
+export function migrationsBefore(t: { teardown(fn: () => void): void }, version: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'chatlytics-migrations-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  for (const f of readdirSync(MIGRATIONS_DIR).filter((f) => f < version)) cpSync(path.join(MIGRATIONS_DIR, f), path.join(dir, f));
   return dir;
 }
 

@@ -1,14 +1,10 @@
 import t from 'tap';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createLogger } from '@chatlytics/core';
 import { createChdbEngine } from '../src/chdb-engine.js';
-import { MIGRATIONS_DIR } from '../src/paths.js';
 import { runMigrations } from '../src/migrations.js';
 import { rebuildRollups } from '../src/rollups.js';
 import type { ClickHouseEngine } from '../src/types.js';
-import { tempDataDir } from './helpers.js';
+import { migrationsBefore, tempDataDir } from './helpers.js';
 
 /**
  * events.prev_copy_at and the events_input view (migration 0040) against a model of them written
@@ -101,10 +97,7 @@ t.test('prev_copy_at on the embedded engine', async (t) => {
   t.teardown(() => engine.close());
 
   // The schema before 0040, rows stored straight into events, then 0040 fills prev_copy_at.
-  const before = mkdtempSync(path.join(tmpdir(), 'chatlytics-migrations-'));
-  t.teardown(() => rmSync(before, { recursive: true, force: true }));
-  for (const f of readdirSync(MIGRATIONS_DIR).filter((f) => f < '0040')) cpSync(path.join(MIGRATIONS_DIR, f), path.join(before, f));
-  await runMigrations(engine, before);
+  await runMigrations(engine, migrationsBefore(t, '0040'));
   const old = [...new Map(rows(300, 1).map((r) => [rowKey(r), r])).values()];
   await engine.insert('events', old);
   t.same((await runMigrations(engine)).applied, ['0040_events_prev_copy_at', '0050_token_hour_sets'], 'the migration applied on top (and the later ones)');

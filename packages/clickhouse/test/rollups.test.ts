@@ -1,14 +1,10 @@
 import t from 'tap';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createLogger } from '@chatlytics/core';
 import { createChdbEngine } from '../src/chdb-engine.js';
-import { MIGRATIONS_DIR } from '../src/paths.js';
 import { runMigrations } from '../src/migrations.js';
 import { rebuildRollups } from '../src/rollups.js';
 import type { ClickHouseEngine } from '../src/types.js';
-import { tempDataDir } from './helpers.js';
+import { migrationsBefore, tempDataDir } from './helpers.js';
 
 /**
  * The order_first_purchases rollup (migration 0030) against the truth computed here from the
@@ -63,10 +59,7 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   t.teardown(() => engine.close());
 
   // The schema before 0030, rows stored, then 0030: its INSERT fills the rollup for them.
-  const before = mkdtempSync(path.join(tmpdir(), 'chatlytics-migrations-'));
-  t.teardown(() => rmSync(before, { recursive: true, force: true }));
-  for (const f of readdirSync(MIGRATIONS_DIR).filter((f) => f < '0030')) cpSync(path.join(MIGRATIONS_DIR, f), path.join(before, f));
-  await runMigrations(engine, before);
+  await runMigrations(engine, migrationsBefore(t, '0030'));
   const stored: Row[] = rows(400, 1);
   await engine.insert('events', stored);
   const applied = await runMigrations(engine);

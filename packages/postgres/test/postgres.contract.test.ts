@@ -71,6 +71,19 @@ for (const variant of databaseVariants()) {
       await t.resolves(postgres.ping());
     });
 
+    await t.test('exclusive: one holder of a key at a time, released after the job, also when it throws', async (t) => {
+      let release!: () => void;
+      const first = postgres.exclusive(7_001, () => new Promise<string>((resolve) => { release = () => resolve('first'); }));
+      // Let the first call take the lock before the others ask for it.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      t.equal(await postgres.exclusive(7_001, async () => 'second'), undefined, 'held: the second job does not run');
+      t.equal(await postgres.exclusive(7_002, async () => 'other key'), 'other key', 'another key is free');
+      release();
+      t.equal(await first, 'first');
+      await t.rejects(postgres.exclusive(7_001, async () => { throw new Error('job failed'); }), /job failed/);
+      t.equal(await postgres.exclusive(7_001, async () => 'again'), 'again', 'released after a result and after a throw');
+    });
+
     const user = await seed(db);
 
     await t.test('insert and select through drizzle, jsonb and arrays round-trip', async (t) => {

@@ -10,7 +10,7 @@ import { sealHours } from '@chatlytics/clickhouse';
 import { formatReceivedAt, type StoredEvent } from '@chatlytics/events';
 import { createRng, generateEvents, parseChTime } from '@chatlytics/testkit';
 import { createEventStatsRepository } from '../src/stats/event-stats-repository.js';
-import { RETRY_LOOKBACK_MS } from '../src/stats/retry-lookback.js';
+import { RETRY_LOOKBACK_SECONDS } from '../src/stats/retry-lookback.js';
 import { daysWindow } from '../src/stats/timeframe.js';
 import { insertEvents, openClickHouse } from './stats-fixtures.js';
 import { oracleEngagement } from './stats-oracle.js';
@@ -49,7 +49,7 @@ async function matchesOracle(t: Test, label: string, events: (s: (typeof scenari
 
 const sealedCount = async () => Number((await ch.embedded.query<{ n: string }>(
   'SELECT count() AS n FROM token_hour_sets FINAL WHERE unsealable = 0'))[0].n);
-const seal = () => sealHours(ch.embedded, { before: new Date(NOW), lookbackSeconds: RETRY_LOOKBACK_MS / 1000 });
+const seal = () => sealHours(ch.embedded, { before: new Date(NOW), lookbackSeconds: RETRY_LOOKBACK_SECONDS });
 
 t.test('nothing sealed: every row read from events', async (t) => {
   t.equal(await sealedCount(), 0);

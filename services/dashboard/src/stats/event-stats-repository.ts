@@ -1,7 +1,7 @@
 import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
-import { dedupLookbackFrom, RETRY_LOOKBACK_MS } from './retry-lookback.js';
+import { dedupLookbackFrom, RETRY_LOOKBACK_SECONDS } from './retry-lookback.js';
 
 /** Raw counts and sums from ClickHouse; rates and rounding are derived by the caller. */
 export interface EngagementCounts {
@@ -58,7 +58,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
   const params = (chatbotId: string, w: StatsWindow) => ({
     chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)),
     // The sealed hours (shared/sealed_hours.sql) are used only when sealed for this look-back.
-    lookback_s: RETRY_LOOKBACK_MS / 1000,
+    lookback_s: RETRY_LOOKBACK_SECONDS,
   });
   const one = async (file: string, chatbotId: string, w: StatsWindow) =>
     (await clickhouse.query<Record<string, unknown>>(sqlFile(file), params(chatbotId, w)))[0];

@@ -8,5 +8,5 @@ export { wilsonInterval, twoProportionPValue, sampleRatioMismatch, erfc, SRM_ALP
 export { round2, percent, ratio } from './numbers.js';
 export { createResultCache, type ResultCache } from './cache.js';
 export { toCsv, csvCell, flatten, CSV_CONTENT_TYPE } from './csv.js';
-export { RETRY_LOOKBACK_MS, dedupLookbackFrom } from './retry-lookback.js';
+export { RETRY_LOOKBACK_MS, RETRY_LOOKBACK_SECONDS, dedupLookbackFrom } from './retry-lookback.js';
 export { createSealer, sealerPlugin, SEALER_LOCK_KEY, DEFAULT_SEAL_INTERVAL_MS, type SealerOptions } from './sealer.js';

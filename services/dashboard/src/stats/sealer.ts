@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import { sealHours, type ClickHouseEngine, type SealRun } from '@chatlytics/clickhouse';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres } from '@chatlytics/postgres';
-import { RETRY_LOOKBACK_MS } from './retry-lookback.js';
+import { RETRY_LOOKBACK_SECONDS } from './retry-lookback.js';
 
 /** The advisory lock of the sealer: one run at a time across every dashboard on the database. */
 export const SEALER_LOCK_KEY = 4_242_017_002;
@@ -32,7 +32,7 @@ export function createSealer(opts: SealerOptions) {
 
   const runOnce = (): Promise<SealRun | undefined> => {
     const run = opts.postgres.exclusive(SEALER_LOCK_KEY, () =>
-      sealHours(opts.clickhouse, { before: opts.clock(), lookbackSeconds: RETRY_LOOKBACK_MS / 1000 }));
+      sealHours(opts.clickhouse, { before: opts.clock(), lookbackSeconds: RETRY_LOOKBACK_SECONDS }));
     running = run.catch(() => undefined);
     return run;
   };
