@@ -36,7 +36,7 @@ ORDER BY (chatbot_id, token);
 
 -- One row per sealed (chatbot, hour); a reseal writes a newer row (sealed_at), read with FINAL.
 -- The sets hold the ids of the hour's rows that count in EVERY window containing the whole
--- hour: non-bot rows without an earlier copy (prev_copy_at = 0). A copy whose earlier copy is
+-- hour (the counts, those rows' numbers): non-bot rows without an earlier copy (prev_copy_at = 0). A copy whose earlier copy is
 -- less than `lookback_s` before the hour's start never counts in such a window (retry rule,
 -- queries/shared/window_events.sql); an hour holding an older copy, whose verdict depends on
 -- the window, or a row whose token had no id yet, is `unsealable` and read from `events`.
@@ -54,6 +54,11 @@ CREATE TABLE IF NOT EXISTS token_hour_sets
     approached  AggregateFunction(groupBitmap, UInt32),
     opened      AggregateFunction(groupBitmap, UInt32),
     chatted     AggregateFunction(groupBitmap, UInt32),
+    -- The same rows counted (not sets): popup_displayed / popup_opened per popup version
+    -- ('' as 'unknown'), convo_started per open_way, for popup-metrics.
+    popup_displayed Map(String, UInt64),
+    popup_opened    Map(String, UInt64),
+    conversations   Map(String, UInt64),
     sealed_at   DateTime64(3, 'UTC') DEFAULT now64(3)
 )
 ENGINE = ReplacingMergeTree(sealed_at)

@@ -1,10 +1,11 @@
 -- Seals one chatbot's hours {hours} (Unix seconds, within [{lo}, {hi})): per hour, its rows and
--- checksum as the projection hour_rows computes them, and the token sets of the rows that count
+-- checksum as the projection hour_rows computes them, and the token sets and counts of the rows that count
 -- in every window containing the whole hour (migration 0050). One SELECT, so the counts and the
 -- sets come from the same parts. An hour with a row that has an older earlier copy (counted or
 -- not depending on the window) or a token without an id (it arrived after assign_token_ids
 -- ran) is marked unsealable.
-INSERT INTO token_hour_sets (chatbot_id, hour, lookback_s, rows, checksum, unsealable, visitors, approached, opened, chatted)
+INSERT INTO token_hour_sets (chatbot_id, hour, lookback_s, rows, checksum, unsealable, visitors, approached, opened, chatted,
+    popup_displayed, popup_opened, conversations)
 WITH NOT e.is_bot AND e.prev_copy_at = 0 AS counted
 SELECT
     {chatbot_id:String},
@@ -16,7 +17,10 @@ SELECT
     groupBitmapStateIf(t.id, counted AND e.event = 'visitor'),
     groupBitmapStateIf(t.id, counted AND e.event = 'popup_displayed'),
     groupBitmapStateIf(t.id, counted AND e.event = 'bot_open'),
-    groupBitmapStateIf(t.id, counted AND e.event = 'convo_started')
+    groupBitmapStateIf(t.id, counted AND e.event = 'convo_started'),
+    sumMapIf(map(if(e.popup_version = '', 'unknown', e.popup_version), toUInt64(1)), counted AND e.event = 'popup_displayed'),
+    sumMapIf(map(if(e.popup_version = '', 'unknown', e.popup_version), toUInt64(1)), counted AND e.event = 'popup_opened'),
+    sumMapIf(map(e.open_way, toUInt64(1)), counted AND e.event = 'convo_started')
 FROM events AS e
 LEFT JOIN
 (

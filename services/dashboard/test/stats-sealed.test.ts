@@ -1,6 +1,6 @@
 /**
- * The sealed hours (migration 0050) change how engagement is read, never what it says: for
- * generated scenarios, engagement equals the oracle (the statistics definitions in
+ * The sealed hours (migration 0050) change how engagement and popup-metrics are read, never what
+ * they say: for generated scenarios, both equal the oracle (the statistics definitions in
  * services/dashboard/README.md read in TypeScript) with nothing sealed, with every complete
  * hour sealed, after rows arrive in sealed hours (the seal no longer matches: read from
  * events), and after sealing again, on both ClickHouse engines.
@@ -13,7 +13,7 @@ import { createEventStatsRepository } from '../src/stats/event-stats-repository.
 import { RETRY_LOOKBACK_SECONDS } from '../src/stats/retry-lookback.js';
 import { daysWindow } from '../src/stats/timeframe.js';
 import { insertEvents, openClickHouse } from './stats-fixtures.js';
-import { oracleEngagement } from './stats-oracle.js';
+import { oracleEngagement, oraclePopupMetrics } from './stats-oracle.js';
 
 const SEEDS = Number(process.env.STATS_SEEDS ?? 6);
 const NOW = Date.parse('2026-05-20T12:34:56.789Z');
@@ -31,7 +31,7 @@ const ch = await openClickHouse();
 t.teardown(() => ch.close());
 await insertEvents(ch.embedded, scenarios.flatMap((s) => s.events));
 
-/** Engagement of every scenario and timeframe on both engines, against the oracle over `events`. */
+/** Engagement and popup-metrics of every scenario and timeframe on both engines, against the oracle over `events`. */
 async function matchesOracle(t: Test, label: string, events: (s: (typeof scenarios)[number]) => StoredEvent[]) {
   for (const [name, engine] of [['embedded', ch.embedded], ['server', ch.server]] as const) {
     const repo = createEventStatsRepository(engine);
@@ -41,7 +41,12 @@ async function matchesOracle(t: Test, label: string, events: (s: (typeof scenari
         const expected = oracleEngagement(events(s), s.chatbotId, w.from.getTime(), w.to.getTime());
         const { total_users, total_users_approached, total_users_opened, total_users_chatted } = expected;
         t.same(await repo.engagement(s.chatbotId, w), { total_users, total_users_approached, total_users_opened, total_users_chatted },
-          `${label}: ${name}, seed ${s.seed}, ${days} day(s)`);
+          `${label}: ${name}, engagement, seed ${s.seed}, ${days} day(s)`);
+        const popups = oraclePopupMetrics(events(s), s.chatbotId, w.from.getTime(), w.to.getTime());
+        t.same(await repo.popupMetrics(s.chatbotId, w), {
+          rows: popups.metrics.map(({ open_rate: _, ...r }) => r),
+          conversations: { total: popups.conversations.total, from_popup: popups.conversations.from_popup, from_chat_button: popups.conversations.from_chat_button },
+        }, `${label}: ${name}, popup-metrics, seed ${s.seed}, ${days} day(s)`);
       }
     }
   }
