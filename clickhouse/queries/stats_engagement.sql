@@ -8,7 +8,7 @@
 -- condition shared/window_events.sql, which explains the rule and what it reads.
 -- Reading: the sealed hours of W (shared/sealed_hours.sql) as bitmaps of token ids, OR-ed per
 -- kind of event; the other rows of W (its edges, the hours not sealed yet) grouped by token
--- as before, each token's ids looked up in token_ids. A token of those rows with an id joins
+-- as before, each token's id looked up in token_ids. A token of those rows with an id joins
 -- the bitmaps; one without has no sealed row anywhere, so it is counted on its own.
 -- One bit per kind of event (visitor 1, popup_displayed 2, bot_open 4, convo_started 8) OR-ed
 -- per token: one aggregate state instead of four.

@@ -7,14 +7,17 @@
 -- (a CTE would be re-evaluated at each use), then a constant the primary key can use.
 -- Use inside a WITH list: `{{> shared/sealed_hours}},` (comma when more entries follow).
 (
+    -- W's whole hours: from the first hour starting at or after {from} to the last one ending
+    -- at or before {to} (W includes {to}, so an hour ending at {to} + 1 ms is whole).
+    WITH
+        toStartOfHour({from:DateTime64(3, 'UTC')} + toIntervalMillisecond(3599999)) AS first_hour,
+        toStartOfHour({to:DateTime64(3, 'UTC')} + toIntervalMillisecond(1)) AS end_hour
     SELECT arraySort(groupArray(s.hour))
     FROM
     (
         SELECT hour, rows, checksum, lookback_s, unsealable
         FROM token_hour_sets FINAL
-        WHERE chatbot_id = {chatbot_id:String}
-          AND hour >= toStartOfHour({from:DateTime64(3, 'UTC')} + toIntervalMillisecond(3599999))
-          AND hour < toStartOfHour({to:DateTime64(3, 'UTC')} + toIntervalMillisecond(1))
+        WHERE chatbot_id = {chatbot_id:String} AND hour >= first_hour AND hour < end_hour
     ) AS s
     INNER JOIN
     (
@@ -22,8 +25,7 @@
         SELECT toStartOfHour(received_at) AS hour, count() AS rows, sum(cityHash64(event_id, received_at)) AS checksum
         FROM events
         WHERE chatbot_id = {chatbot_id:String}
-          AND toStartOfHour(received_at) >= toStartOfHour({from:DateTime64(3, 'UTC')} + toIntervalMillisecond(3599999))
-          AND toStartOfHour(received_at) < toStartOfHour({to:DateTime64(3, 'UTC')} + toIntervalMillisecond(1))
+          AND toStartOfHour(received_at) >= first_hour AND toStartOfHour(received_at) < end_hour
         GROUP BY hour
     ) AS l ON l.hour = s.hour
     WHERE s.rows = l.rows AND s.checksum = l.checksum AND s.unsealable = 0 AND s.lookback_s = {lookback_s:UInt32}

@@ -11,8 +11,9 @@ import { formatReceivedAt, type StoredEvent } from '@chatlytics/events';
 import { createRng, generateEvents, parseChTime } from '@chatlytics/testkit';
 import { createEventStatsRepository } from '../src/stats/event-stats-repository.js';
 import { RETRY_LOOKBACK_SECONDS } from '../src/stats/retry-lookback.js';
+import { createSealer, SEALER_LOCK_KEY } from '../src/stats/sealer.js';
 import { daysWindow } from '../src/stats/timeframe.js';
-import { insertEvents, openClickHouse } from './stats-fixtures.js';
+import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 import { oracleEngagement, oraclePopupMetrics } from './stats-oracle.js';
 
 const SEEDS = Number(process.env.STATS_SEEDS ?? 6);
@@ -104,4 +105,23 @@ t.test('sealed again', async (t) => {
   const run = await seal();
   t.ok(run.hours >= SEEDS, `${run.hours} hours resealed`);
   await matchesOracle(t, 'resealed', (s) => [...s.events, ...late.get(s.seed)!]);
+});
+
+t.test('the dashboard\'s sealer: a run when started, none while another holds the lock, stop waits for its run', async (t) => {
+  await ch.embedded.command('TRUNCATE TABLE token_hour_sets');
+  const base = { clickhouse: ch.embedded, log: silentLog, clock: () => new Date(NOW), intervalMs: 60_000 };
+  const locked = createSealer({ ...base, postgres: { exclusive: async () => undefined } });
+  locked.start();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await locked.stop();
+  t.equal(await sealedCount(), 0, 'lock held elsewhere: nothing sealed');
+
+  const held: number[] = [];
+  const sealer = createSealer({ ...base, postgres: { exclusive: async (key, job) => { held.push(key); return job(); } } });
+  sealer.start();
+  while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  await sealer.stop();
+  t.same(held, [SEALER_LOCK_KEY], 'one run, under the sealer\'s lock');
+  t.ok(await sealedCount() > 0, 'its run sealed the hours before stop() returned');
+  await matchesOracle(t, 'sealed by the sealer', (s) => [...s.events, ...late.get(s.seed)!]);
 });

@@ -9,4 +9,3 @@ export { round2, percent, ratio } from './numbers.js';
 export { createResultCache, type ResultCache } from './cache.js';
 export { toCsv, csvCell, flatten, CSV_CONTENT_TYPE } from './csv.js';
 export { RETRY_LOOKBACK_MS, RETRY_LOOKBACK_SECONDS, dedupLookbackFrom } from './retry-lookback.js';
-export { createSealer, sealerPlugin, SEALER_LOCK_KEY, DEFAULT_SEAL_INTERVAL_MS, type SealerOptions } from './sealer.js';

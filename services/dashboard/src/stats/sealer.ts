@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { sealHours, type ClickHouseEngine, type SealRun } from '@chatlytics/clickhouse';
+import { sealHours, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres } from '@chatlytics/postgres';
 import { RETRY_LOOKBACK_SECONDS } from './retry-lookback.js';
@@ -14,7 +14,7 @@ export interface SealerOptions {
   postgres: Pick<Postgres, 'exclusive'>;
   log: FastifyBaseLogger;
   clock: () => Date;
-  /** Between the end of one run and the start of the next; 0: never runs on its own (tests call runOnce). */
+  /** Between the end of one run and the start of the next; 0: never runs (tests that seal call sealHours themselves). */
   intervalMs: number;
 }
 
@@ -27,31 +27,29 @@ export interface SealerOptions {
  */
 export function createSealer(opts: SealerOptions) {
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
+  let running: Promise<void> = Promise.resolve();
   let stopped = false;
 
-  const runOnce = (): Promise<SealRun | undefined> => {
-    const run = opts.postgres.exclusive(SEALER_LOCK_KEY, () =>
-      sealHours(opts.clickhouse, { before: opts.clock(), lookbackSeconds: RETRY_LOOKBACK_SECONDS }));
-    running = run.catch(() => undefined);
-    return run;
+  const schedule = (ms: number) => {
+    timer = setTimeout(() => { running = tick(); }, ms).unref();
   };
 
-  const tick = async () => {
+  async function tick(): Promise<void> {
     try {
-      const run = await runOnce();
+      const run = await opts.postgres.exclusive(SEALER_LOCK_KEY, () =>
+        sealHours(opts.clickhouse, { before: opts.clock(), lookbackSeconds: RETRY_LOOKBACK_SECONDS }));
       if (run && run.hours > 0) opts.log.info({ sealer: run }, 'sealed hours');
     } catch (err) {
       opts.log.warn({ err }, 'sealing hours failed; the statistics read those hours from events meanwhile');
     }
-    if (!stopped) timer = setTimeout(tick, opts.intervalMs).unref();
-  };
+    if (!stopped) schedule(opts.intervalMs);
+  }
 
   return {
-    runOnce,
     start() {
-      if (opts.intervalMs > 0) timer = setTimeout(tick, 0).unref();
+      if (opts.intervalMs > 0) schedule(0);
     },
+    /** No run starts after this; resolves once the one under way (if any) has ended. */
     async stop() {
       stopped = true;
       clearTimeout(timer);
