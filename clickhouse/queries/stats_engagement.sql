@@ -6,56 +6,14 @@
 -- Deduplication (retry rule, services/dashboard/README.md): an event counts at its EARLIEST
 -- received_at; retried beacons of events that arrived before W are removed by the shared
 -- condition shared/window_events.sql, which explains the rule and what it reads.
--- Reading: the sealed hours of W (shared/sealed_hours.sql) as bitmaps of token ids, OR-ed per
--- kind of event; the other rows of W (its edges, the hours not sealed yet) grouped by token
--- as before, each token's id looked up in token_ids. A token of those rows with an id joins
--- the bitmaps; one without has no sealed row anywhere, so it is counted on its own.
--- One bit per kind of event (visitor 1, popup_displayed 2, bot_open 4, convo_started 8) OR-ed
--- per token: one aggregate state instead of four.
-WITH
-    {{> shared/sealed_hours}}
+-- Reading: every row of W. A chatbot with sealed hours (migration 0050) is read by
+-- stats_engagement_sealed.sql instead, which answers the same from them.
 SELECT
-    bitmapCardinality(v) + new_v AS total_users,
-    bitmapAndCardinality(v, a) + new_va AS total_users_approached,
-    bitmapAndCardinality(v, o) + new_vo AS total_users_opened,
-    bitmapAndCardinality(v, c) + new_vc AS total_users_chatted
+    countIf(bitAnd(kinds, 1) = 1) AS total_users,
+    countIf(bitAnd(kinds, 3) = 3) AS total_users_approached,
+    countIf(bitAnd(kinds, 5) = 5) AS total_users_opened,
+    countIf(bitAnd(kinds, 9) = 9) AS total_users_chatted
 FROM
 (
-    SELECT
-        groupBitmapOrState(v) AS v, groupBitmapOrState(a) AS a, groupBitmapOrState(o) AS o, groupBitmapOrState(c) AS c,
-        sum(nv) AS new_v, sum(nva) AS new_va, sum(nvo) AS new_vo, sum(nvc) AS new_vc
-    FROM
-    (
-        SELECT visitors AS v, approached AS a, opened AS o, chatted AS c, 0 AS nv, 0 AS nva, 0 AS nvo, 0 AS nvc
-        FROM token_hour_sets FINAL
-        WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
-        UNION ALL
-        SELECT
-            groupBitmapStateIf(id, id > 0 AND bitAnd(kinds, 1) = 1),
-            groupBitmapStateIf(id, id > 0 AND bitAnd(kinds, 2) = 2),
-            groupBitmapStateIf(id, id > 0 AND bitAnd(kinds, 4) = 4),
-            groupBitmapStateIf(id, id > 0 AND bitAnd(kinds, 8) = 8),
-            countIf(id = 0 AND bitAnd(kinds, 1) = 1),
-            countIf(id = 0 AND bitAnd(kinds, 3) = 3),
-            countIf(id = 0 AND bitAnd(kinds, 5) = 5),
-            countIf(id = 0 AND bitAnd(kinds, 9) = 9)
-        FROM
-        (
-            -- The rows' tokens on the build side (few), the chatbot's ids streamed past them;
-            -- id 0 = no id yet (ids start at 1).
-            SELECT r.kinds AS kinds, t.id AS id
-            FROM (SELECT token, id FROM token_ids WHERE chatbot_id = {chatbot_id:String}) AS t
-            RIGHT JOIN
-            (
-                SELECT
-                    token,
-                    groupBitOr(multiIf(event = 'visitor', 1, event = 'popup_displayed', 2, event = 'bot_open', 4, event = 'convo_started', 8, 0)) AS kinds
-                FROM events
-                WHERE {{> shared/window_events rows=(event IN ('visitor', 'popup_displayed', 'bot_open', 'convo_started'))}}
-                  AND {{> shared/unsealed_rows}}
-                GROUP BY token
-            ) AS r ON t.token = r.token
-            SETTINGS join_use_nulls = 0
-        )
-    )
+    {{> shared/engagement_kinds rows=(true)}}
 )

@@ -1,6 +1,6 @@
--- The complete hours (before {before}) whose sealed row is missing or no longer describes the
--- hour's rows (migration 0050): (chatbot_id, hour as Unix seconds), most recent first, at most
--- {max_hours}. Reads the events projection hour_rows, not the rows: the filter and the grouping
+-- The complete hours (before {before}) of at least {min_rows} rows whose sealed row is missing
+-- or no longer describes the hour's rows (migration 0050): (chatbot_id, hour as Unix seconds),
+-- most recent first, at most {max_hours}. A smaller hour is cheaper to read than to look up. Reads the events projection hour_rows, not the rows: the filter and the grouping
 -- use only its columns.
 SELECT l.chatbot_id AS chatbot_id, toUInt32(l.hour) AS hour
 FROM
@@ -9,6 +9,7 @@ FROM
     FROM events
     WHERE toStartOfHour(received_at) < {before:DateTime64(3, 'UTC')}
     GROUP BY chatbot_id, hour
+    HAVING rows >= {min_rows:UInt32}
 ) AS l
 LEFT JOIN
 (

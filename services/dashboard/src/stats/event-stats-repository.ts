@@ -1,4 +1,5 @@
 import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { createResultCache } from './cache.js';
 import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
 import { dedupLookbackFrom, RETRY_LOOKBACK_SECONDS } from './retry-lookback.js';
@@ -54,7 +55,20 @@ const numbersOf = <K extends string>(row: Record<string, unknown> | undefined, k
  * The statistics that read tracking events: one SQL file per statistic (clickhouse/queries),
  * parameters bound by the engine. Works on both engines (embedded chdb, server client).
  */
-export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventStatsRepository {
+export interface EventStatsOptions {
+  /** How long the set of chatbots with sealed hours is reused (default 60 s, the sealer's interval); 0: asked on every call. */
+  sealedChatbotsTtlMs?: number;
+}
+
+export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: EventStatsOptions = {}): EventStatsRepository {
+  // Engagement and popup-metrics of a chatbot with sealed hours read them (the *_sealed.sql
+  // files); any other chatbot's rows are read as they are, which is cheaper for the small hours
+  // the sealer leaves alone. A stale set only picks the slower of two exact queries.
+  const sealedCache = createResultCache({ ttlMs: opts.sealedChatbotsTtlMs ?? 60_000, maxEntries: 1 });
+  const sealedChatbots = () => sealedCache.get('sealed', async () => new Set(
+    (await clickhouse.query<{ chatbot_id: string }>('SELECT DISTINCT chatbot_id FROM token_hour_sets')).map((r) => r.chatbot_id)));
+  const fileFor = async (file: string, chatbotId: string) => ((await sealedChatbots()).has(chatbotId) ? `${file}_sealed` : file);
+
   const params = (chatbotId: string, w: StatsWindow) => ({
     chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)),
     // The sealed hours (shared/sealed_hours.sql) are used only when sealed for this look-back.
@@ -65,13 +79,13 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
 
   return {
     async engagement(chatbotId, w) {
-      return numbersOf(await one('stats_engagement', chatbotId, w),
+      return numbersOf(await one(await fileFor('stats_engagement', chatbotId), chatbotId, w),
         ['total_users', 'total_users_approached', 'total_users_opened', 'total_users_chatted'] as const);
     },
 
     async popupMetrics(chatbotId, w) {
       // One query for both blocks (stats_popup_metrics.sql): popup rows, then conversation rows.
-      const all = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_popup_metrics'), params(chatbotId, w));
+      const all = await clickhouse.query<Record<string, unknown>>(sqlFile(await fileFor('stats_popup_metrics', chatbotId)), params(chatbotId, w));
       const isConversation = (r: Record<string, unknown>) => toInt(r.is_conversation) === 1;
       const conversations = { total: 0, from_popup: 0, from_chat_button: 0 };
       for (const r of all.filter(isConversation)) {
@@ -129,3 +143,4 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
     },
   };
 }
+

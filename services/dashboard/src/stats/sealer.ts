@@ -16,6 +16,8 @@ export interface SealerOptions {
   clock: () => Date;
   /** Between the end of one run and the start of the next; 0: never runs (tests that seal call sealHours themselves). */
   intervalMs: number;
+  /** Hours with fewer rows stay unsealed (default: sealHours' MIN_SEAL_ROWS); tests with small data lower it. */
+  minRows?: number;
 }
 
 /**
@@ -37,7 +39,7 @@ export function createSealer(opts: SealerOptions) {
   async function tick(): Promise<void> {
     try {
       const run = await opts.postgres.exclusive(SEALER_LOCK_KEY, () =>
-        sealHours(opts.clickhouse, { before: opts.clock(), lookbackSeconds: RETRY_LOOKBACK_SECONDS }));
+        sealHours(opts.clickhouse, { before: opts.clock(), lookbackSeconds: RETRY_LOOKBACK_SECONDS, minRows: opts.minRows }));
       if (run && run.hours > 0) opts.log.info({ sealer: run }, 'sealed hours');
     } catch (err) {
       opts.log.warn({ err }, 'sealing hours failed; the statistics read those hours from events meanwhile');
