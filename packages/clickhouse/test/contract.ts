@@ -41,7 +41,7 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
     t.same(ledger, [
       { version: 1, name: 'events' }, { version: 10, name: 'sql_query_log' }, { version: 20, name: 'events_is_bot' },
       { version: 30, name: 'order_first_purchases' }, { version: 40, name: 'events_prev_copy_at' },
-      { version: 50, name: 'token_hour_sets' },
+      { version: 50, name: 'token_hour_sets' }, { version: 60, name: 'token_hour_purchases' },
     ], 'recorded exactly once');
   });
 

@@ -1,6 +1,6 @@
 /**
- * The sealed hours (migration 0050) change how engagement and popup-metrics are read, never what
- * they say: for generated scenarios, both equal the oracle (the statistics definitions in
+ * The sealed hours (migrations 0050, 0060) change how engagement, popup-metrics and purchases
+ * (with its A/B block) are read, never what they say: for generated scenarios, both equal the oracle (the statistics definitions in
  * services/dashboard/README.md read in TypeScript) with nothing sealed, with every complete
  * hour sealed, after rows arrive in sealed hours (the seal no longer matches: read from
  * events), and after sealing again, on both ClickHouse engines.
@@ -14,7 +14,10 @@ import { RETRY_LOOKBACK_SECONDS } from '../src/stats/retry-lookback.js';
 import { createSealer, SEALER_LOCK_KEY } from '../src/stats/sealer.js';
 import { daysWindow } from '../src/stats/timeframe.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
-import { oracleEngagement, oraclePopupMetrics } from './stats-oracle.js';
+import { round2, ratio } from '../src/stats/numbers.js';
+import type { EventStatsRepository } from '../src/stats/event-stats-repository.js';
+import type { StatsWindow } from '../src/stats/timeframe.js';
+import { oracleEngagement, oraclePopupMetrics, oraclePurchases } from './stats-oracle.js';
 
 const SEEDS = Number(process.env.STATS_SEEDS ?? 6);
 const NOW = Date.parse('2026-05-20T12:34:56.789Z');
@@ -32,7 +35,35 @@ const ch = await openClickHouse();
 t.teardown(() => ch.close());
 await insertEvents(ch.embedded, scenarios.flatMap((s) => s.events));
 
-/** Engagement and popup-metrics of every scenario and timeframe on both engines, against the oracle over `events`. */
+/** The purchases statistic's fields the oracle states, from the repository's raw totals (as repository.ts derives them). */
+async function purchasesOf(repo: EventStatsRepository, chatbotId: string, w: StatsWindow) {
+  const p = await repo.purchases(chatbotId, w);
+  const group = (g: 'control' | 'test') => ({ visitors: p.ab[g].visitors, orders: p.ab[g].orders, purchasers: p.ab[g].purchasers, revenue: round2(p.ab[g].revenue) });
+  return {
+    total_users: p.total_users, total_users_chatted: p.total_users_chatted,
+    total_users_purchased: p.total_users_purchased, total_users_chatted_purchased: p.total_users_chatted_purchased,
+    total_revenue_purchased: round2(p.total_revenue_purchased), total_revenue_chatted_purchased: round2(p.total_revenue_chatted_purchased),
+    aov_with_chat: ratio(p.total_revenue_chatted_purchased, p.orders_after_chat),
+    aov_without_chat: ratio(p.revenue_other, p.orders - p.orders_after_chat),
+    ab_test: { control: group('control'), test: group('test') },
+  };
+}
+
+function oraclePurchaseFields(events: StoredEvent[], chatbotId: string, w: StatsWindow) {
+  const o = oraclePurchases(events, chatbotId, w.from.getTime(), w.to.getTime(), true);
+  type Group = { visitors: number; orders: number; purchasers: number; revenue: number };
+  const ab = o.ab_test as { control: Group; test: Group };
+  const group = (g: Group) => ({ visitors: g.visitors, orders: g.orders, purchasers: g.purchasers, revenue: round2(g.revenue) });
+  return {
+    total_users: o.total_users, total_users_chatted: o.total_users_chatted,
+    total_users_purchased: o.total_users_purchased, total_users_chatted_purchased: o.total_users_chatted_purchased,
+    total_revenue_purchased: o.total_revenue_purchased, total_revenue_chatted_purchased: o.total_revenue_chatted_purchased,
+    aov_with_chat: o.aov_with_chat, aov_without_chat: o.aov_without_chat,
+    ab_test: { control: group(ab.control), test: group(ab.test) },
+  };
+}
+
+/** Engagement, popup-metrics and purchases of every scenario and timeframe on both engines, against the oracle over `events`. */
 async function matchesOracle(t: Test, label: string, events: (s: (typeof scenarios)[number]) => StoredEvent[]) {
   for (const [name, engine] of [['embedded', ch.embedded], ['server', ch.server]] as const) {
     // Asked on every call: the test seals between calls.
@@ -49,6 +80,8 @@ async function matchesOracle(t: Test, label: string, events: (s: (typeof scenari
           rows: popups.metrics.map(({ open_rate: _, ...r }) => r),
           conversations: { total: popups.conversations.total, from_popup: popups.conversations.from_popup, from_chat_button: popups.conversations.from_chat_button },
         }, `${label}: ${name}, popup-metrics, seed ${s.seed}, ${days} day(s)`);
+        t.same(await purchasesOf(repo, s.chatbotId, w), oraclePurchaseFields(events(s), s.chatbotId, w),
+          `${label}: ${name}, purchases, seed ${s.seed}, ${days} day(s)`);
       }
     }
   }
@@ -74,6 +107,28 @@ t.test('every complete hour sealed', async (t) => {
   await matchesOracle(t, 'sealed', (s) => s.events);
 });
 
+/**
+ * Late rows that change sealed purchases without touching their hours: an earlier purchase row of
+ * an order whose first row was sealed (in W, and before the 7-day window's start: either way
+ * the sealed one no longer counts), and a conversation before a purchase of a token that had
+ * not chatted (that purchase becomes after chat). The order rule and the first chat are
+ * looked up when read, so these must show at once.
+ */
+function latePurchaseRows(s: (typeof scenarios)[number], row: (event: string, token: string, t: number, extra?: Partial<StoredEvent>) => StoredEvent) {
+  const mine = s.events.filter((e) => e.chatbot_id === s.chatbotId && !e.is_bot);
+  const at = (e: StoredEvent) => parseChTime(e.received_at);
+  const purchases = mine.filter((e) => e.event === 'purchase' && at(e) < NOW - 3 * HOUR).sort((a, b) => at(b) - at(a));
+  const ordered = purchases.filter((e) => e.order_num !== '');
+  const [recent, older] = [ordered[0], ordered.find((e) => at(e) > NOW - 6 * 24 * HOUR && at(e) < NOW - 2 * 24 * HOUR)];
+  const chattedTokens = new Set(mine.filter((e) => e.event === 'convo_started').map((e) => e.token));
+  const unchatted = purchases.find((e) => !chattedTokens.has(e.token) && mine.some((v) => v.event === 'visitor' && v.token === e.token));
+  const rows: StoredEvent[] = [];
+  if (recent) rows.push(row('purchase', recent.token, at(recent) - 2 * HOUR, { order_num: recent.order_num, total_value: 1, total_value_base: 1 }));
+  if (older) rows.push(row('purchase', older.token, NOW - 8 * 24 * HOUR, { order_num: older.order_num, total_value: 2, total_value_base: 2 }));
+  if (unchatted) rows.push(row('convo_started', unchatted.token, at(unchatted) - 90 * 60_000, { open_way: 'popup' }));
+  return rows;
+}
+
 // New visitors and kinds of events in hours that were sealed, copies, and a bot: each changes
 // an hour's rows, so its seal no longer matches and the hour is read raw until sealed again.
 const late = new Map(scenarios.map((s) => {
@@ -97,11 +152,15 @@ const late = new Map(scenarios.map((s) => {
     row('popup_displayed', base.token, at(2)),
     { ...copied, received_at: formatReceivedAt(new Date(parseChTime(copied.received_at) + 60_000)) },
     row('visitor', 'late-crawler', at(3), { is_bot: true }),
+    ...latePurchaseRows(s, row),
   ]];
 }));
 
 t.test('rows arriving in sealed hours: those hours read raw', async (t) => {
-  await insertEvents(ch.embedded, [...late.values()].flat());
+  const added = [...late.values()].flat();
+  t.ok(added.filter((e) => e.event === 'purchase').length >= SEEDS, 'earlier purchase rows of sealed orders');
+  t.ok(added.some((e) => e.event === 'convo_started' && e.open_way === 'popup'), 'a conversation before a sealed purchase');
+  await insertEvents(ch.embedded, added);
   await matchesOracle(t, 'stale', (s) => [...s.events, ...late.get(s.seed)!]);
 });
 

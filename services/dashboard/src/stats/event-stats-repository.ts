@@ -61,7 +61,7 @@ export interface EventStatsOptions {
 }
 
 export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: EventStatsOptions = {}): EventStatsRepository {
-  // Engagement and popup-metrics of a chatbot with sealed hours read them (the *_sealed.sql
+  // Engagement, popup-metrics and purchases of a chatbot with sealed hours read them (the *_sealed.sql
   // files); any other chatbot's rows are read as they are, which is cheaper for the small hours
   // the sealer leaves alone. A stale set only picks the slower of two exact queries.
   const sealedCache = createResultCache({ ttlMs: opts.sealedChatbotsTtlMs ?? 60_000, maxEntries: 1 });
@@ -105,7 +105,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     },
 
     async purchases(chatbotId, w) {
-      const row = await one('stats_purchases', chatbotId, w);
+      const row = await one(await fileFor('stats_purchases', chatbotId), chatbotId, w);
       const totals = numbersOf(row, [
         'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased',
         'total_revenue_purchased', 'total_revenue_chatted_purchased', 'revenue_other', 'orders', 'orders_after_chat',
