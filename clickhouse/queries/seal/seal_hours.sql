@@ -1,6 +1,6 @@
 -- Seals one chatbot's hours {hours} (Unix seconds, within [{lo}, {hi})): per hour, its rows and
 -- checksum as the projection hour_rows computes them, and the token sets and counts of the rows that count
--- in every window containing the whole hour (migration 0050). One SELECT, so the counts and the
+-- in every window containing the whole hour (migrations 0050, 0060). One SELECT, so the counts and the
 -- sets come from the same parts. An hour with a row that has an older earlier copy (counted or
 -- not depending on the window) or a token without an id (it arrived after assign_token_ids
 -- ran) is marked unsealable.
