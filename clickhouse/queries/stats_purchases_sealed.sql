@@ -6,106 +6,28 @@
 -- applied when read: an order's first purchase row may still change after its hour was sealed.
 -- A token of the unsealed rows without an id has no sealed row anywhere: its rows say it all.
 -- ClickHouse evaluates a CTE at each use, so what two parts need is a scalar (computed once):
--- raw, sets, buyer_ids; each CTE below is used once.
+-- raw and sets; each CTE below is used once.
 WITH
     {{> shared/sealed_hours}},
+    {{> shared/unsealed_tokens}},
     (
-        -- The unsealed rows' tokens, one tuple each: (token, id (0: none yet), in V, chatted,
-        -- first chat, in control, in test, purchased).
-        SELECT groupArray((r.token, t.id, r.is_v, r.chatted, r.first_chat_at, r.in_control, r.in_test, r.bought))
+        -- V, chatted, the A/B groups and the purchasing tokens (whose first chats are looked up)
+        -- over W as bitmaps of ids: the sealed hours' OR-ed with the unsealed rows' tokens that
+        -- have an id. One scalar: one pass over the sealed hours.
+        SELECT tuple(groupBitmapOrState(v), groupBitmapOrState(c), groupBitmapOrState(ct), groupBitmapOrState(te), groupBitmapOrState(b))
         FROM
         (
-            -- Only these tokens' ids: the primary key skips the rest of the chatbot's (millions).
-            SELECT token, id
-            FROM token_ids
-            WHERE chatbot_id = {chatbot_id:String}
-              AND token IN (SELECT token FROM events WHERE {{> shared/window_events rows=(true)}} AND {{> shared/unsealed_rows}})
-        ) AS t
-        RIGHT JOIN
-        (
-            SELECT
-                token,
-                max(event = 'visitor') AS is_v,
-                max(event = 'convo_started') AS chatted,
-                minIf(received_at, event = 'convo_started') AS first_chat_at,
-                max(ifNull(ab_group = 'control', false)) AS in_control,
-                max(ifNull(ab_group = 'test', false)) AS in_test,
-                max(event = 'purchase') AS bought
-            FROM events
-            WHERE {{> shared/window_events rows=(event IN ('visitor', 'convo_started', 'purchase') OR ab_group IN ('control', 'test'))}}
-              AND {{> shared/unsealed_rows}}
-            GROUP BY token
-        ) AS r ON t.token = r.token
-        SETTINGS join_use_nulls = 0
-    ) AS raw,
-    (
-        -- V, chatted and the A/B groups over W as bitmaps of ids: the sealed hours' OR-ed with
-        -- the unsealed rows' tokens that have an id.
-        SELECT tuple(groupBitmapOrState(v), groupBitmapOrState(c), groupBitmapOrState(ct), groupBitmapOrState(te))
-        FROM
-        (
-            SELECT visitors AS v, chatted AS c, in_control AS ct, in_test AS te
+            SELECT visitors AS v, chatted AS c, in_control AS ct, in_test AS te, buyers AS b
             FROM token_hour_sets FINAL
             WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
             UNION ALL
-            SELECT groupBitmapStateIf(t.2, t.3), groupBitmapStateIf(t.2, t.4), groupBitmapStateIf(t.2, t.6), groupBitmapStateIf(t.2, t.7)
+            SELECT groupBitmapStateIf(t.2, t.3), groupBitmapStateIf(t.2, t.4), groupBitmapStateIf(t.2, t.6), groupBitmapStateIf(t.2, t.7),
+                   groupBitmapStateIf(t.2, t.8)
             FROM (SELECT arrayJoin(raw) AS t)
             WHERE t.2 > 0
         )
     ) AS sets,
-    (
-        -- The ids of the purchasing tokens, sealed or not: whose first chats are looked up.
-        SELECT groupBitmapOrState(b)
-        FROM
-        (
-            SELECT buyers AS b
-            FROM token_hour_sets FINAL
-            WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
-            UNION ALL
-            SELECT groupBitmapStateIf(t.2, t.8)
-            FROM (SELECT arrayJoin(raw) AS t)
-            WHERE t.2 > 0
-        )
-    ) AS buyer_ids,
-    raw_tokens AS
-    (
-        SELECT t.1 AS token, t.2 AS id, if(t.2 = 0, t.1, '') AS key, t.3 AS is_v, t.4 AS chatted, t.5 AS first_chat_at, t.6 AS in_control, t.7 AS in_test
-        FROM (SELECT arrayJoin(raw) AS t)
-    ),
-    counted AS
-    (
-        -- Each purchase counting in W, once, at its earliest copy: the sealed hours' lists (their
-        -- rows count in any window holding the hour) and the unsealed rows; then the order rule
-        -- (shared/counted_purchases.sql): one with an order number counts only as its order's
-        -- first purchase row ever. `key` is the token when it has no id, '' otherwise.
-        SELECT p.id AS id, p.key AS key, p.at AS at, p.revenue AS revenue
-        FROM
-        (
-            SELECT p.id AS id, '' AS key, p.at AS at, p.event_id AS event_id, p.order_num AS order_num, p.revenue AS revenue
-            FROM token_hour_sets FINAL
-            ARRAY JOIN purchases AS p
-            WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
-            UNION ALL
-            SELECT r.id, r.key, e.at, e.event_id, e.order_num, e.revenue
-            FROM
-            (
-                SELECT token, received_at AS at, event_id, order_num, ifNull(total_value_base, 0) AS revenue
-                FROM events
-                WHERE {{> shared/window_events rows=(event = 'purchase')}}
-                  AND {{> shared/unsealed_rows}}
-            ) AS e
-            INNER JOIN raw_tokens AS r ON r.token = e.token
-        ) AS p
-        LEFT JOIN
-        (
-            -- FINAL merges each order's parts (cheaper than GROUP BY); the tuple split in two
-            -- compares faster than as a tuple.
-            SELECT order_num, first.1 AS first_at, first.2 AS first_id
-            FROM order_first_purchases FINAL
-            WHERE chatbot_id = {chatbot_id:String}
-        ) AS o ON o.order_num = p.order_num
-        WHERE p.order_num = '' OR (o.first_at = p.at AND o.first_id = p.event_id)
-    ),
+    {{> shared/sealed_purchases}},
     first_chats AS
     (
         -- The sealed-hour purchasing tokens' earliest conversation in W's sealed hours.
@@ -113,7 +35,7 @@ WITH
         FROM token_hour_sets FINAL
         ARRAY JOIN mapKeys(first_chats) AS k, mapValues(first_chats) AS at
         WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
-          AND bitmapContains(buyer_ids, k)
+          AND bitmapContains(sets.5, k)
         GROUP BY k
     ),
     by_token AS

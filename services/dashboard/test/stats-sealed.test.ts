@@ -1,7 +1,8 @@
 /**
- * The sealed hours (migrations 0050, 0060) change how engagement, popup-metrics and purchases
- * (with its A/B block) are read, never what they say: for generated scenarios, both equal the oracle (the statistics definitions in
- * services/dashboard/README.md read in TypeScript) with nothing sealed, with every complete
+ * The sealed hours (migrations 0050, 0060) change how engagement, popup-metrics, purchases
+ * (with its A/B block) and the daily series are read, never what they say: for generated
+ * scenarios, each equals the oracle (the statistics definitions in services/dashboard/README.md
+ * read in TypeScript) with nothing sealed, with every complete
  * hour sealed, after rows arrive in sealed hours (the seal no longer matches: read from
  * events), and after sealing again, on both ClickHouse engines.
  */
@@ -17,7 +18,10 @@ import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 import { round2, ratio } from '../src/stats/numbers.js';
 import type { EventStatsRepository } from '../src/stats/event-stats-repository.js';
 import type { StatsWindow } from '../src/stats/timeframe.js';
-import { oracleEngagement, oraclePopupMetrics, oraclePurchases } from './stats-oracle.js';
+import { oracleEngagement, oraclePopupMetrics, oraclePurchases, oracleTimeseries } from './stats-oracle.js';
+
+// Four statistics × 6 seeds × 3 windows × 2 engines × 6 phases: ~2 minutes alone, more beside other files.
+t.setTimeout(600_000);
 
 const SEEDS = Number(process.env.STATS_SEEDS ?? 6);
 const NOW = Date.parse('2026-05-20T12:34:56.789Z');
@@ -63,7 +67,22 @@ function oraclePurchaseFields(events: StoredEvent[], chatbotId: string, w: Stats
   };
 }
 
-/** Engagement, popup-metrics and purchases of every scenario and timeframe on both engines, against the oracle over `events`. */
+/** Every UTC day of the window, as the repository's rows (days without a row: zeros) and as the oracle states them. */
+async function seriesOf(repo: EventStatsRepository, events: StoredEvent[], chatbotId: string, w: StatsWindow) {
+  const rows = new Map((await repo.timeseries(chatbotId, w)).map((r) => [r.day, r]));
+  const expected = oracleTimeseries(events, chatbotId, w.from.getTime(), w.to.getTime());
+  const actual: unknown[] = [];
+  const wanted: unknown[] = [];
+  for (let t = Date.parse(w.from.toISOString().slice(0, 10)); t <= w.to.getTime(); t += 86_400_000) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    const r = rows.get(day);
+    actual.push({ day, visitors: r?.visitors ?? 0, conversations: r?.conversations ?? 0, purchases: r?.purchases ?? 0, revenue: round2(r?.revenue ?? 0) });
+    wanted.push({ day, ...expected(day) });
+  }
+  return { actual, wanted };
+}
+
+/** Engagement, popup-metrics, purchases and the daily series of every scenario and timeframe on both engines, against the oracle over `events`. */
 async function matchesOracle(t: Test, label: string, events: (s: (typeof scenarios)[number]) => StoredEvent[]) {
   for (const [name, engine] of [['embedded', ch.embedded], ['server', ch.server]] as const) {
     // Asked on every call: the test seals between calls.
@@ -82,6 +101,8 @@ async function matchesOracle(t: Test, label: string, events: (s: (typeof scenari
         }, `${label}: ${name}, popup-metrics, seed ${s.seed}, ${days} day(s)`);
         t.same(await purchasesOf(repo, s.chatbotId, w), oraclePurchaseFields(events(s), s.chatbotId, w),
           `${label}: ${name}, purchases, seed ${s.seed}, ${days} day(s)`);
+        const series = await seriesOf(repo, events(s), s.chatbotId, w);
+        t.same(series.actual, series.wanted, `${label}: ${name}, timeseries, seed ${s.seed}, ${days} day(s)`);
       }
     }
   }

@@ -61,7 +61,7 @@ export interface EventStatsOptions {
 }
 
 export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: EventStatsOptions = {}): EventStatsRepository {
-  // Engagement, popup-metrics and purchases of a chatbot with sealed hours read them (the *_sealed.sql
+  // Engagement, popup-metrics, purchases and the daily series of a chatbot with sealed hours read them (the *_sealed.sql
   // files); any other chatbot's rows are read as they are, which is cheaper for the small hours
   // the sealer leaves alone. A stale set only picks the slower of two exact queries.
   const sealedCache = createResultCache({ ttlMs: opts.sealedChatbotsTtlMs ?? 60_000, maxEntries: 1 });
@@ -125,7 +125,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     },
 
     async timeseries(chatbotId, w) {
-      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_timeseries'), params(chatbotId, w));
+      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile(await fileFor('stats_timeseries', chatbotId)), params(chatbotId, w));
       return rows.map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) }));
     },
 
