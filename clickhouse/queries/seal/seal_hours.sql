@@ -5,7 +5,7 @@
 -- not depending on the window) or a token without an id (it arrived after assign_token_ids
 -- ran) is marked unsealable.
 INSERT INTO token_hour_sets (chatbot_id, hour, lookback_s, rows, checksum, unsealable, visitors, approached, opened, chatted,
-    in_control, in_test, first_chats, buyers, purchases, popup_displayed, popup_opened, conversations)
+    in_control, in_test, first_chats, buyers, purchases, popup_displayed, popup_opened, conversations, event_counts)
 WITH NOT e.is_bot AND e.prev_copy_at = 0 AS counted
 SELECT
     {chatbot_id:String},
@@ -25,7 +25,8 @@ SELECT
     groupArrayIf((t.id, e.received_at, e.event_id, e.order_num, ifNull(e.total_value_base, 0)), counted AND e.event = 'purchase'),
     sumMapIf(map(if(e.popup_version = '', 'unknown', e.popup_version), toUInt64(1)), counted AND e.event = 'popup_displayed'),
     sumMapIf(map(if(e.popup_version = '', 'unknown', e.popup_version), toUInt64(1)), counted AND e.event = 'popup_opened'),
-    sumMapIf(map(e.open_way, toUInt64(1)), counted AND e.event = 'convo_started')
+    sumMapIf(map(e.open_way, toUInt64(1)), counted AND e.event = 'convo_started'),
+    sumMapIf(map(toString(e.event), toUInt64(1)), counted)
 FROM events AS e
 LEFT JOIN
 (

@@ -1,7 +1,7 @@
 /**
  * The sealed hours (migrations 0050, 0060) change how engagement, popup-metrics, purchases
- * (with its A/B block) and the daily series are read, never what they say: for generated
- * scenarios, each equals the oracle (the statistics definitions in services/dashboard/README.md
+ * (with its A/B block), the insights events and the daily series are read, never what they
+ * say: for generated scenarios, each equals the oracle (the statistics definitions in services/dashboard/README.md
  * read in TypeScript) with nothing sealed, with every complete
  * hour sealed, after rows arrive in sealed hours (the seal no longer matches: read from
  * events), and after sealing again, on both ClickHouse engines.
@@ -18,9 +18,9 @@ import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 import { round2, ratio } from '../src/stats/numbers.js';
 import type { EventStatsRepository } from '../src/stats/event-stats-repository.js';
 import type { StatsWindow } from '../src/stats/timeframe.js';
-import { oracleEngagement, oraclePopupMetrics, oraclePurchases, oracleTimeseries } from './stats-oracle.js';
+import { oracleEngagement, oracleInsights, oraclePopupMetrics, oraclePurchases, oracleTimeseries } from './stats-oracle.js';
 
-// Four statistics × 6 seeds × 3 windows × 2 engines × 6 phases: ~2 minutes alone, more beside other files.
+// Five statistics × 6 seeds × 3 windows × 2 engines × 6 phases: ~2 minutes alone, more beside other files.
 t.setTimeout(600_000);
 
 const SEEDS = Number(process.env.STATS_SEEDS ?? 6);
@@ -82,7 +82,7 @@ async function seriesOf(repo: EventStatsRepository, events: StoredEvent[], chatb
   return { actual, wanted };
 }
 
-/** Engagement, popup-metrics, purchases and the daily series of every scenario and timeframe on both engines, against the oracle over `events`. */
+/** Every windowed statistic of `events` for every scenario and timeframe on both engines, against the oracle over `events`. */
 async function matchesOracle(t: Test, label: string, events: (s: (typeof scenarios)[number]) => StoredEvent[]) {
   for (const [name, engine] of [['embedded', ch.embedded], ['server', ch.server]] as const) {
     // Asked on every call: the test seals between calls.
@@ -101,6 +101,10 @@ async function matchesOracle(t: Test, label: string, events: (s: (typeof scenari
         }, `${label}: ${name}, popup-metrics, seed ${s.seed}, ${days} day(s)`);
         t.same(await purchasesOf(repo, s.chatbotId, w), oraclePurchaseFields(events(s), s.chatbotId, w),
           `${label}: ${name}, purchases, seed ${s.seed}, ${days} day(s)`);
+        const insights = oracleInsights([], events(s), s.chatbotId, w.from.getTime(), w.to.getTime(), 'https://app.example.test');
+        t.same(await repo.insightsEvents(s.chatbotId, w),
+          { total_click_throughs: insights.total_click_throughs, likes: insights.reactions.likes, dislikes: insights.reactions.dislikes },
+          `${label}: ${name}, insights events, seed ${s.seed}, ${days} day(s)`);
         const series = await seriesOf(repo, events(s), s.chatbotId, w);
         t.same(series.actual, series.wanted, `${label}: ${name}, timeseries, seed ${s.seed}, ${days} day(s)`);
       }

@@ -61,9 +61,9 @@ export interface EventStatsOptions {
 }
 
 export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: EventStatsOptions = {}): EventStatsRepository {
-  // Engagement, popup-metrics, purchases and the daily series of a chatbot with sealed hours read them (the *_sealed.sql
-  // files); any other chatbot's rows are read as they are, which is cheaper for the small hours
-  // the sealer leaves alone. A stale set only picks the slower of two exact queries.
+  // A chatbot with sealed hours is read through them (the *_sealed.sql files) by every windowed
+  // statistic but the live minutes; any other chatbot's rows are read as they are, which is
+  // cheaper for the small hours the sealer leaves alone. A stale set only picks the slower of two exact queries.
   const sealedCache = createResultCache({ ttlMs: opts.sealedChatbotsTtlMs ?? 60_000, maxEntries: 1 });
   const sealedChatbots = () => sealedCache.get('sealed', async () => new Set(
     (await clickhouse.query<{ chatbot_id: string }>('SELECT DISTINCT chatbot_id FROM token_hour_sets')).map((r) => r.chatbot_id)));
@@ -121,7 +121,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     },
 
     async insightsEvents(chatbotId, w) {
-      return numbersOf(await one('stats_insights_events', chatbotId, w), ['total_click_throughs', 'likes', 'dislikes'] as const);
+      return numbersOf(await one(await fileFor('stats_insights_events', chatbotId), chatbotId, w), ['total_click_throughs', 'likes', 'dislikes'] as const);
     },
 
     async timeseries(chatbotId, w) {
