@@ -28,7 +28,7 @@ FROM
     (
         SELECT visitors AS v, approached AS a, opened AS o, chatted AS c, 0 AS nv, 0 AS nva, 0 AS nvo, 0 AS nvc
         FROM token_hour_sets FINAL
-        WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
+        WHERE {{> shared/in_sealed_hours}}
         UNION ALL
         SELECT
             groupBitmapStateIf(id, id > 0 AND bitAnd(kinds, 1) = 1),

@@ -14,7 +14,7 @@ FROM
         sum(event_counts['message_like']) AS liked,
         sum(event_counts['message_dislike']) AS disliked
     FROM token_hour_sets FINAL
-    WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
+    WHERE {{> shared/in_sealed_hours}}
     UNION ALL
     SELECT
         countIf(event = 'click_through'),

@@ -22,7 +22,7 @@ FROM
         (
             SELECT sumMap(popup_displayed) AS d, sumMap(popup_opened) AS o, sumMap(conversations) AS c
             FROM token_hour_sets FINAL
-            WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
+            WHERE {{> shared/in_sealed_hours}}
         )
     )
     UNION ALL

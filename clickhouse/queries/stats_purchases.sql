@@ -51,20 +51,7 @@ WITH
 SELECT
     count() AS total_users,
     countIf(chatted) AS total_users_chatted,
-    countIf(token_orders > 0) AS total_users_purchased,
-    countIf(token_orders_after_chat > 0) AS total_users_chatted_purchased,
-    sum(token_revenue) AS total_revenue_purchased,
-    sum(token_revenue_after_chat) AS total_revenue_chatted_purchased,
-    -- Summed separately, not as a difference: subtracting two large sums loses the cents.
-    sum(token_revenue_other) AS revenue_other,
-    sum(token_orders) AS orders,
-    sum(token_orders_after_chat) AS orders_after_chat,
     countIf(in_control) AS control_visitors,
-    sumIf(token_orders, in_control) AS control_orders,
-    countIf(in_control AND token_orders > 0) AS control_purchasers,
-    sumIf(token_revenue, in_control) AS control_revenue,
     countIf(in_test) AS test_visitors,
-    sumIf(token_orders, in_test) AS test_orders,
-    countIf(in_test AND token_orders > 0) AS test_purchasers,
-    sumIf(token_revenue, in_test) AS test_revenue
+    {{> shared/purchase_totals}}
 FROM by_token

@@ -19,12 +19,12 @@ WITH
         (
             SELECT visitors AS v, chatted AS c, in_control AS ct, in_test AS te, buyers AS b
             FROM token_hour_sets FINAL
-            WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
+            WHERE {{> shared/in_sealed_hours}}
             UNION ALL
-            SELECT groupBitmapStateIf(t.2, t.3), groupBitmapStateIf(t.2, t.4), groupBitmapStateIf(t.2, t.6), groupBitmapStateIf(t.2, t.7),
-                   groupBitmapStateIf(t.2, t.8)
-            FROM (SELECT arrayJoin(raw) AS t)
-            WHERE t.2 > 0
+            SELECT groupBitmapStateIf(id, is_v), groupBitmapStateIf(id, chatted), groupBitmapStateIf(id, in_control), groupBitmapStateIf(id, in_test),
+                   groupBitmapStateIf(id, bought)
+            FROM raw_tokens
+            WHERE id > 0
         )
     ) AS sets,
     {{> shared/sealed_purchases}},
@@ -34,7 +34,7 @@ WITH
         SELECT k AS id, min(at) AS first_chat_at
         FROM token_hour_sets FINAL
         ARRAY JOIN mapKeys(first_chats) AS k, mapValues(first_chats) AS at
-        WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
+        WHERE {{> shared/in_sealed_hours}}
           AND bitmapContains(sets.5, k)
         GROUP BY k
     ),
@@ -78,39 +78,14 @@ WITH
     ),
     purchasers AS
     (
-        SELECT
-            countIf(token_orders > 0) AS users_purchased,
-            countIf(token_orders_after_chat > 0) AS users_chatted_purchased,
-            sum(token_revenue) AS revenue,
-            sum(token_revenue_after_chat) AS revenue_after_chat,
-            sum(token_revenue_other) AS revenue_other,
-            sum(token_orders) AS orders,
-            sum(token_orders_after_chat) AS orders_after_chat,
-            sumIf(token_orders, in_control) AS control_orders,
-            countIf(in_control) AS control_purchasers,
-            sumIf(token_revenue, in_control) AS control_revenue,
-            sumIf(token_orders, in_test) AS test_orders,
-            countIf(in_test) AS test_purchasers,
-            sumIf(token_revenue, in_test) AS test_revenue
+        SELECT {{> shared/purchase_totals}}
         FROM by_token
     )
 SELECT
     bitmapCardinality(sets.1) + x.v AS total_users,
     bitmapAndCardinality(sets.1, sets.2) + x.vc AS total_users_chatted,
-    b.users_purchased AS total_users_purchased,
-    b.users_chatted_purchased AS total_users_chatted_purchased,
-    b.revenue AS total_revenue_purchased,
-    b.revenue_after_chat AS total_revenue_chatted_purchased,
-    b.revenue_other AS revenue_other,
-    b.orders AS orders,
-    b.orders_after_chat AS orders_after_chat,
     bitmapAndCardinality(sets.1, sets.3) + x.vct AS control_visitors,
-    b.control_orders AS control_orders,
-    b.control_purchasers AS control_purchasers,
-    b.control_revenue AS control_revenue,
     bitmapAndCardinality(sets.1, sets.4) + x.vte AS test_visitors,
-    b.test_orders AS test_orders,
-    b.test_purchasers AS test_purchasers,
-    b.test_revenue AS test_revenue
+    b.*
 FROM idless AS x
 CROSS JOIN purchasers AS b

@@ -14,11 +14,11 @@ WITH
         (
             SELECT visitors AS v
             FROM token_hour_sets FINAL
-            WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
+            WHERE {{> shared/in_sealed_hours}}
             UNION ALL
-            SELECT groupBitmapStateIf(t.2, t.3)
-            FROM (SELECT arrayJoin(raw) AS t)
-            WHERE t.2 > 0
+            SELECT groupBitmapStateIf(id, is_v)
+            FROM raw_tokens
+            WHERE id > 0
         )
     ) AS v_ids,
     {{> shared/sealed_purchases}},
@@ -29,7 +29,7 @@ WITH
         (
             SELECT toDate(hour) AS day, visitors AS v, toUInt64(0) AS idless
             FROM token_hour_sets FINAL
-            WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
+            WHERE {{> shared/in_sealed_hours}}
             UNION ALL
             SELECT r.day, groupBitmapStateIf(t.id, t.id > 0), uniqExactIf(r.token, t.id = 0)
             FROM
@@ -56,7 +56,7 @@ FROM
     UNION ALL
     SELECT toDate(hour), 0, arraySum(mapValues(conversations)), 0, 0
     FROM token_hour_sets FINAL
-    WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
+    WHERE {{> shared/in_sealed_hours}}
     UNION ALL
     SELECT toDate(received_at), 0, count(), 0, 0
     FROM events

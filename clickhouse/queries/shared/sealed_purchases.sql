@@ -15,7 +15,7 @@ counted AS
         SELECT p.id AS id, '' AS key, p.at AS at, p.event_id AS event_id, p.order_num AS order_num, p.revenue AS revenue
         FROM token_hour_sets FINAL
         ARRAY JOIN purchases AS p
-        WHERE chatbot_id = {chatbot_id:String} AND hour >= sealed_from AND hour < sealed_until AND has(sealed, hour)
+        WHERE {{> shared/in_sealed_hours}}
         UNION ALL
         SELECT r.id, r.key, e.at, e.event_id, e.order_num, e.revenue
         FROM

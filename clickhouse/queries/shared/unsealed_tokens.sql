@@ -31,6 +31,6 @@
 ) AS raw,
 raw_tokens AS
 (
-    SELECT t.1 AS token, t.2 AS id, if(t.2 = 0, t.1, '') AS key, t.3 AS is_v, t.4 AS chatted, t.5 AS first_chat_at, t.6 AS in_control, t.7 AS in_test
+    SELECT t.1 AS token, t.2 AS id, if(t.2 = 0, t.1, '') AS key, t.3 AS is_v, t.4 AS chatted, t.5 AS first_chat_at, t.6 AS in_control, t.7 AS in_test, t.8 AS bought
     FROM (SELECT arrayJoin(raw) AS t)
 )
