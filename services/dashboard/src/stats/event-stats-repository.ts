@@ -74,18 +74,20 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     // The sealed hours (shared/sealed_hours.sql) are used only when sealed for this look-back.
     lookback_s: RETRY_LOOKBACK_SECONDS,
   });
-  const one = async (file: string, chatbotId: string, w: StatsWindow) =>
-    (await clickhouse.query<Record<string, unknown>>(sqlFile(file), params(chatbotId, w)))[0];
+  // A windowed statistic's rows, from its sealed variant for a chatbot with sealed hours.
+  const read = async (file: string, chatbotId: string, w: StatsWindow) =>
+    clickhouse.query<Record<string, unknown>>(sqlFile(await fileFor(file, chatbotId)), params(chatbotId, w));
+  const one = async (file: string, chatbotId: string, w: StatsWindow) => (await read(file, chatbotId, w))[0];
 
   return {
     async engagement(chatbotId, w) {
-      return numbersOf(await one(await fileFor('stats_engagement', chatbotId), chatbotId, w),
+      return numbersOf(await one('stats_engagement', chatbotId, w),
         ['total_users', 'total_users_approached', 'total_users_opened', 'total_users_chatted'] as const);
     },
 
     async popupMetrics(chatbotId, w) {
       // One query for both blocks (stats_popup_metrics.sql): popup rows, then conversation rows.
-      const all = await clickhouse.query<Record<string, unknown>>(sqlFile(await fileFor('stats_popup_metrics', chatbotId)), params(chatbotId, w));
+      const all = await read('stats_popup_metrics', chatbotId, w);
       const isConversation = (r: Record<string, unknown>) => toInt(r.is_conversation) === 1;
       const conversations = { total: 0, from_popup: 0, from_chat_button: 0 };
       for (const r of all.filter(isConversation)) {
@@ -105,7 +107,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     },
 
     async purchases(chatbotId, w) {
-      const row = await one(await fileFor('stats_purchases', chatbotId), chatbotId, w);
+      const row = await one('stats_purchases', chatbotId, w);
       const totals = numbersOf(row, [
         'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased',
         'total_revenue_purchased', 'total_revenue_chatted_purchased', 'revenue_other', 'orders', 'orders_after_chat',
@@ -121,11 +123,11 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     },
 
     async insightsEvents(chatbotId, w) {
-      return numbersOf(await one(await fileFor('stats_insights_events', chatbotId), chatbotId, w), ['total_click_throughs', 'likes', 'dislikes'] as const);
+      return numbersOf(await one('stats_insights_events', chatbotId, w), ['total_click_throughs', 'likes', 'dislikes'] as const);
     },
 
     async timeseries(chatbotId, w) {
-      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile(await fileFor('stats_timeseries', chatbotId)), params(chatbotId, w));
+      const rows = await read('stats_timeseries', chatbotId, w);
       return rows.map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) }));
     },
 
@@ -143,4 +145,3 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     },
   };
 }
-
