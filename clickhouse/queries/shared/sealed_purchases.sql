@@ -1,39 +1,53 @@
--- The purchases counting in W for the *_sealed.sql statistics, as the CTE `counted` (id, key,
--- at, revenue): the sealed hours' purchase lists and the unsealed rows' purchases, each
--- purchase once at its earliest copy, then the order rule of shared/counted_purchases.sql,
--- applied when read (an earlier row of a sealed order may arrive after the seal).
+-- The purchases counting in W for the *_sealed.sql statistics, as the CTE `counted`: the sealed
+-- hours' purchase lists and the unsealed rows' purchases, each purchase once at its earliest
+-- copy, under the order rule of shared/counted_purchases.sql. Columns: id, key (the token when
+-- it has no id, '' otherwise), at, revenue; from_seal (from a sealed hour); chatted_before (sealed
+-- only: its token started a conversation counting in W before it, as far as the seal saw);
+-- is_v, in_control, in_test, raw_chat (unsealed only: its token's flags and first conversation
+-- in the unsealed rows).
 -- Use inside a WITH list after shared/unsealed_tokens: `{{> shared/sealed_purchases}},`.
 counted AS
 (
-    -- Each purchase counting in W, once, at its earliest copy: the sealed hours' lists (their
-    -- rows count in any window holding the hour) and the unsealed rows; then the order rule
-    -- (shared/counted_purchases.sql): one with an order number counts only as its order's
-    -- first purchase row ever. `key` is the token when it has no id, '' otherwise.
-    SELECT p.id AS id, p.key AS key, p.at AS at, p.revenue AS revenue
+    -- A sealed purchase counts if it was its order's first row when sealed (purchases_first,
+    -- migration 0070) and no earlier row of the order arrived since the sealer last checked:
+    -- the sealer seals an hour again once such a row arrived before its check.
+    SELECT p.id AS id, '' AS key, p.at AS at, p.revenue AS revenue, true AS from_seal,
+        -- Its token's latest conversation before it without an earlier copy is in W (a copy
+        -- counting in W is in the unsealed rows: migration 0070).
+        p.chat >= {from:DateTime64(3, 'UTC')} AS chatted_before,
+        false AS is_v, false AS in_control, false AS in_test, toDateTime64('2299-12-31 00:00:00', 3, 'UTC') AS raw_chat
     FROM
     (
-        SELECT p.id AS id, '' AS key, p.at AS at, p.event_id AS event_id, p.order_num AS order_num, p.revenue AS revenue
+        SELECT p.id AS id, p.at AS at, p.event_id AS event_id, p.order_num AS order_num, p.revenue AS revenue, chat
         FROM token_hour_sets FINAL
-        ARRAY JOIN purchases AS p
-        WHERE {{> shared/in_sealed_hours}}
-        UNION ALL
-        SELECT r.id, r.key, e.at, e.event_id, e.order_num, e.revenue
-        FROM
-        (
-            SELECT token, received_at AS at, event_id, order_num, ifNull(total_value_base, 0) AS revenue
-            FROM events
-            WHERE {{> shared/window_events rows=(event = 'purchase')}}
-              AND {{> shared/unsealed_rows}}
-        ) AS e
-        INNER JOIN raw_tokens AS r ON r.token = e.token
+        ARRAY JOIN purchases AS p, purchases_first AS first, purchases_chat AS chat
+        WHERE {{> shared/in_sealed_hours}} AND first
     ) AS p
     LEFT JOIN
     (
-        -- FINAL merges each order's parts (cheaper than GROUP BY); the tuple split in two
-        -- compares faster than as a tuple.
-        SELECT order_num, first.1 AS first_at, first.2 AS first_id
-        FROM order_first_purchases FINAL
-        WHERE chatbot_id = {chatbot_id:String}
-    ) AS o ON o.order_num = p.order_num
-    WHERE p.order_num = '' OR (o.first_at = p.at AND o.first_id = p.event_id)
+        SELECT order_num, min((received_at, event_id)) AS first
+        FROM sealed_hour_arrivals
+        WHERE arrived_at >= (SELECT max(checked_until) FROM sealed_purchases_checked)
+          AND chatbot_id = {chatbot_id:String} AND event = 'purchase'
+        GROUP BY order_num
+    ) AS a ON a.order_num = p.order_num
+    WHERE a.order_num = '' OR a.first >= (p.at, p.event_id)
+    UNION ALL
+    -- The unsealed rows' purchases: an order number counts only as its order's first row ever.
+    SELECT r.id, r.key, e.at, e.revenue, false, false, r.is_v, r.in_control, r.in_test,
+        if(r.chatted, r.first_chat_at, toDateTime64('2299-12-31 00:00:00', 3, 'UTC'))
+    FROM
+    (
+        SELECT token, received_at AS at, event_id, order_num, ifNull(total_value_base, 0) AS revenue
+        FROM events
+        WHERE {{> shared/window_events rows=(event = 'purchase')}}
+          AND {{> shared/unsealed_rows}}
+    ) AS e
+    INNER JOIN raw_tokens AS r ON r.token = e.token
+    LEFT JOIN
+    (
+        -- Only these rows' orders.
+        {{> shared/order_firsts_of orders=(SELECT order_num FROM events WHERE {{> shared/window_events rows=(event = 'purchase' AND order_num != '')}} AND {{> shared/unsealed_rows}})}}
+    ) AS o ON o.order_num = e.order_num
+    WHERE e.order_num = '' OR o.first = (e.at, e.event_id)
 )

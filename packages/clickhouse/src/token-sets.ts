@@ -11,11 +11,15 @@ export interface SealOptions {
   maxHours?: number;
   /** Hours with fewer rows are not sealed (default MIN_SEAL_ROWS). */
   minRows?: number;
+  /** How long an insert may take to become visible (default ARRIVAL_MARGIN_MS); tests that insert nothing meanwhile use 0. */
+  arrivalMarginMs?: number;
 }
 
 export interface SealRun {
   /** (chatbot, hour) pairs sealed or resealed by this run. */
   hours: number;
+  /** Of those, sealed again because an earlier row of a sealed purchase's order arrived. */
+  rechecked: number;
   chatbots: number;
   ms: number;
 }
@@ -28,6 +32,13 @@ const DEFAULT_MAX_HOURS = 5000;
  * 13.5 → 91 ms p50; the big shop's hours hold ~14k rows. Below this, hours are read as rows.
  */
 export const MIN_SEAL_ROWS = 1000;
+/**
+ * A purchase or conversation row is stamped with its arrival (sealed_hour_arrivals.arrived_at)
+ * while its INSERT runs and becomes visible when the INSERT ends: each check re-reads this far before its
+ * start, so a row visible to no earlier seal is always in a later check (rollups.ts assumes a
+ * minute for the same; five leave room).
+ */
+export const ARRIVAL_MARGIN_MS = 300_000;
 
 /**
  * One run of the sealer (migration 0050, clickhouse/README.md "Sealed hours"): finds the
@@ -39,19 +50,30 @@ export const MIN_SEAL_ROWS = 1000;
  */
 export async function sealHours(engine: ClickHouseEngine, opts: SealOptions): Promise<SealRun> {
   const started = performance.now();
+  // ClickHouse's clock, as arrived_at's: what this run checks, later runs need not check again.
+  const [{ checked }] = await engine.query<{ checked: string }>(
+    "SELECT toString(now64(3, 'UTC') - toIntervalMillisecond({margin:UInt32})) AS checked", { margin: opts.arrivalMarginMs ?? ARRIVAL_MARGIN_MS });
+  const [{ since }] = await engine.query<{ since: string }>('SELECT toString(max(checked_until)) AS since FROM sealed_purchases_checked');
   const due = await engine.query<{ chatbot_id: string; hour: number | string }>(sqlFile('seal/hours_to_seal'), {
     before: clickhouseTime(Math.floor(opts.before.getTime() / 1000 / HOUR_S) * HOUR_S * 1000),
     lookback_s: opts.lookbackSeconds,
     max_hours: opts.maxHours ?? DEFAULT_MAX_HOURS,
     min_rows: opts.minRows ?? MIN_SEAL_ROWS,
   });
-  const byChatbot = new Map<string, number[]>();
-  for (const r of due) {
-    const hours = byChatbot.get(r.chatbot_id) ?? [];
-    hours.push(Number(r.hour));
+  // Sealed purchases an earlier row of their order or a conversation of their token before them
+  // arrived for since the last check: their hours are sealed again (the statistics look those
+  // rows up themselves meanwhile), whatever maxHours says.
+  const recheck = await engine.query<{ chatbot_id: string; hour: number | string }>(sqlFile('seal/purchases_to_recheck'), { since });
+  const byChatbot = new Map<string, Set<number>>();
+  for (const r of [...due, ...recheck]) {
+    const hours = byChatbot.get(r.chatbot_id) ?? new Set<number>();
+    hours.add(Number(r.hour));
     byChatbot.set(r.chatbot_id, hours);
   }
-  for (const [chatbotId, hours] of byChatbot) {
+  let sealed = 0;
+  for (const [chatbotId, set] of byChatbot) {
+    const hours = [...set];
+    sealed += hours.length;
     const params = {
       chatbot_id: chatbotId,
       hours,
@@ -63,7 +85,9 @@ export async function sealHours(engine: ClickHouseEngine, opts: SealOptions): Pr
     await engine.command(sqlFile('seal/assign_token_ids'), params);
     await engine.command(sqlFile('seal/seal_hours'), params);
   }
-  return { hours: due.length, chatbots: byChatbot.size, ms: Math.round(performance.now() - started) };
+  // Only once every hour above is sealed again: a run that fails before this is repeated whole.
+  await engine.command("INSERT INTO sealed_purchases_checked (checked_until) VALUES ({checked:DateTime64(3, 'UTC')})", { checked });
+  return { hours: sealed, rechecked: recheck.length, chatbots: byChatbot.size, ms: Math.round(performance.now() - started) };
 }
 
 /** Forgets every sealed hour (rollups:rebuild, after prev_copy_at changed): the sealer seals them again. */

@@ -1,5 +1,5 @@
 /**
- * The sealed hours (migrations 0050, 0060) change how engagement, popup-metrics, purchases
+ * The sealed hours (migrations 0050, 0060, 0070) change how engagement, popup-metrics, purchases
  * (with its A/B block), the insights events and the daily series are read, never what they
  * say: for generated scenarios, each equals the oracle (the statistics definitions in services/dashboard/README.md
  * read in TypeScript) with nothing sealed, with every complete
@@ -7,7 +7,7 @@
  * events), and after sealing again, on both ClickHouse engines.
  */
 import t, { type Test } from 'tap';
-import { sealHours } from '@chatlytics/clickhouse';
+import { clickhouseTime, sealHours, sqlFile } from '@chatlytics/clickhouse';
 import { formatReceivedAt, type StoredEvent } from '@chatlytics/events';
 import { createRng, generateEvents, parseChTime } from '@chatlytics/testkit';
 import { createEventStatsRepository } from '../src/stats/event-stats-repository.js';
@@ -27,13 +27,38 @@ const SEEDS = Number(process.env.STATS_SEEDS ?? 6);
 const NOW = Date.parse('2026-05-20T12:34:56.789Z');
 const TIMEFRAMES = [1, 7, 30];
 const HOUR = 3_600_000;
+const RACED_CHAT_AT = NOW - 4 * 24 * HOUR - 2 * HOUR;
 
 const scenarios = Array.from({ length: SEEDS }, (_, i) => {
   const seed = 101 + i;
   const rng = createRng(seed * 104_729);
   const chatbotId = rng.uuid();
-  return { seed, chatbotId, events: generateEvents({ seed, now: NOW, chatbotId, otherChatbotIds: [rng.uuid()], boundaryDays: TIMEFRAMES }) };
+  const events = generateEvents({ seed, now: NOW, chatbotId, otherChatbotIds: [rng.uuid()], boundaryDays: TIMEFRAMES });
+  return { seed, chatbotId, events: [...events, ...chatHistoryRows(seed, events.find((e) => e.chatbot_id === chatbotId && !e.is_bot)!, rng)] };
 });
+
+/**
+ * Conversations a purchase must see from other hours (migration 0070): a copy received four
+ * days after its original (counted in the 7-day window, where the original is before the window
+ * and its look-back day; its hour unsealable), then a sealed purchase in the next hour; and a
+ * conversation in a sealed hour, then a purchase in the hour not sealed yet (NOW's).
+ */
+function chatHistoryRows(seed: number, base: StoredEvent, rng: ReturnType<typeof createRng>): StoredEvent[] {
+  const row = (event: string, token: string, t: number, extra: Partial<StoredEvent> = {}): StoredEvent =>
+    ({ ...base, event_id: rng.uuid(), event, token, received_at: formatReceivedAt(new Date(t)), ab_group: null, order_num: '', ...extra });
+  const copied = `chat-copy-${seed}`;
+  const original = row('convo_started', copied, NOW - 9 * 24 * HOUR, { open_way: 'popup' });
+  const returning = `chat-then-buy-${seed}`;
+  return [
+    row('visitor', copied, NOW - 5 * 24 * HOUR - HOUR), original,
+    { ...original, received_at: formatReceivedAt(new Date(NOW - 5 * 24 * HOUR - 90 * 60_000)) },
+    row('purchase', copied, NOW - 5 * 24 * HOUR + 10 * 60_000, { total_value: 3, total_value_base: 3 }),
+    row('visitor', returning, NOW - 3 * HOUR), row('convo_started', returning, NOW - 3 * HOUR + 60_000, { open_way: 'chat_button' }),
+    row('purchase', returning, NOW - 10 * 60_000, { total_value: 4, total_value_base: 4 }),
+    // The purchase a conversation arriving later (`raced`) precedes.
+    row('visitor', `raced-${seed}`, RACED_CHAT_AT - 30 * 60_000), row('purchase', `raced-${seed}`, RACED_CHAT_AT + 2 * HOUR, { total_value: 5, total_value_base: 5 }),
+  ];
+}
 
 const ch = await openClickHouse();
 t.teardown(() => ch.close());
@@ -136,8 +161,9 @@ t.test('every complete hour sealed', async (t) => {
  * Late rows that change sealed purchases without touching their hours: an earlier purchase row of
  * an order whose first row was sealed (in W, and before the 7-day window's start: either way
  * the sealed one no longer counts), and a conversation before a purchase of a token that had
- * not chatted (that purchase becomes after chat). The order rule and the first chat are
- * looked up when read, so these must show at once.
+ * not chatted (that purchase becomes after chat). Both must show at once: the first chats are
+ * looked up when read, and so are the purchase rows that arrived since the sealer last checked
+ * the sealed orders (after its next run, the hours it sealed again say it).
  */
 function latePurchaseRows(s: (typeof scenarios)[number], row: (event: string, token: string, t: number, extra?: Partial<StoredEvent>) => StoredEvent) {
   const mine = s.events.filter((e) => e.chatbot_id === s.chatbotId && !e.is_bot);
@@ -192,7 +218,42 @@ t.test('rows arriving in sealed hours: those hours read raw', async (t) => {
 t.test('sealed again', async (t) => {
   const run = await seal();
   t.ok(run.hours >= SEEDS, `${run.hours} hours resealed`);
+  t.ok(run.rechecked > 0, `${run.rechecked} hours resealed for a row arriving before a sealed purchase (their own rows unchanged)`);
   await matchesOracle(t, 'resealed', (s) => [...s.events, ...late.get(s.seed)!]);
+});
+
+t.test('checked: nothing left for a statistic to look up, the resealed hours alone say it', async (t) => {
+  // No margin (nothing is inserted meanwhile): the check covers every arrival so far.
+  const run = await sealHours(ch.embedded, { before: new Date(NOW), lookbackSeconds: RETRY_LOOKBACK_SECONDS, minRows: 1, arrivalMarginMs: 0 });
+  t.same([run.hours, run.rechecked], [0, 0], 'nothing to seal again');
+  const [{ n }] = await ch.embedded.query<{ n: string }>(
+    'SELECT count() AS n FROM sealed_hour_arrivals WHERE arrived_at >= (SELECT max(checked_until) FROM sealed_purchases_checked)');
+  t.equal(Number(n), 0, 'no arrival left since the check');
+  await matchesOracle(t, 'checked', (s) => [...s.events, ...late.get(s.seed)!]);
+});
+
+// A conversation before a sealed purchase, arriving while a sealer run is under way: after that
+// run checked the arrivals and before it sealed the conversation's hour (stale by then).
+const raced = new Map(scenarios.map((s) => {
+  const base = s.events.find((e) => e.chatbot_id === s.chatbotId && !e.is_bot)!;
+  return [s.seed, [{ ...base, event_id: createRng(s.seed + 7).uuid(), event: 'convo_started', token: `raced-${s.seed}`, ab_group: null,
+    order_num: '', open_way: 'popup', received_at: formatReceivedAt(new Date(RACED_CHAT_AT)) } as StoredEvent]];
+}));
+
+t.test('a conversation arriving during a sealer run: looked up when read until the next run seals the purchase again', async (t) => {
+  await insertEvents(ch.embedded, [...raced.values()].flat());
+  // What that run did after its check: seal the conversation's hour (the purchase's hour untouched).
+  const hour = Math.floor(RACED_CHAT_AT / HOUR) * HOUR;
+  for (const s of scenarios) {
+    const params = { chatbot_id: s.chatbotId, hours: [hour / 1000], lo: clickhouseTime(hour), hi: clickhouseTime(hour + HOUR), lookback_s: RETRY_LOOKBACK_SECONDS };
+    await ch.embedded.command(sqlFile('seal/assign_token_ids'), params);
+    await ch.embedded.command(sqlFile('seal/seal_hours'), params);
+  }
+  const all = (s: (typeof scenarios)[number]) => [...s.events, ...late.get(s.seed)!, ...raced.get(s.seed)!];
+  await matchesOracle(t, 'raced', all);
+  const run = await sealHours(ch.embedded, { before: new Date(NOW), lookbackSeconds: RETRY_LOOKBACK_SECONDS, minRows: 1, arrivalMarginMs: 0 });
+  t.ok(run.rechecked > 0, `${run.rechecked} hours of purchases after it sealed again`);
+  await matchesOracle(t, 'raced, checked', all);
 });
 
 t.test('the dashboard\'s sealer: a run when started, none while another holds the lock, stop waits for its run', async (t) => {
@@ -211,5 +272,5 @@ t.test('the dashboard\'s sealer: a run when started, none while another holds th
   await sealer.stop();
   t.same(held, [SEALER_LOCK_KEY], 'one run, under the sealer\'s lock');
   t.ok(await sealedCount() > 0, 'its run sealed the hours before stop() returned');
-  await matchesOracle(t, 'sealed by the sealer', (s) => [...s.events, ...late.get(s.seed)!]);
+  await matchesOracle(t, 'sealed by the sealer', (s) => [...s.events, ...late.get(s.seed)!, ...raced.get(s.seed)!]);
 });
