@@ -18,7 +18,7 @@ export interface SealOptions {
 export interface SealRun {
   /** (chatbot, hour) pairs sealed or resealed by this run. */
   hours: number;
-  /** Of those, sealed again because an earlier row of a sealed purchase's order arrived. */
+  /** Of those, sealed again because a row arriving later changed what a sealed purchase knew (its order's first row, its token's last conversation). */
   rechecked: number;
   chatbots: number;
   ms: number;
