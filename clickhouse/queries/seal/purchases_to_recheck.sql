@@ -1,9 +1,10 @@
 -- The sealed hours whose purchases' facts (migration 0070) a row arriving at or after {since}
 -- (the previous check's sealed_purchases_checked) changes: an earlier purchase row of the
 -- order of a purchase sealed as its order's first, or a conversation of a purchase's token
--- before it that its seal did not know. Once sealed again, those rows change nothing. (chatbot_id, hour as Unix seconds); the sealer seals them again. Only hours from
--- the earliest such row's hour on can hold a later purchase, and only the chatbots with such
--- rows: usually a few recent hours or none.
+-- before it that its seal did not know. (chatbot_id, hour as Unix seconds); the sealer seals
+-- them again, after which those rows change nothing. Only hours from the earliest such row's
+-- hour on can hold a later purchase, and only the chatbots with such rows: usually a few recent
+-- hours or none.
 WITH
     arrived AS
     (

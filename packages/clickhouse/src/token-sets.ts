@@ -51,9 +51,10 @@ export const ARRIVAL_MARGIN_MS = 300_000;
 export async function sealHours(engine: ClickHouseEngine, opts: SealOptions): Promise<SealRun> {
   const started = performance.now();
   // ClickHouse's clock, as arrived_at's: what this run checks, later runs need not check again.
-  const [{ checked }] = await engine.query<{ checked: string }>(
-    "SELECT toString(now64(3, 'UTC') - toIntervalMillisecond({margin:UInt32})) AS checked", { margin: opts.arrivalMarginMs ?? ARRIVAL_MARGIN_MS });
-  const [{ since }] = await engine.query<{ since: string }>('SELECT toString(max(checked_until)) AS since FROM sealed_purchases_checked');
+  // The previous check's end, read in the same query.
+  const [{ checked, since }] = await engine.query<{ checked: string; since: string }>(
+    "SELECT toString(now64(3, 'UTC') - toIntervalMillisecond({margin:UInt32})) AS checked, toString(max(checked_until)) AS since FROM sealed_purchases_checked",
+    { margin: opts.arrivalMarginMs ?? ARRIVAL_MARGIN_MS });
   const due = await engine.query<{ chatbot_id: string; hour: number | string }>(sqlFile('seal/hours_to_seal'), {
     before: clickhouseTime(Math.floor(opts.before.getTime() / 1000 / HOUR_S) * HOUR_S * 1000),
     lookback_s: opts.lookbackSeconds,
