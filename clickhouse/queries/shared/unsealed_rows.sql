@@ -1,5 +1,5 @@
--- The rows of W outside the sealed hours of shared/sealed_hours.sql (every row of W when none
--- is sealed: sealed_from is then 1970-01-01 and sealed_until an hour later). The first two
+-- The rows of W outside the sealed hours of shared/sealed_hours.sql (a window without sealed
+-- hours is read by the plain statistic instead: the repository asks first). The first two
 -- conditions bound received_at, the primary key's second column, so only the granules of
 -- the unsealed edges of W are read.
 -- Use: `AND {{> shared/unsealed_rows}}` after a shared/window_events condition.

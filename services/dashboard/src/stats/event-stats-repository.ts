@@ -3,6 +3,7 @@ import { createResultCache } from './cache.js';
 import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
 import { dedupLookbackFrom, RETRY_LOOKBACK_SECONDS } from './retry-lookback.js';
+import { sealedHoursParams, type SealedHoursParams } from './sealed-hours.js';
 
 /** Raw counts and sums from ClickHouse; rates and rounding are derived by the caller. */
 export interface EngagementCounts {
@@ -67,16 +68,34 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
   const sealedCache = createResultCache({ ttlMs: opts.sealedChatbotsTtlMs ?? 60_000, maxEntries: 1 });
   const sealedChatbots = () => sealedCache.get('sealed', async () => new Set(
     (await clickhouse.query<{ chatbot_id: string }>('SELECT DISTINCT chatbot_id FROM token_hour_sets')).map((r) => r.chatbot_id)));
-  const fileFor = async (file: string, chatbotId: string) => ((await sealedChatbots()).has(chatbotId) ? `${file}_sealed` : file);
+  // The page asks for four statistics of one window at once: they share one answer in flight
+  // (never a stored one: an hour that gets a late row must stop being read as sealed at once).
+  const sealedHoursInFlight = new Map<string, Promise<SealedHoursParams | null>>();
+  const sealedHours = (chatbotId: string, w: StatsWindow) => {
+    const key = `${chatbotId}/${w.from.getTime()}/${w.to.getTime()}`;
+    let pending = sealedHoursInFlight.get(key);
+    if (!pending) {
+      pending = clickhouse.query<{ hours: string[] }>(sqlFile('stats_sealed_hours'), params(chatbotId, w))
+        .then((rows) => sealedHoursParams(rows[0]?.hours ?? []))
+        .finally(() => sealedHoursInFlight.delete(key));
+      sealedHoursInFlight.set(key, pending);
+    }
+    return pending;
+  };
 
   const params = (chatbotId: string, w: StatsWindow) => ({
     chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)),
     // The sealed hours (shared/sealed_hours.sql) are used only when sealed for this look-back.
     lookback_s: RETRY_LOOKBACK_SECONDS,
   });
-  // A windowed statistic's rows, from its sealed variant for a chatbot with sealed hours.
-  const read = async (file: string, chatbotId: string, w: StatsWindow) =>
-    clickhouse.query<Record<string, unknown>>(sqlFile(await fileFor(file, chatbotId)), params(chatbotId, w));
+  // A windowed statistic's rows: from its sealed variant when the window has sealed hours
+  // (asked first, stats_sealed_hours.sql), else from its rows.
+  const read = async (file: string, chatbotId: string, w: StatsWindow) => {
+    const sealed = (await sealedChatbots()).has(chatbotId) ? await sealedHours(chatbotId, w) : null;
+    return sealed
+      ? clickhouse.query<Record<string, unknown>>(sqlFile(`${file}_sealed`), { ...params(chatbotId, w), ...sealed })
+      : clickhouse.query<Record<string, unknown>>(sqlFile(file), params(chatbotId, w));
+  };
   const one = async (file: string, chatbotId: string, w: StatsWindow) => (await read(file, chatbotId, w))[0];
 
   return {
