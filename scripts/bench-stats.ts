@@ -89,7 +89,7 @@ async function loadClickHouse(dir: string): Promise<ClickHouseEngine> {
   }
   const started = performance.now();
   await engine.command(generateSql(PROFILE), { now: now.toISOString().replace('T', ' ').replace('Z', ''), events: PROFILE.events });
-  await engine.command(retriesSql(PROFILE));
+  await engine.command(retriesSql(PROFILE), { now: now.toISOString().replace('T', ' ').replace('Z', '') });
   // Merged parts, as a long-running table has: a fresh insert leaves many small parts.
   await engine.command('OPTIMIZE TABLE events FINAL');
   const [{ rows }] = await engine.query<{ rows: string }>('SELECT count() AS rows FROM events');

@@ -5,9 +5,8 @@
 -- row? its token's conversations before it?: migration 0070), completed when read by the rows
 -- that arrived since the sealer last checked; every other row of W (its edges, hours not
 -- sealed) is read from `events`. A token of the unsealed rows without an id has no sealed row
--- anywhere: its rows say it all. ClickHouse evaluates a plain CTE at each use, so what several
--- parts need is computed once: raw_tokens as a materialized CTE, sets as a scalar; each other
--- CTE below is used once.
+-- anywhere: its rows say it all. ClickHouse evaluates a CTE at each use, so what two parts need
+-- is a scalar (computed once): raw and sets; each CTE below is used once.
 WITH
     {{> shared/sealed_hours}},
     {{> shared/unsealed_tokens}},
@@ -128,5 +127,3 @@ SELECT
     b.*
 FROM idless AS x
 CROSS JOIN purchasers AS b
--- raw_tokens is a materialized CTE (shared/unsealed_tokens.sql).
-SETTINGS enable_materialized_cte = 1

@@ -74,5 +74,3 @@ FROM
 )
 GROUP BY day
 ORDER BY day ASC
--- raw_tokens is a materialized CTE (shared/unsealed_tokens.sql).
-SETTINGS enable_materialized_cte = 1

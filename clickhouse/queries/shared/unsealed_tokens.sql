@@ -1,17 +1,14 @@
 -- The unsealed rows of W (shared/unsealed_rows.sql after shared/sealed_hours.sql) by token, for
--- the *_sealed.sql statistics, as the WITH-list entry `raw_tokens`: one row per token with
--- (token, id (0: none yet), key = the token when it has no id, '' otherwise (a purchase or a
--- token is identified by (id, key)), in V, chatted, first chat, in control, in test,
--- purchased). A token without an id is in no sealed hour.
--- MATERIALIZED (the query ends with `SETTINGS enable_materialized_cte = 1`): computed once
--- into a temporary table that each use reads. A plain CTE is computed again at each use, and a
--- scalar subquery holding it is analysed again in every subquery that names it (measured on
--- the demo: ~10 ms each time, several times per statistic).
+-- the *_sealed.sql statistics, as two WITH-list entries: `raw`, a scalar (computed once per
+-- query, where a CTE would be computed again at each use) holding one tuple per token:
+-- (token, id (0: none yet), in V, chatted, first chat, in control, in test, purchased); and
+-- `raw_tokens`, the same as rows, with `key` = the token when it has no id, '' otherwise (a
+-- purchase or a token is identified by (id, key)). A token without an id is in no sealed hour.
 -- Use inside a WITH list after shared/sealed_hours: `{{> shared/unsealed_tokens}},`.
-raw_tokens AS MATERIALIZED
 (
-    SELECT r.token AS token, t.id AS id, if(t.id = 0, r.token, '') AS key, r.is_v AS is_v, r.chatted AS chatted,
-        r.first_chat_at AS first_chat_at, r.in_control AS in_control, r.in_test AS in_test, r.bought AS bought
+    -- The unsealed rows' tokens, one tuple each: (token, id (0: none yet), in V, chatted,
+    -- first chat, in control, in test, purchased).
+    SELECT groupArray((r.token, t.id, r.is_v, r.chatted, r.first_chat_at, r.in_control, r.in_test, r.bought))
     -- The rows' tokens on the build side (few), the chatbot's ids streamed past them, as in
     -- stats_engagement_sealed.sql (measured: filtering token_ids by an IN set of them was slower).
     FROM (SELECT token, id FROM token_ids WHERE chatbot_id = {chatbot_id:String}) AS t
@@ -30,6 +27,10 @@ raw_tokens AS MATERIALIZED
           AND {{> shared/unsealed_rows}}
         GROUP BY token
     ) AS r ON t.token = r.token
-    -- Unmatched ids read 0 (none yet), not NULL, whatever the server's default.
     SETTINGS join_use_nulls = 0
+) AS raw,
+raw_tokens AS
+(
+    SELECT t.1 AS token, t.2 AS id, if(t.2 = 0, t.1, '') AS key, t.3 AS is_v, t.4 AS chatted, t.5 AS first_chat_at, t.6 AS in_control, t.7 AS in_test, t.8 AS bought
+    FROM (SELECT arrayJoin(raw) AS t)
 )
