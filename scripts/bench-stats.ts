@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
-import { createChdbEngine, runMigrations, sealHours, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { clickhouseTime, createChdbEngine, parseClickhouseTime, runMigrations, sealHours, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createEventStatsRepository, daysWindow, RETRY_LOOKBACK_SECONDS, type StatsWindow } from '@chatlytics/dashboard/stats';
 import { botId, generateSql, retriesSql, statsProfile } from './bench-stats-data.js';
 import { PG_AB_TEST, PG_INDEX_DDL, PG_QUERIES, PG_TABLE_DDL, embeddedPostgres, serverPostgres, type BenchPostgres } from './bench-stats-postgres.js';
@@ -83,13 +83,13 @@ async function loadClickHouse(dir: string): Promise<ClickHouseEngine> {
     const [{ last }] = await engine.query<{ last: string }>('SELECT toString(min(inserted_at)) AS last FROM events');
     const [{ bots }] = await engine.query<{ bots: string }>('SELECT uniqExact(chatbot_id) AS bots FROM events');
     if (Number(bots) !== PROFILE.chatbots) throw new Error(`${dir} holds ${bots} chatbots, not the ${PROFILE.name} profile's ${PROFILE.chatbots}`);
-    now = new Date(`${last.replace(' ', 'T')}Z`);
+    now = new Date(parseClickhouseTime(last));
     console.log(`ClickHouse: reusing ${existing} rows in ${dir} (generated up to ${now.toISOString()})`);
     return engine;
   }
   const started = performance.now();
-  await engine.command(generateSql(PROFILE), { now: now.toISOString().replace('T', ' ').replace('Z', ''), events: PROFILE.events });
-  await engine.command(retriesSql(PROFILE), { now: now.toISOString().replace('T', ' ').replace('Z', '') });
+  await engine.command(generateSql(PROFILE), { now: clickhouseTime(now), events: PROFILE.events });
+  await engine.command(retriesSql(PROFILE), { now: clickhouseTime(now) });
   // Merged parts, as a long-running table has: a fresh insert leaves many small parts.
   await engine.command('OPTIMIZE TABLE events FINAL');
   const [{ rows }] = await engine.query<{ rows: string }>('SELECT count() AS rows FROM events');
@@ -139,7 +139,7 @@ async function main() {
   // No statistic over this table can answer faster; PG p50 / this bounds the reachable speed-up.
   const readFloor = await time(CALLS, (i) => engine.query(
     "SELECT count() AS n FROM events WHERE chatbot_id = {chatbot_id:String} AND received_at >= {to:DateTime64(3, 'UTC')} - INTERVAL 1 SECOND AND received_at <= {to:DateTime64(3, 'UTC')}",
-    { chatbot_id: bot(i), to: window.to.toISOString().replace('T', ' ').replace('Z', '') }));
+    { chatbot_id: bot(i), to: clickhouseTime(window.to) }));
   const ch: Record<string, Timing> = {
     engagement: await time(CALLS, (i) => stats.engagement(bot(i), window)),
     'popup-metrics': await time(CALLS, (i) => stats.popupMetrics(bot(i), window)),

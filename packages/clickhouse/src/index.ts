@@ -4,7 +4,7 @@ export { createServerEngine, type ServerEngineOptions } from './server-engine.js
 export { createClickHouse } from './create.js';
 export { runMigrations, readMigrations, type MigrationFile, type MigrationResult } from './migrations.js';
 export { sqlFile } from './sql-files.js';
-export { clickhouseTime } from './time.js';
+export { clickhouseTime, parseClickhouseTime } from './time.js';
 export { rebuildRollups, type RollupRebuild } from './rollups.js';
 export { sealHours, type SealOptions, type SealRun } from './token-sets.js';
 export { splitStatements } from './sql-split.js';

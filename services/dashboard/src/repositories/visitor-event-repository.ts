@@ -1,4 +1,4 @@
-import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { clickhouseTime, parseClickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 
 /** One tracked event of a visitor, as the conversation page lists it. */
 export interface VisitorEvent {
@@ -40,7 +40,7 @@ export function createVisitorEventRepository(clickhouse: ClickHouseEngine) {
       const events = rows.slice(0, VISITOR_EVENTS_LIMIT).map((r) => ({
         eventId: String(r.event_id),
         event: String(r.event),
-        at: new Date(`${String(r.at).replace(' ', 'T')}Z`),
+        at: new Date(parseClickhouseTime(String(r.at))),
         url: String(r.url ?? ''),
         popupVersion: String(r.popup_version ?? ''),
         openWay: String(r.open_way ?? ''),

@@ -1,4 +1,4 @@
-import { clickhouseTime } from '@chatlytics/clickhouse';
+import { clickhouseTime, parseClickhouseTime } from '@chatlytics/clickhouse';
 
 const HOUR_MS = 3_600_000;
 
@@ -14,7 +14,7 @@ export interface SealedHoursParams {
 
 /** A ClickHouse DateTime('UTC') text ('YYYY-MM-DD HH:MM:SS') as epoch milliseconds. */
 const hourMs = (text: string) => {
-  const ms = Date.parse(`${text.replace(' ', 'T')}Z`);
+  const ms = parseClickhouseTime(text);
   if (!Number.isFinite(ms) || ms % HOUR_MS !== 0) throw new TypeError(`not an hour: ${text}`);
   return ms;
 };
