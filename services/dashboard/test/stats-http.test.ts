@@ -107,6 +107,11 @@ for (const variant of databaseVariants()) {
       }
       const own = await get('engagement', { chatbot_id: IDS.botOther }, { 'x-api-key': KEY_B });
       t.equal(own.statusCode, 200, 'its own account sees it');
+      // Concurrent blocks share an ownership lookup in flight: per account, never across accounts.
+      const both = await Promise.all(ENDPOINTS.flatMap((path) => [
+        get(path, { chatbot_id: IDS.botOther }), get(path, { chatbot_id: IDS.botOther }, { 'x-api-key': KEY_B }),
+      ]));
+      t.same(both.map((r) => r.statusCode), ENDPOINTS.flatMap(() => [404, 200]), 'asked at once by both accounts: 404 for the stranger, 200 for the owner');
     });
 
     t.test('422 lists every bad field; timeframe bounds', async (t) => {

@@ -35,9 +35,18 @@ export function createStatsService(opts: StatsServiceOptions) {
   const clock = opts.clock ?? (() => new Date());
   const cache = createResultCache({ ttlMs: opts.cacheTtlMs ?? DEFAULT_STATS_CACHE_TTL_MS });
 
+  // The page asks for five statistics of one chatbot at once: they share one ownership lookup
+  // while it is in flight (never a stored one: a chatbot that changed hands is seen at once).
+  const lookups = new Map<string, Promise<StatsChatbot | null>>();
   /** The account's chatbot, or 404: another account's chatbot must look like no chatbot at all. */
   const ownChatbot = async (accountId: string, chatbotId: string): Promise<StatsChatbot> => {
-    const chatbot = await repo.chatbotOfAccount(accountId, chatbotId);
+    const key = `${accountId}/${chatbotId}`;
+    let pending = lookups.get(key);
+    if (!pending) {
+      pending = repo.chatbotOfAccount(accountId, chatbotId).finally(() => lookups.delete(key));
+      lookups.set(key, pending);
+    }
+    const chatbot = await pending;
     if (!chatbot) throw Errors.notFound();
     return chatbot;
   };
@@ -61,15 +70,20 @@ export function createStatsService(opts: StatsServiceOptions) {
     return checked.range;
   };
 
-  /** A statistic of one chatbot over the last `days` days or a checked date range, cached per account. */
+  /**
+   * A statistic of one chatbot over the last `days` days or a checked date range, cached per
+   * account. `at`: the window's "now" when the caller asks several statistics of one window (the
+   * page): its blocks then cover the same milliseconds, and a big shop's statistics share one
+   * sealed-hours lookup (keyed by the window) instead of one per block.
+   */
   const daysStat = async <T extends object>(
-    accountId: string, chatbotId: string, frame: StatsFrame, stat: string, load: (chatbot: StatsChatbot, w: StatsWindow) => Promise<T>,
-    keyExtra: (c: StatsChatbot) => string = () => '',
+    accountId: string, chatbotId: string, frame: StatsFrame, at: Date | undefined, stat: string,
+    load: (chatbot: StatsChatbot, w: StatsWindow) => Promise<T>, keyExtra: (c: StatsChatbot) => string = () => '',
   ) => {
     const chatbot = await ownChatbot(accountId, chatbotId);
     const frameKey = typeof frame === 'number' ? String(frame) : `${frame.from}..${frame.to}`;
     return cached(accountId, stat, chatbotId, `${frameKey}${keyExtra(chatbot)}`, async () => {
-      const now = clock();
+      const now = at ?? clock();
       const { days, window: w } = typeof frame === 'number' ? { days: frame, window: daysWindow(frame, now) } : rangeWindow(frame, now);
       return windowed(days, w, await load(chatbot, w));
     });
@@ -78,17 +92,17 @@ export function createStatsService(opts: StatsServiceOptions) {
   return {
     ownChatbot,
     frameOf,
-    overview: (accountId: string, chatbotId: string, frame: StatsFrame) =>
-      daysStat(accountId, chatbotId, frame, 'overview', (c, w) => repo.overview(c.id, w)),
-    engagement: (accountId: string, chatbotId: string, frame: StatsFrame) =>
-      daysStat(accountId, chatbotId, frame, 'engagement', (c, w) => repo.engagement(c.id, w)),
-    popupMetrics: (accountId: string, chatbotId: string, frame: StatsFrame) =>
-      daysStat(accountId, chatbotId, frame, 'popup-metrics', (c, w) => repo.popupMetrics(c.id, w)),
-    timeseries: (accountId: string, chatbotId: string, frame: StatsFrame) =>
-      daysStat(accountId, chatbotId, frame, 'timeseries', (c, w) => repo.timeseries(c.id, w)),
+    overview: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
+      daysStat(accountId, chatbotId, frame, at, 'overview', (c, w) => repo.overview(c.id, w)),
+    engagement: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
+      daysStat(accountId, chatbotId, frame, at, 'engagement', (c, w) => repo.engagement(c.id, w)),
+    popupMetrics: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
+      daysStat(accountId, chatbotId, frame, at, 'popup-metrics', (c, w) => repo.popupMetrics(c.id, w)),
+    timeseries: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
+      daysStat(accountId, chatbotId, frame, at, 'timeseries', (c, w) => repo.timeseries(c.id, w)),
     // abTestEnabled changes the body's shape: it belongs in the key.
-    purchases: (accountId: string, chatbotId: string, frame: StatsFrame) =>
-      daysStat(accountId, chatbotId, frame, 'purchases', (c, w) => repo.purchases(c, w), (c) => `/${c.abTestEnabled}`),
+    purchases: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
+      daysStat(accountId, chatbotId, frame, at, 'purchases', (c, w) => repo.purchases(c, w), (c) => `/${c.abTestEnabled}`),
     async conversationInsights(accountId: string, chatbotId: string, timeframe: string) {
       await ownChatbot(accountId, chatbotId);
       return cached(accountId, 'conversation-insights', chatbotId, timeframe.trim().toLowerCase(), async () => {
