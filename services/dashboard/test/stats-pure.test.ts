@@ -3,7 +3,7 @@ import { percent, ratio, round2 } from '../src/stats/numbers.js';
 import { daysWindow, parseInsightsTimeframe, subtractMonths, utcDate } from '../src/stats/timeframe.js';
 import { erfc, sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../src/stats/ab-significance.js';
 import { buildAnalysisReport, rankItems, type AnalysedConversation } from '../src/stats/insights-report.js';
-import { createResultCache } from '../src/stats/cache.js';
+import { createInFlight, createResultCache } from '../src/stats/cache.js';
 import { checkDateRange, RANGE_MESSAGES, rangeWindow } from '../src/stats/date-range.js';
 import { sealedHoursParams } from '../src/stats/sealed-hours.js';
 
@@ -233,4 +233,16 @@ t.test('sealedHoursParams: one run and its holes, whatever the order; none is nu
   });
   t.throws(() => sealedHoursParams(['2026-11-20 10:30:00']), /not an hour/);
   t.throws(() => sealedHoursParams(['yesterday']), /not an hour/);
+});
+
+t.test('in-flight sharing: concurrent requests share one computation, nothing is kept after it settles', async (t) => {
+  const inFlight = createInFlight<string>();
+  let computed = 0;
+  const compute = (value: string) => async () => { computed++; return value; };
+  const [a, b] = await Promise.all([inFlight.get('k', compute('first')), inFlight.get('k', compute('second'))]);
+  t.same([a, b, computed], ['first', 'first', 1], 'shared while in flight');
+  t.equal(await inFlight.get('k', compute('third')), 'third', 'computed again once settled');
+  t.equal(await inFlight.get('other', compute('other')), 'other', 'keys apart');
+  await t.rejects(inFlight.get('bad', async () => { throw new Error('down'); }));
+  t.equal(await inFlight.get('bad', compute('recovered')), 'recovered', 'a failure is not kept');
 });

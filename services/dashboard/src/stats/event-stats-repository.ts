@@ -1,5 +1,5 @@
 import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
-import { createResultCache } from './cache.js';
+import { createInFlight, createResultCache } from './cache.js';
 import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
 import { dedupLookbackFrom, RETRY_LOOKBACK_SECONDS } from './retry-lookback.js';
@@ -70,18 +70,10 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     (await clickhouse.query<{ chatbot_id: string }>('SELECT DISTINCT chatbot_id FROM token_hour_sets')).map((r) => r.chatbot_id)));
   // The page asks for four statistics of one window at once: they share one answer in flight
   // (never a stored one: an hour that gets a late row must stop being read as sealed at once).
-  const sealedHoursInFlight = new Map<string, Promise<SealedHoursParams | null>>();
-  const sealedHours = (chatbotId: string, w: StatsWindow) => {
-    const key = `${chatbotId}/${w.from.getTime()}/${w.to.getTime()}`;
-    let pending = sealedHoursInFlight.get(key);
-    if (!pending) {
-      pending = clickhouse.query<{ hours: string[] }>(sqlFile('stats_sealed_hours'), params(chatbotId, w))
-        .then((rows) => sealedHoursParams(rows[0]?.hours ?? []))
-        .finally(() => sealedHoursInFlight.delete(key));
-      sealedHoursInFlight.set(key, pending);
-    }
-    return pending;
-  };
+  const sealedHoursInFlight = createInFlight<SealedHoursParams | null>();
+  const sealedHours = (chatbotId: string, w: StatsWindow) =>
+    sealedHoursInFlight.get(`${chatbotId}/${w.from.getTime()}/${w.to.getTime()}`, async () =>
+      sealedHoursParams((await clickhouse.query<{ hours: string[] }>(sqlFile('stats_sealed_hours'), params(chatbotId, w)))[0]?.hours ?? []));
 
   const params = (chatbotId: string, w: StatsWindow) => ({
     chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)),

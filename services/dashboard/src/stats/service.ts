@@ -1,7 +1,7 @@
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import type { Database } from '@chatlytics/postgres';
 import { Errors } from '../errors.js';
-import { createResultCache } from './cache.js';
+import { createInFlight, createResultCache } from './cache.js';
 import type { StatsChatbot } from './conversation-stats-repository.js';
 import { checkDateRange, RANGE_MESSAGES, rangeWindow, type StatsFrame } from './date-range.js';
 import { createStatsRepository } from './repository.js';
@@ -37,16 +37,10 @@ export function createStatsService(opts: StatsServiceOptions) {
 
   // The page asks for five statistics of one chatbot at once: they share one ownership lookup
   // while it is in flight (never a stored one: a chatbot that changed hands is seen at once).
-  const lookups = new Map<string, Promise<StatsChatbot | null>>();
+  const lookups = createInFlight<StatsChatbot | null>();
   /** The account's chatbot, or 404: another account's chatbot must look like no chatbot at all. */
   const ownChatbot = async (accountId: string, chatbotId: string): Promise<StatsChatbot> => {
-    const key = `${accountId}/${chatbotId}`;
-    let pending = lookups.get(key);
-    if (!pending) {
-      pending = repo.chatbotOfAccount(accountId, chatbotId).finally(() => lookups.delete(key));
-      lookups.set(key, pending);
-    }
-    const chatbot = await pending;
+    const chatbot = await lookups.get(`${accountId}/${chatbotId}`, () => repo.chatbotOfAccount(accountId, chatbotId));
     if (!chatbot) throw Errors.notFound();
     return chatbot;
   };
