@@ -22,6 +22,7 @@ import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
 import { dashboardApp, parseFixture } from '@chatlytics/dashboard';
 import { buildDemoFixture, importIntoEngines, openEngines } from '@chatlytics/standalone';
+import { machineSpeedLine } from './machine-speed.js';
 
 const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 50);
 const CACHE_MS = Number(process.env.BENCH_PAGE_CACHE_MS ?? 0);
@@ -88,6 +89,7 @@ async function assetBytes(app: FastifyInstance, html: string): Promise<{ raw: nu
 }
 
 async function main(): Promise<void> {
+  console.log(machineSpeedLine());
   const log = pino({ level: 'silent' });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-app-pages-'));
   const config = loadConfig({

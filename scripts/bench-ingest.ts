@@ -38,6 +38,7 @@ import { startKafka, type KafkaCluster } from '@chatlytics/bus/testing';
 import { allInOneSweep, serveAllInOne } from './bench-ingest-allinone.js';
 import { payloadMix } from './bench-ingest-payloads.js';
 import { bundleScript } from './build.js';
+import { machineSpeedLine } from './machine-speed.js';
 
 type Scenario = 'bare' | 'nobus' | 'embedded' | 'kafka' | 'standalone';
 const thisFile = fileURLToPath(import.meta.url);
@@ -235,6 +236,7 @@ async function load(child: ChildProcess, port: number, bodies: string[], seconds
 }
 
 async function main(): Promise<void> {
+  console.log(machineSpeedLine());
   const seconds = Number(process.env.BENCH_DURATION ?? 10);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 256);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);

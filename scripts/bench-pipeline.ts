@@ -31,6 +31,7 @@ import { createLogger, loadConfig } from '@chatlytics/core';
 import { newEventId, type StoredEvent } from '@chatlytics/events';
 import { generateEvents, chTime } from '@chatlytics/testkit';
 import { createConsumer } from '@chatlytics/consumer';
+import { machineSpeedLine } from './machine-speed.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt?: number) => {
@@ -158,6 +159,7 @@ function threadCpuDelta(before: Map<string, number>, after: Map<string, number>,
 }
 
 async function main() {
+  console.log(machineSpeedLine());
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-pipeline-'));
   const chdbPath = path.join(dir, 'clickhouse');
   try {

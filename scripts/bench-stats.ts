@@ -29,6 +29,7 @@ import { clickhouseTime, createChdbEngine, parseClickhouseTime, runMigrations, s
 import { createEventStatsRepository, daysWindow, RETRY_LOOKBACK_SECONDS, type StatsWindow } from '@chatlytics/dashboard/stats';
 import { botId, generateSql, retriesSql, statsProfile } from './bench-stats-data.js';
 import { PG_AB_TEST, PG_INDEX_DDL, PG_QUERIES, PG_TABLE_DDL, embeddedPostgres, serverPostgres, type BenchPostgres } from './bench-stats-postgres.js';
+import { machineSpeedLine } from './machine-speed.js';
 
 const profileArg = process.argv.indexOf('--profile');
 const PROFILE = statsProfile(profileArg > 0 ? process.argv[profileArg + 1] : 'default', Number(process.env.BENCH_EVENTS ?? 10_000_000));
@@ -116,6 +117,7 @@ async function loadPostgres(engine: ClickHouseEngine, dir: string): Promise<Benc
 const fmt = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(1).padStart(8));
 
 async function main() {
+  console.log(machineSpeedLine());
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-bench-stats-'));
   const engine = await loadClickHouse(process.env.BENCH_DIR ?? path.join(dir, 'clickhouse'));
   const stats = createEventStatsRepository(engine);

@@ -1,0 +1,110 @@
+/**
+ * npm run bench:stats-ab -- --base <commit> [--files a,b] [--calls 30] [--days 30]: the
+ * statistics' query files of this checkout against those of another commit, call by call on the
+ * same data, in one process.
+ *
+ * Why: on this project's shared VM a query's p50 moves by ±20 % from one run to the next, more
+ * than most changes to a query gain, so two bench:stats runs cannot tell a 5 % gain from noise.
+ * Here each call of the base query is followed by a call of this checkout's (the order flips
+ * every call), both on the same chatbot and window, so a burst of outside load hits both alike;
+ * the figure to read is the median of the per-pair ratios and how many pairs favour this side.
+ * Each pair's answers are compared too (floats to 9 significant digits, as they may be summed in
+ * another order): a query that got faster by answering differently is reported, and the run fails.
+ *
+ * Data: BENCH_DIR, a directory bench:stats filled (`BENCH_DIR=… npm run bench:stats [-- --profile
+ * big-shop]` once; it also seals the hours). Files: the statistics' query names under
+ * clickhouse/queries (default: the sealed ones and their plain twins); a `*_sealed` file gets the
+ * window's sealed hours as the repository binds them. The base commit's clickhouse/queries is
+ * exported with `git archive`; its files must take the same parameters as this checkout's.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { clickhouseTime, createChdbEngine, parseClickhouseTime, sqlFile } from '@chatlytics/clickhouse';
+import { daysWindow, dedupLookbackFrom, RETRY_LOOKBACK_SECONDS, sealedHoursParams } from '@chatlytics/dashboard/stats';
+import { machineSpeedLine } from './machine-speed.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: opt } = parseArgs({
+  options: {
+    base: { type: 'string', default: 'HEAD' }, calls: { type: 'string', default: '30' }, days: { type: 'string', default: '30' },
+    files: { type: 'string', default: 'stats_engagement_sealed,stats_popup_metrics_sealed,stats_purchases_sealed,stats_timeseries_sealed' },
+  },
+});
+const dir = process.env.BENCH_DIR;
+if (!dir || !fs.existsSync(dir)) throw new Error('BENCH_DIR must name a directory bench:stats filled (see the header)');
+const CALLS = Number(opt.calls);
+const WARM_UP = 4;
+
+/** The base commit's clickhouse/queries in a temporary directory. */
+function exportQueries(commit: string): string {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-ab-'));
+  const tar = execFileSync('git', ['archive', commit, 'clickhouse/queries'], { cwd: root, maxBuffer: 64 << 20 });
+  execFileSync('tar', ['-x', '-C', out], { input: tar });
+  return path.join(out, 'clickhouse', 'queries');
+}
+
+/** The answer with floats rounded to 9 significant digits: equal answers summed in another order compare equal. */
+const canonical = (rows: unknown) => JSON.stringify(rows, (_k, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(9)) : v));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main() {
+  console.log(machineSpeedLine());
+  const baseDir = exportQueries(opt.base!);
+  const engine = await createChdbEngine({ path: dir!, database: 'analytics', log: pino({ level: 'warn' }), connections: 1 });
+  try {
+    // The data's clock, as bench:stats keeps it: the generating INSERT stamped inserted_at.
+    const [{ last }] = await engine.query<{ last: string }>('SELECT toString(min(inserted_at)) AS last FROM events');
+    const w = daysWindow(Number(opt.days), new Date(parseClickhouseTime(last)));
+    const bots = (await engine.query<{ id: string }>('SELECT DISTINCT chatbot_id AS id FROM token_hour_sets ORDER BY id')).map((r) => r.id);
+    if (bots.length === 0) throw new Error(`${dir} has no sealed hours: run bench:stats on it first`);
+    const params: Record<string, unknown>[] = [];
+    for (const chatbotId of bots) {
+      const p = { chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to),
+        dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)), lookback_s: RETRY_LOOKBACK_SECONDS };
+      const sealed = sealedHoursParams((await engine.query<{ hours: string[] }>(sqlFile('stats_sealed_hours'), p))[0]?.hours ?? []);
+      if (sealed) params.push({ ...p, ...sealed });
+    }
+    console.log(`${dir}: ${params.length} chatbot(s) with sealed hours in a ${opt.days}-day window; base ${opt.base}; ${CALLS} pairs per file, one connection`);
+    console.log('file                              base p50   this p50  base CPU   this CPU  median ratio  pairs faster');
+    let differ = false;
+    for (const file of opt.files!.split(',')) {
+      const sql = { base: sqlFile(file, baseDir), self: sqlFile(file) };
+      const time = { base: [] as number[], self: [] as number[] };
+      const cpu = { base: [] as number[], self: [] as number[] };
+      const run = async (side: 'base' | 'self', p: Record<string, unknown>) => {
+        const c = process.cpuUsage();
+        const t = performance.now();
+        const rows = await engine.query(sql[side], p);
+        time[side].push(performance.now() - t);
+        const d = process.cpuUsage(c);
+        cpu[side].push((d.user + d.system) / 1000);
+        return canonical(rows);
+      };
+      for (let i = 0; i < WARM_UP; i++) for (const side of ['base', 'self'] as const) await run(side, params[0]);
+      for (const side of ['base', 'self'] as const) { time[side].length = 0; cpu[side].length = 0; }
+      for (let i = 0; i < CALLS; i++) {
+        const p = params[i % params.length];
+        const order = i % 2 === 0 ? (['base', 'self'] as const) : (['self', 'base'] as const);
+        const answers = { base: '', self: '' };
+        for (const side of order) answers[side] = await run(side, p);
+        if (answers.base !== answers.self) {
+          differ = true;
+          console.log(`  ${file}: answers differ for chatbot ${String(p.chatbot_id)}:\n    base ${answers.base.slice(0, 300)}\n    this ${answers.self.slice(0, 300)}`);
+        }
+      }
+      const ratios = time.self.map((t, i) => t / time.base[i]);
+      console.log(`${file.padEnd(32)} ${median(time.base).toFixed(1).padStart(9)} ${median(time.self).toFixed(1).padStart(10)} ${median(cpu.base).toFixed(1).padStart(9)} ${median(cpu.self).toFixed(1).padStart(10)} ${median(ratios).toFixed(3).padStart(13)} ${`${ratios.filter((r) => r < 1).length}/${CALLS}`.padStart(13)}`);
+    }
+    fs.rmSync(path.dirname(path.dirname(baseDir)), { recursive: true, force: true });
+    if (differ) process.exitCode = 1;
+  } finally {
+    await engine.close();
+  }
+}
+
+await main();
