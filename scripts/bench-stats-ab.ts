@@ -13,9 +13,10 @@
  *
  * Data: BENCH_DIR, a directory bench:stats filled (`BENCH_DIR=… npm run bench:stats [-- --profile
  * big-shop]` once; it also seals the hours). Files: the statistics' query names under
- * clickhouse/queries (default: the sealed ones and their plain twins); a `*_sealed` file gets the
- * window's sealed hours as the repository binds them. The base commit's clickhouse/queries is
- * exported with `git archive`; its files must take the same parameters as this checkout's.
+ * clickhouse/queries (default: the four `*_sealed` ones the analytics page reads), each run on the
+ * chatbots with sealed hours in the window, bound as the repository binds them
+ * (statsQueryParams and the sealed hours). The base commit's clickhouse/queries is exported with
+ * `git archive`; its files must take the same parameters as this checkout's.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,8 +25,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { clickhouseTime, createChdbEngine, parseClickhouseTime, sqlFile } from '@chatlytics/clickhouse';
-import { daysWindow, dedupLookbackFrom, RETRY_LOOKBACK_SECONDS, sealedHoursParams } from '@chatlytics/dashboard/stats';
+import { createChdbEngine, parseClickhouseTime, sqlFile } from '@chatlytics/clickhouse';
+import { daysWindow, sealedHoursParams, statsQueryParams } from '@chatlytics/dashboard/stats';
 import { machineSpeedLine } from './machine-speed.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -64,8 +65,7 @@ async function main() {
     if (bots.length === 0) throw new Error(`${dir} has no sealed hours: run bench:stats on it first`);
     const params: Record<string, unknown>[] = [];
     for (const chatbotId of bots) {
-      const p = { chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to),
-        dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)), lookback_s: RETRY_LOOKBACK_SECONDS };
+      const p = statsQueryParams(chatbotId, w);
       const sealed = sealedHoursParams((await engine.query<{ hours: string[] }>(sqlFile('stats_sealed_hours'), p))[0]?.hours ?? []);
       if (sealed) params.push({ ...p, ...sealed });
     }
@@ -100,10 +100,10 @@ async function main() {
       const ratios = time.self.map((t, i) => t / time.base[i]);
       console.log(`${file.padEnd(32)} ${median(time.base).toFixed(1).padStart(9)} ${median(time.self).toFixed(1).padStart(10)} ${median(cpu.base).toFixed(1).padStart(9)} ${median(cpu.self).toFixed(1).padStart(10)} ${median(ratios).toFixed(3).padStart(13)} ${`${ratios.filter((r) => r < 1).length}/${CALLS}`.padStart(13)}`);
     }
-    fs.rmSync(path.dirname(path.dirname(baseDir)), { recursive: true, force: true });
     if (differ) process.exitCode = 1;
   } finally {
     await engine.close();
+    fs.rmSync(path.dirname(path.dirname(baseDir)), { recursive: true, force: true });
   }
 }
 

@@ -61,6 +61,15 @@ export interface EventStatsOptions {
   sealedChatbotsTtlMs?: number;
 }
 
+/** The bound parameters every windowed statistic's query file takes (a `*_sealed` file also takes its sealed hours). */
+export function statsQueryParams(chatbotId: string, w: StatsWindow) {
+  return {
+    chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)),
+    // The sealed hours (shared/sealed_hours.sql) are used only when sealed for this look-back.
+    lookback_s: RETRY_LOOKBACK_SECONDS,
+  };
+}
+
 export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: EventStatsOptions = {}): EventStatsRepository {
   // A chatbot with sealed hours is read through them (the *_sealed.sql files) by every windowed
   // statistic but the live minutes; any other chatbot's rows are read as they are, which is
@@ -73,20 +82,15 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
   const sealedHoursInFlight = createInFlight<SealedHoursParams | null>();
   const sealedHours = (chatbotId: string, w: StatsWindow) =>
     sealedHoursInFlight.get(`${chatbotId}/${w.from.getTime()}/${w.to.getTime()}`, async () =>
-      sealedHoursParams((await clickhouse.query<{ hours: string[] }>(sqlFile('stats_sealed_hours'), params(chatbotId, w)))[0]?.hours ?? []));
+      sealedHoursParams((await clickhouse.query<{ hours: string[] }>(sqlFile('stats_sealed_hours'), statsQueryParams(chatbotId, w)))[0]?.hours ?? []));
 
-  const params = (chatbotId: string, w: StatsWindow) => ({
-    chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)),
-    // The sealed hours (shared/sealed_hours.sql) are used only when sealed for this look-back.
-    lookback_s: RETRY_LOOKBACK_SECONDS,
-  });
   // A windowed statistic's rows: from its sealed variant when the window has sealed hours
   // (asked first, stats_sealed_hours.sql), else from its rows.
   const read = async (file: string, chatbotId: string, w: StatsWindow) => {
     const sealed = (await sealedChatbots()).has(chatbotId) ? await sealedHours(chatbotId, w) : null;
     return sealed
-      ? clickhouse.query<Record<string, unknown>>(sqlFile(`${file}_sealed`), { ...params(chatbotId, w), ...sealed })
-      : clickhouse.query<Record<string, unknown>>(sqlFile(file), params(chatbotId, w));
+      ? clickhouse.query<Record<string, unknown>>(sqlFile(`${file}_sealed`), { ...statsQueryParams(chatbotId, w), ...sealed })
+      : clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
   };
   const one = async (file: string, chatbotId: string, w: StatsWindow) => (await read(file, chatbotId, w))[0];
 
@@ -151,7 +155,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     },
 
     async eventsPerMinute(chatbotId, w) {
-      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_live_events'), params(chatbotId, w));
+      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_live_events'), statsQueryParams(chatbotId, w));
       return rows.map((r) => ({ minute: String(r.minute), events: toInt(r.events) }));
     },
   };
