@@ -8,8 +8,9 @@
 -- condition shared/window_events.sql, which explains the rule and what it reads.
 -- Reading: the sealed hours of W (shared/sealed_hours.sql) as bitmaps of token ids, OR-ed per
 -- kind of event; the other rows of W (its edges, the hours not sealed yet) grouped by token
--- as before, each token's id looked up in token_ids. A token of those rows with an id joins
--- the bitmaps; one without has no sealed row anywhere, so it is counted on its own.
+-- as before, each token's id looked up in token_id_index. A token of those rows with an id joins
+-- the bitmaps; one without (or whose id the index does not hold yet) is in no sealed hour W
+-- reads, so it is counted on its own.
 -- The repository reads a chatbot with sealed hours this way, any other by stats_engagement.sql:
 -- the lookups cost a chatbot of small hours more than its rows do.
 WITH
@@ -41,15 +42,13 @@ FROM
             countIf(id = 0 AND bitAnd(kinds, 9) = 9)
         FROM
         (
-            -- The rows' tokens on the build side (few), the chatbot's ids streamed past them;
-            -- id 0 = no id yet (ids start at 1).
-            SELECT r.kinds AS kinds, t.id AS id
-            FROM (SELECT token, id FROM token_ids WHERE chatbot_id = {chatbot_id:String}) AS t
-            RIGHT JOIN
+            -- Ids from token_id_index (shared/unsealed_tokens.sql says why 0, no id, is right
+            -- for an id it does not hold yet; ids start at 1).
+            SELECT r.kinds AS kinds, joinGet('token_id_index', 'id', {chatbot_id:String}, r.token) AS id
+            FROM
             (
                 {{> shared/engagement_kinds rows=({{> shared/unsealed_rows}})}}
-            ) AS r ON t.token = r.token
-            SETTINGS join_use_nulls = 0
+            ) AS r
         )
     )
 )

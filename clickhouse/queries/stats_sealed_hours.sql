@@ -1,7 +1,8 @@
 -- The sealed hours a statistic over W = [{from}, {to}] reads instead of the rows (migration
 -- 0050): the sorted start times of the hours that lie wholly in W and whose sealed row still
 -- describes the hour (same rows and checksum as the events projection hour_rows, nothing
--- unsealable, the same retry look-back {lookback_s}). The repository asks this first and
+-- unsealable, the same retry look-back {lookback_s}) and whose tokens' ids are all in
+-- token_id_index (migration 0080: max_id within what the index says it holds). The repository asks this first and
 -- binds the answer into the *_sealed.sql statistics (shared/sealed_hours.sql) as
 -- {sealed_from}, {sealed_until} and {holes}: written into those queries as a subquery, the
 -- analyzer resolved it again at every use of the values derived from it (~40 times in
@@ -14,7 +15,7 @@ WITH
 SELECT arraySort(groupArray(s.hour)) AS hours
 FROM
 (
-    SELECT hour, rows, checksum, lookback_s, unsealable
+    SELECT hour, rows, checksum, lookback_s, unsealable, max_id
     FROM token_hour_sets FINAL
     WHERE chatbot_id = {chatbot_id:String} AND hour >= first_hour AND hour < end_hour
 ) AS s
@@ -28,3 +29,4 @@ INNER JOIN
     GROUP BY hour
 ) AS l ON l.hour = s.hour
 WHERE s.rows = l.rows AND s.checksum = l.checksum AND s.unsealable = 0 AND s.lookback_s = {lookback_s:UInt32}
+  AND s.max_id <= joinGet('token_id_index', 'indexed_to', {chatbot_id:String}, ' indexed')

@@ -1,7 +1,9 @@
 -- Ids for the tokens of one chatbot's hours {hours} (Unix seconds, within [{lo}, {hi})) that
 -- have none yet: the chatbot's largest id + 1, + 2, … in order of first appearance (ties: the
--- token). Bot rows get none (no statistic reads them). Only the sealer runs this, under its
--- lock: two runs at once could give a token two ids.
+-- token). Bot rows get none (no statistic reads them), nor the token ' indexed' (the key of
+-- token_id_index's mark, migration 0080; no valid token has a space): its hours stay
+-- unsealable. Only the sealer runs this, under its lock: two runs at once could give a token
+-- two ids.
 INSERT INTO token_ids (chatbot_id, token, id)
 SELECT {chatbot_id:String}, n.token, b.base + row_number() OVER (ORDER BY n.first, n.token)
 FROM
@@ -11,7 +13,7 @@ FROM
     WHERE chatbot_id = {chatbot_id:String}
       AND received_at >= {lo:DateTime64(3, 'UTC')} AND received_at < {hi:DateTime64(3, 'UTC')}
       AND has({hours:Array(UInt32)}, toUInt32(toStartOfHour(received_at)))
-      AND NOT is_bot
+      AND NOT is_bot AND token != ' indexed'
     GROUP BY token
 ) AS n
 LEFT ANTI JOIN

@@ -2,10 +2,10 @@
 -- checksum as the projection hour_rows computes them, and the token sets and counts of the rows that count
 -- in every window containing the whole hour (migrations 0050, 0060), and per purchase whether it is its
 -- order's first purchase row ever and its token's conversations before it, as far as this seal sees
--- (0070). One SELECT, so the counts, the sets and the lookups come from the same parts. An hour with a row that has an older earlier copy (counted or
+-- (0070), and the largest id among its tokens (0080). One SELECT, so the counts, the sets and the lookups come from the same parts. An hour with a row that has an older earlier copy (counted or
 -- not depending on the window) or a token without an id (it arrived after assign_token_ids
 -- ran) is marked unsealable.
-INSERT INTO token_hour_sets (chatbot_id, hour, lookback_s, rows, checksum, unsealable, visitors, approached, opened, chatted,
+INSERT INTO token_hour_sets (chatbot_id, hour, lookback_s, rows, checksum, unsealable, max_id, visitors, approached, opened, chatted,
     in_control, in_test, first_chats, buyers, purchases, purchases_first, purchases_chat, popup_displayed, popup_opened, conversations, event_counts)
 WITH
     NOT e.is_bot AND e.prev_copy_at = 0 AS counted,
@@ -21,6 +21,7 @@ SELECT
     count(),
     sum(cityHash64(e.event_id, e.received_at)),
     countIf(NOT e.is_bot AND ((e.prev_copy_at > 0 AND e.prev_copy_at < hour - toIntervalSecond({lookback_s:UInt32})) OR t.id = 0)),
+    max(t.id),
     groupBitmapStateIf(t.id, counted AND e.event = 'visitor'),
     groupBitmapStateIf(t.id, counted AND e.event = 'popup_displayed'),
     groupBitmapStateIf(t.id, counted AND e.event = 'bot_open'),

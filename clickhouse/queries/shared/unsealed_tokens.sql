@@ -8,11 +8,10 @@
 (
     -- The unsealed rows' tokens, one tuple each: (token, id (0: none yet), in V, chatted,
     -- first chat, in control, in test, purchased).
-    SELECT groupArray((r.token, t.id, r.is_v, r.chatted, r.first_chat_at, r.in_control, r.in_test, r.bought))
-    -- The rows' tokens on the build side (few), the chatbot's ids streamed past them, as in
-    -- stats_engagement_sealed.sql (measured: filtering token_ids by an IN set of them was slower).
-    FROM (SELECT token, id FROM token_ids WHERE chatbot_id = {chatbot_id:String}) AS t
-    RIGHT JOIN
+    SELECT groupArray((r.token, joinGet('token_id_index', 'id', {chatbot_id:String}, r.token), r.is_v, r.chatted, r.first_chat_at, r.in_control, r.in_test, r.bought))
+    -- Ids from token_id_index (migration 0080), a hash lookup per token; an id the index does
+    -- not hold yet is in no sealed hour W reads (stats_sealed_hours.sql), so 0 is right for it.
+    FROM
     (
         SELECT
             token,
@@ -26,8 +25,7 @@
         WHERE {{> shared/window_events rows=(event IN ('visitor', 'convo_started', 'purchase') OR ab_group IN ('control', 'test'))}}
           AND {{> shared/unsealed_rows}}
         GROUP BY token
-    ) AS r ON t.token = r.token
-    SETTINGS join_use_nulls = 0
+    ) AS r
 ) AS raw,
 raw_tokens AS
 (

@@ -71,6 +71,8 @@ export async function sealHours(engine: ClickHouseEngine, opts: SealOptions): Pr
     hours.add(Number(r.hour));
     byChatbot.set(r.chatbot_id, hours);
   }
+  // The index first: a chatbot whose sealed hours hold ids it lost is read as rows until then.
+  await indexTokenIds(engine, '');
   let sealed = 0;
   for (const [chatbotId, set] of byChatbot) {
     const hours = [...set];
@@ -84,6 +86,8 @@ export async function sealHours(engine: ClickHouseEngine, opts: SealOptions): Pr
     };
     // Ids first: the seal joins them, and marks an hour unsealable if a row's token has none.
     await engine.command(sqlFile('seal/assign_token_ids'), params);
+    // Indexed before sealed: a statistic uses a sealed hour only once the index holds its ids.
+    await indexTokenIds(engine, chatbotId);
     await engine.command(sqlFile('seal/seal_hours'), params);
   }
   // Only once every hour above is sealed again: a run that fails before this is repeated whole.
@@ -91,7 +95,24 @@ export async function sealHours(engine: ClickHouseEngine, opts: SealOptions): Pr
   return { hours: sealed, rechecked: recheck.length, chatbots: byChatbot.size, ms: Math.round(performance.now() - started) };
 }
 
-/** Forgets every sealed hour (rollups:rebuild, after prev_copy_at changed): the sealer seals them again. */
+/**
+ * Puts the token ids the index lacks into token_id_index (migration 0080), then marks them
+ * indexed: for `chatbotId`, or ('') for every chatbot whose sealed hours hold ids beyond its mark.
+ */
+async function indexTokenIds(engine: ClickHouseEngine, chatbotId: string): Promise<void> {
+  const lagging = await engine.query<{ chatbot_id: string; assigned: number; indexed: number }>(sqlFile('seal/token_ids_to_index'), { chatbot_id: chatbotId });
+  for (const r of lagging) {
+    const params = { chatbot_id: r.chatbot_id, indexed: Number(r.indexed), assigned: Number(r.assigned) };
+    await engine.command(sqlFile('seal/index_token_ids'), params);
+    await engine.command(sqlFile('seal/mark_token_ids_indexed'), params);
+  }
+}
+
+/**
+ * Forgets every sealed hour (rollups:rebuild, after prev_copy_at changed) and the id index (it
+ * is rebuilt from token_ids, so a damaged one is repaired too): the sealer fills both again.
+ */
 export async function unsealAll(engine: ClickHouseEngine): Promise<void> {
   await engine.command('TRUNCATE TABLE token_hour_sets');
+  await engine.command('TRUNCATE TABLE token_id_index');
 }

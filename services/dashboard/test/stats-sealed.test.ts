@@ -10,15 +10,13 @@ import t, { type Test } from 'tap';
 import { clickhouseTime, sealHours, sqlFile } from '@chatlytics/clickhouse';
 import { formatReceivedAt, type StoredEvent } from '@chatlytics/events';
 import { createRng, generateEvents, parseChTime } from '@chatlytics/testkit';
-import { createEventStatsRepository } from '../src/stats/event-stats-repository.js';
+import { createEventStatsRepository, statsQueryParams } from '../src/stats/event-stats-repository.js';
 import { RETRY_LOOKBACK_SECONDS } from '../src/stats/retry-lookback.js';
 import { createSealer, SEALER_LOCK_KEY } from '../src/stats/sealer.js';
 import { daysWindow } from '../src/stats/timeframe.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
-import { round2, ratio } from '../src/stats/numbers.js';
-import type { EventStatsRepository } from '../src/stats/event-stats-repository.js';
-import type { StatsWindow } from '../src/stats/timeframe.js';
-import { oracleEngagement, oracleInsights, oraclePopupMetrics, oraclePurchases, oracleTimeseries } from './stats-oracle.js';
+import { oracleEngagement, oracleInsights, oraclePopupMetrics } from './stats-oracle.js';
+import { oraclePurchaseFields, purchasesOf, seriesOf } from './stats-sealed-helpers.js';
 
 // Five statistics × 6 seeds × 3 windows × 2 engines × 6 phases: ~2 minutes alone, more beside other files.
 t.setTimeout(600_000);
@@ -63,49 +61,6 @@ function chatHistoryRows(seed: number, base: StoredEvent, rng: ReturnType<typeof
 const ch = await openClickHouse();
 t.teardown(() => ch.close());
 await insertEvents(ch.embedded, scenarios.flatMap((s) => s.events));
-
-/** The purchases statistic's fields the oracle states, from the repository's raw totals (as repository.ts derives them). */
-async function purchasesOf(repo: EventStatsRepository, chatbotId: string, w: StatsWindow) {
-  const p = await repo.purchases(chatbotId, w);
-  const group = (g: 'control' | 'test') => ({ visitors: p.ab[g].visitors, orders: p.ab[g].orders, purchasers: p.ab[g].purchasers, revenue: round2(p.ab[g].revenue) });
-  return {
-    total_users: p.total_users, total_users_chatted: p.total_users_chatted,
-    total_users_purchased: p.total_users_purchased, total_users_chatted_purchased: p.total_users_chatted_purchased,
-    total_revenue_purchased: round2(p.total_revenue_purchased), total_revenue_chatted_purchased: round2(p.total_revenue_chatted_purchased),
-    aov_with_chat: ratio(p.total_revenue_chatted_purchased, p.orders_after_chat),
-    aov_without_chat: ratio(p.revenue_other, p.orders - p.orders_after_chat),
-    ab_test: { control: group('control'), test: group('test') },
-  };
-}
-
-function oraclePurchaseFields(events: StoredEvent[], chatbotId: string, w: StatsWindow) {
-  const o = oraclePurchases(events, chatbotId, w.from.getTime(), w.to.getTime(), true);
-  type Group = { visitors: number; orders: number; purchasers: number; revenue: number };
-  const ab = o.ab_test as { control: Group; test: Group };
-  const group = (g: Group) => ({ visitors: g.visitors, orders: g.orders, purchasers: g.purchasers, revenue: round2(g.revenue) });
-  return {
-    total_users: o.total_users, total_users_chatted: o.total_users_chatted,
-    total_users_purchased: o.total_users_purchased, total_users_chatted_purchased: o.total_users_chatted_purchased,
-    total_revenue_purchased: o.total_revenue_purchased, total_revenue_chatted_purchased: o.total_revenue_chatted_purchased,
-    aov_with_chat: o.aov_with_chat, aov_without_chat: o.aov_without_chat,
-    ab_test: { control: group(ab.control), test: group(ab.test) },
-  };
-}
-
-/** Every UTC day of the window, as the repository's rows (days without a row: zeros) and as the oracle states them. */
-async function seriesOf(repo: EventStatsRepository, events: StoredEvent[], chatbotId: string, w: StatsWindow) {
-  const rows = new Map((await repo.timeseries(chatbotId, w)).map((r) => [r.day, r]));
-  const expected = oracleTimeseries(events, chatbotId, w.from.getTime(), w.to.getTime());
-  const actual: unknown[] = [];
-  const wanted: unknown[] = [];
-  for (let t = Date.parse(w.from.toISOString().slice(0, 10)); t <= w.to.getTime(); t += 86_400_000) {
-    const day = new Date(t).toISOString().slice(0, 10);
-    const r = rows.get(day);
-    actual.push({ day, visitors: r?.visitors ?? 0, conversations: r?.conversations ?? 0, purchases: r?.purchases ?? 0, revenue: round2(r?.revenue ?? 0) });
-    wanted.push({ day, ...expected(day) });
-  }
-  return { actual, wanted };
-}
 
 /** Every windowed statistic of `events` for every scenario and timeframe on both engines, against the oracle over `events`. */
 async function matchesOracle(t: Test, label: string, events: (s: (typeof scenarios)[number]) => StoredEvent[]) {
@@ -158,6 +113,43 @@ t.test('every complete hour sealed', async (t) => {
 });
 
 /**
+ * token_id_index (migration 0080): the ids of the unsealed rows' tokens come from it, so a sealed
+ * hour is used only while it holds the hour's ids. Lost (a TRUNCATE, as a server that could not
+ * reload it) or behind (its mark moved back): those hours are read as rows, the answers unchanged,
+ * and the sealer's next run indexes the ids again without sealing anything.
+ */
+t.test('the token id index lost or behind: its hours read as rows until the sealer indexes again', async (t) => {
+  const ids = async () => (await ch.embedded.query<{ ids: string; indexed: string }>(
+    "SELECT count() AS ids, countIf(joinGet('token_id_index', 'id', chatbot_id, token) = id) AS indexed FROM token_ids"))[0];
+  const w = daysWindow(7, new Date(NOW));
+  const sealedHours = async (chatbotId: string) =>
+    (await ch.embedded.query<{ hours: string[] }>(sqlFile('stats_sealed_hours'), statsQueryParams(chatbotId, w)))[0]?.hours.length ?? 0;
+  // Hours without an id beyond the mark to look up (e.g. only bot rows) need no index.
+  const idless = async (chatbotId: string, mark = 0) => Number((await ch.embedded.query<{ n: string }>(
+    'SELECT countIf(max_id <= {mark:UInt32}) AS n FROM token_hour_sets FINAL WHERE chatbot_id = {c:String} AND hour >= {from:DateTime64(3)} AND hour < {to:DateTime64(3)}',
+    { c: chatbotId, mark, from: clickhouseTime(w.from.getTime()), to: clickhouseTime(w.to.getTime() - HOUR) }))[0].n);
+  const [first] = scenarios;
+  const before = await ids();
+  t.equal(before.indexed, before.ids, 'every assigned id indexed, under its token');
+  const usable = await sealedHours(first.chatbotId);
+  t.ok(usable > 0, `${usable} sealed hours in the 7-day window`);
+
+  await ch.embedded.command('TRUNCATE TABLE token_id_index');
+  t.equal(await sealedHours(first.chatbotId), await idless(first.chatbotId), 'index lost: only the sealed hours without ids used');
+  await matchesOracle(t, 'index lost', (s) => s.events);
+  t.equal((await seal()).hours, 0, 'the next run seals nothing');
+  t.same(await ids(), before, 'and indexes every id again');
+  t.equal(await sealedHours(first.chatbotId), usable, 'the sealed hours are used again');
+
+  await ch.embedded.command("INSERT INTO token_id_index VALUES ({c:String}, ' indexed', 0, 1)", { c: first.chatbotId });
+  t.equal(await sealedHours(first.chatbotId), await idless(first.chatbotId, 1), 'mark behind: the hours holding later ids not used');
+  t.same((await purchasesOf(createEventStatsRepository(ch.server, { sealedChatbotsTtlMs: 0 }), first.chatbotId, w)),
+    oraclePurchaseFields(first.events, first.chatbotId, w), 'answers unchanged (server engine)');
+  await seal();
+  t.equal(await sealedHours(first.chatbotId), usable, 'the next run moves the mark back up');
+});
+
+/**
  * Late rows that change sealed purchases without touching their hours: an earlier purchase row of
  * an order whose first row was sealed (in W, and before the 7-day window's start: either way
  * the sealed one no longer counts), and a conversation before a purchase of a token that had
@@ -203,6 +195,8 @@ const late = new Map(scenarios.map((s) => {
     row('popup_displayed', base.token, at(2)),
     { ...copied, received_at: formatReceivedAt(new Date(parseChTime(copied.received_at) + 60_000)) },
     row('visitor', 'late-crawler', at(3), { is_bot: true }),
+    // The key of token_id_index's mark as a token (a stored row past the ingest's pattern): no id.
+    row('visitor', ' indexed', at(4)), row('convo_started', ' indexed', at(4) + 60_000), row('visitor', ' indexed', NOW - 600_000),
     ...latePurchaseRows(s, row),
   ]];
 }));

@@ -1,0 +1,2 @@
+-- Every id of the chatbot up to {assigned} is in token_id_index (migration 0080).
+INSERT INTO token_id_index (chatbot_id, token, id, indexed_to) VALUES ({chatbot_id:String}, ' indexed', 0, {assigned:UInt32})

@@ -1,0 +1,49 @@
+/** The oracle's view of purchases and the daily series beside the repository's, for stats-sealed.test.ts. */
+import type { StoredEvent } from '@chatlytics/events';
+import { round2, ratio } from '../src/stats/numbers.js';
+import type { EventStatsRepository } from '../src/stats/event-stats-repository.js';
+import type { StatsWindow } from '../src/stats/timeframe.js';
+import { oraclePurchases, oracleTimeseries } from './stats-oracle.js';
+
+/** The purchases statistic's fields the oracle states, from the repository's raw totals (as repository.ts derives them). */
+export async function purchasesOf(repo: EventStatsRepository, chatbotId: string, w: StatsWindow) {
+  const p = await repo.purchases(chatbotId, w);
+  const group = (g: 'control' | 'test') => ({ visitors: p.ab[g].visitors, orders: p.ab[g].orders, purchasers: p.ab[g].purchasers, revenue: round2(p.ab[g].revenue) });
+  return {
+    total_users: p.total_users, total_users_chatted: p.total_users_chatted,
+    total_users_purchased: p.total_users_purchased, total_users_chatted_purchased: p.total_users_chatted_purchased,
+    total_revenue_purchased: round2(p.total_revenue_purchased), total_revenue_chatted_purchased: round2(p.total_revenue_chatted_purchased),
+    aov_with_chat: ratio(p.total_revenue_chatted_purchased, p.orders_after_chat),
+    aov_without_chat: ratio(p.revenue_other, p.orders - p.orders_after_chat),
+    ab_test: { control: group('control'), test: group('test') },
+  };
+}
+
+export function oraclePurchaseFields(events: StoredEvent[], chatbotId: string, w: StatsWindow) {
+  const o = oraclePurchases(events, chatbotId, w.from.getTime(), w.to.getTime(), true);
+  type Group = { visitors: number; orders: number; purchasers: number; revenue: number };
+  const ab = o.ab_test as { control: Group; test: Group };
+  const group = (g: Group) => ({ visitors: g.visitors, orders: g.orders, purchasers: g.purchasers, revenue: round2(g.revenue) });
+  return {
+    total_users: o.total_users, total_users_chatted: o.total_users_chatted,
+    total_users_purchased: o.total_users_purchased, total_users_chatted_purchased: o.total_users_chatted_purchased,
+    total_revenue_purchased: o.total_revenue_purchased, total_revenue_chatted_purchased: o.total_revenue_chatted_purchased,
+    aov_with_chat: o.aov_with_chat, aov_without_chat: o.aov_without_chat,
+    ab_test: { control: group(ab.control), test: group(ab.test) },
+  };
+}
+
+/** Every UTC day of the window, as the repository's rows (days without a row: zeros) and as the oracle states them. */
+export async function seriesOf(repo: EventStatsRepository, events: StoredEvent[], chatbotId: string, w: StatsWindow) {
+  const rows = new Map((await repo.timeseries(chatbotId, w)).map((r) => [r.day, r]));
+  const expected = oracleTimeseries(events, chatbotId, w.from.getTime(), w.to.getTime());
+  const actual: unknown[] = [];
+  const wanted: unknown[] = [];
+  for (let t = Date.parse(w.from.toISOString().slice(0, 10)); t <= w.to.getTime(); t += 86_400_000) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    const r = rows.get(day);
+    actual.push({ day, visitors: r?.visitors ?? 0, conversations: r?.conversations ?? 0, purchases: r?.purchases ?? 0, revenue: round2(r?.revenue ?? 0) });
+    wanted.push({ day, ...expected(day) });
+  }
+  return { actual, wanted };
+}
