@@ -2,8 +2,8 @@
 -- 0050): the sorted start times of the hours that lie wholly in W and whose sealed row still
 -- describes the hour (same rows and checksum as the events projection hour_rows, nothing
 -- unsealable, the same retry look-back {lookback_s}) and whose tokens' ids are all in
--- token_id_index (migration 0080: max_id within what the index says it holds). The repository asks this first and
--- binds the answer into the *_sealed.sql statistics (shared/sealed_hours.sql) as
+-- token_id_index (migration 0080: max_id within what the index says it holds). The repository
+-- asks this first and binds the answer into the *_sealed.sql statistics (shared/sealed_hours.sql) as
 -- {sealed_from}, {sealed_until} and {holes}: written into those queries as a subquery, the
 -- analyzer resolved it again at every use of the values derived from it (~40 times in
 -- purchases), which cost more than reading the data (measured: 135 vs 220 ms on the demo).
