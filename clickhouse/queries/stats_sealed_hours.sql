@@ -29,4 +29,4 @@ INNER JOIN
     GROUP BY hour
 ) AS l ON l.hour = s.hour
 WHERE s.rows = l.rows AND s.checksum = l.checksum AND s.unsealable = 0 AND s.lookback_s = {lookback_s:UInt32}
-  AND s.max_id <= joinGet('token_id_index', 'indexed_to', {chatbot_id:String}, ' indexed')
+  AND s.max_id <= {{> shared/token_ids_indexed_to chatbot=({chatbot_id:String})}}
