@@ -16,7 +16,8 @@
  * clickhouse/queries (default: the four `*_sealed` ones the analytics page reads), each run on the
  * chatbots with sealed hours in the window, bound as the repository binds them
  * (statsQueryParams and the sealed hours). The base commit's clickhouse/queries is exported with
- * `git archive`; its files must take the same parameters as this checkout's.
+ * `git archive`; its files must take the same parameters as this checkout's. `--files a=b` times the
+ * base's `a` against this checkout's `b` (a variant of `a` under another name).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -72,8 +73,10 @@ async function main() {
     console.log(`${dir}: ${params.length} chatbot(s) with sealed hours in a ${opt.days}-day window; base ${opt.base}; ${CALLS} pairs per file, one connection`);
     console.log('file                              base p50   this p50  base CPU   this CPU  median ratio  pairs faster');
     let differ = false;
-    for (const file of opt.files!.split(',')) {
-      const sql = { base: sqlFile(file, baseDir), self: sqlFile(file) };
+    for (const spec of opt.files!.split(',')) {
+      // `name=other`: the base commit's `name` against this checkout's `other` (a file's new variant).
+      const [file, selfFile = file] = spec.split('=') as [string, string?];
+      const sql = { base: sqlFile(file, baseDir), self: sqlFile(selfFile) };
       const time = { base: [] as number[], self: [] as number[] };
       const cpu = { base: [] as number[], self: [] as number[] };
       const run = async (side: 'base' | 'self', p: Record<string, unknown>) => {
@@ -98,7 +101,7 @@ async function main() {
         }
       }
       const ratios = time.self.map((t, i) => t / time.base[i]);
-      console.log(`${file.padEnd(32)} ${median(time.base).toFixed(1).padStart(9)} ${median(time.self).toFixed(1).padStart(10)} ${median(cpu.base).toFixed(1).padStart(9)} ${median(cpu.self).toFixed(1).padStart(10)} ${median(ratios).toFixed(3).padStart(13)} ${`${ratios.filter((r) => r < 1).length}/${CALLS}`.padStart(13)}`);
+      console.log(`${spec.padEnd(32)} ${median(time.base).toFixed(1).padStart(9)} ${median(time.self).toFixed(1).padStart(10)} ${median(cpu.base).toFixed(1).padStart(9)} ${median(cpu.self).toFixed(1).padStart(10)} ${median(ratios).toFixed(3).padStart(13)} ${`${ratios.filter((r) => r < 1).length}/${CALLS}`.padStart(13)}`);
     }
     if (differ) process.exitCode = 1;
   } finally {

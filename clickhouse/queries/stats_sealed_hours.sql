@@ -7,12 +7,22 @@
 -- {sealed_from}, {sealed_until} and {holes}: written into those queries as a subquery, the
 -- analyzer resolved it again at every use of the values derived from it (~40 times in
 -- purchases), which cost more than reading the data (measured: 135 vs 220 ms on the demo).
+-- Also late_from: the earliest received_at of the chatbot's rows that arrived since the sealer
+-- last checked (sealed_hour_arrivals, migration 0070), NULL when none did; one before the end
+-- of the sealed run means that run is not settled (sealed-hours.ts, settledRun).
 -- W's whole hours: from the first hour starting at or after {from} to the last one ending at
 -- or before {to} (W includes {to}, so an hour ending at {to} + 1 ms is whole).
 WITH
     toStartOfHour({from:DateTime64(3, 'UTC')} + toIntervalMillisecond(3599999)) AS first_hour,
     toStartOfHour({to:DateTime64(3, 'UTC')} + toIntervalMillisecond(1)) AS end_hour
-SELECT arraySort(groupArray(s.hour)) AS hours
+SELECT
+    arraySort(groupArray(s.hour)) AS hours,
+    (
+        SELECT minOrNull(received_at)
+        FROM sealed_hour_arrivals
+        WHERE arrived_at >= (SELECT max(checked_until) FROM sealed_purchases_checked)
+          AND chatbot_id = {chatbot_id:String}
+    ) AS late_from
 FROM
 (
     SELECT hour, rows, checksum, lookback_s, unsealable, max_id

@@ -33,21 +33,5 @@ counted AS
     ) AS a ON a.order_num = p.order_num
     WHERE a.order_num = '' OR a.first >= (p.at, p.event_id)
     UNION ALL
-    -- The unsealed rows' purchases: an order number counts only as its order's first row ever.
-    SELECT r.id, r.key, e.at, e.revenue, false, false, r.is_v, r.in_control, r.in_test,
-        if(r.chatted, r.first_chat_at, toDateTime64('2299-12-31 00:00:00', 3, 'UTC'))
-    FROM
-    (
-        SELECT token, received_at AS at, event_id, order_num, ifNull(total_value_base, 0) AS revenue
-        FROM events
-        WHERE {{> shared/window_events rows=(event = 'purchase')}}
-          AND {{> shared/unsealed_rows}}
-    ) AS e
-    INNER JOIN raw_tokens AS r ON r.token = e.token
-    LEFT JOIN
-    (
-        -- Only these rows' orders.
-        {{> shared/order_firsts_of orders=(SELECT order_num FROM events WHERE {{> shared/window_events rows=(event = 'purchase' AND order_num != '')}} AND {{> shared/unsealed_rows}})}}
-    ) AS o ON o.order_num = e.order_num
-    WHERE e.order_num = '' OR o.first = (e.at, e.event_id)
+    {{> shared/unsealed_purchases}}
 )

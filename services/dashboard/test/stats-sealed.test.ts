@@ -16,7 +16,7 @@ import { createSealer, SEALER_LOCK_KEY } from '../src/stats/sealer.js';
 import { daysWindow } from '../src/stats/timeframe.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 import { oracleEngagement, oracleInsights, oraclePopupMetrics } from './stats-oracle.js';
-import { oraclePurchaseFields, purchasesOf, seriesOf } from './stats-sealed-helpers.js';
+import { isSettled, oraclePurchaseFields, purchasesOf, seriesOf } from './stats-sealed-helpers.js';
 
 // Five statistics × 6 seeds × 3 windows × 2 engines × 6 phases: ~2 minutes alone, more beside other files.
 t.setTimeout(600_000);
@@ -26,6 +26,7 @@ const NOW = Date.parse('2026-05-20T12:34:56.789Z');
 const TIMEFRAMES = [1, 7, 30];
 const HOUR = 3_600_000;
 const RACED_CHAT_AT = NOW - 4 * 24 * HOUR - 2 * HOUR;
+const RACED_WINDOW = { from: new Date(RACED_CHAT_AT - 50 * 60_000), to: new Date(RACED_CHAT_AT + 3 * HOUR) };
 
 const scenarios = Array.from({ length: SEEDS }, (_, i) => {
   const seed = 101 + i;
@@ -88,10 +89,24 @@ async function matchesOracle(t: Test, label: string, events: (s: (typeof scenari
         const series = await seriesOf(repo, events(s), s.chatbotId, w);
         t.same(series.actual, series.wanted, `${label}: ${name}, timeseries, seed ${s.seed}, ${days} day(s)`);
       }
+      // Purchases around the raced purchase, a window of its own: with a late arrival only the
+      // general query sees that the raced conversation precedes it.
+      t.same(await purchasesOf(repo, s.chatbotId, RACED_WINDOW), oraclePurchaseFields(events(s), s.chatbotId, RACED_WINDOW),
+        `${label}: ${name}, purchases around the raced purchase, seed ${s.seed}`);
     }
   }
 }
 
+/** How many (scenario, window) pairs the repository reads as settled sealed runs (stats_purchases_sealed_settled.sql). */
+async function settledCount() {
+  let n = 0;
+  for (const s of scenarios) {
+    for (const w of [...TIMEFRAMES.map((days) => daysWindow(days, new Date(NOW))), RACED_WINDOW]) {
+      if (await isSettled(ch.embedded, s.chatbotId, w)) n++;
+    }
+  }
+  return n;
+}
 const sealedCount = async () => Number((await ch.embedded.query<{ n: string }>(
   'SELECT count() AS n FROM token_hour_sets FINAL WHERE unsealable = 0'))[0].n);
 // The generated hours are small: sealed whatever their size (production leaves small hours as rows).
@@ -223,6 +238,7 @@ t.test('checked: nothing left for a statistic to look up, the resealed hours alo
   const [{ n }] = await ch.embedded.query<{ n: string }>(
     'SELECT count() AS n FROM sealed_hour_arrivals WHERE arrived_at >= (SELECT max(checked_until) FROM sealed_purchases_checked)');
   t.equal(Number(n), 0, 'no arrival left since the check');
+  t.equal(await settledCount(), SEEDS * (TIMEFRAMES.length + 1), 'every window read by the settled variant');
   await matchesOracle(t, 'checked', (s) => [...s.events, ...late.get(s.seed)!]);
 });
 
@@ -244,9 +260,11 @@ t.test('a conversation arriving during a sealer run: looked up when read until t
     await ch.embedded.command(sqlFile('seal/seal_hours'), params);
   }
   const all = (s: (typeof scenarios)[number]) => [...s.events, ...late.get(s.seed)!, ...raced.get(s.seed)!];
+  t.equal(await settledCount(), 0, 'a late arrival before every run\'s end: no run settled');
   await matchesOracle(t, 'raced', all);
   const run = await sealHours(ch.embedded, { before: new Date(NOW), lookbackSeconds: RETRY_LOOKBACK_SECONDS, minRows: 1, arrivalMarginMs: 0 });
   t.ok(run.rechecked > 0, `${run.rechecked} hours of purchases after it sealed again`);
+  t.equal(await settledCount(), SEEDS * (TIMEFRAMES.length + 1), 'settled again');
   await matchesOracle(t, 'raced, checked', all);
 });
 

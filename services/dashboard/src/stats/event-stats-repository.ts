@@ -3,7 +3,7 @@ import { createInFlight, createResultCache } from './cache.js';
 import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
 import { dedupLookbackFrom, RETRY_LOOKBACK_SECONDS } from './retry-lookback.js';
-import { sealedHoursParams, type SealedHoursParams } from './sealed-hours.js';
+import { sealedHoursParams, settledRun, type SealedHoursParams } from './sealed-hours.js';
 
 /** Raw counts and sums from ClickHouse; rates and rounding are derived by the caller. */
 export interface EngagementCounts {
@@ -70,6 +70,9 @@ export function statsQueryParams(chatbotId: string, w: StatsWindow) {
   };
 }
 
+/** The statistics with a query for settled sealed runs (sealed-hours.ts, settledRun). */
+const SETTLED_VARIANTS = new Set(['stats_purchases']);
+
 export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: EventStatsOptions = {}): EventStatsRepository {
   // A chatbot with sealed hours is read through them (the *_sealed.sql files) by every windowed
   // statistic but the live minutes; any other chatbot's rows are read as they are, which is
@@ -79,18 +82,22 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     (await clickhouse.query<{ chatbot_id: string }>('SELECT DISTINCT chatbot_id FROM token_hour_sets')).map((r) => r.chatbot_id)));
   // The page asks for four statistics of one window at once: they share one answer in flight
   // (never a stored one: an hour that gets a late row must stop being read as sealed at once).
-  const sealedHoursInFlight = createInFlight<SealedHoursParams | null>();
+  const sealedHoursInFlight = createInFlight<{ params: SealedHoursParams; settled: boolean } | null>();
   const sealedHours = (chatbotId: string, w: StatsWindow) =>
-    sealedHoursInFlight.get(`${chatbotId}/${w.from.getTime()}/${w.to.getTime()}`, async () =>
-      sealedHoursParams((await clickhouse.query<{ hours: string[] }>(sqlFile('stats_sealed_hours'), statsQueryParams(chatbotId, w)))[0]?.hours ?? []));
+    sealedHoursInFlight.get(`${chatbotId}/${w.from.getTime()}/${w.to.getTime()}`, async () => {
+      const [row] = await clickhouse.query<{ hours: string[]; late_from: string | null }>(sqlFile('stats_sealed_hours'), statsQueryParams(chatbotId, w));
+      const params = sealedHoursParams(row?.hours ?? []);
+      return params && { params, settled: settledRun(params, row?.late_from ?? null) };
+    });
 
   // A windowed statistic's rows: from its sealed variant when the window has sealed hours
-  // (asked first, stats_sealed_hours.sql), else from its rows.
+  // (asked first, stats_sealed_hours.sql), else from its rows. A settled run (no hole, no late
+  // arrival) is read by the statistic's `_sealed_settled` variant where it has one.
   const read = async (file: string, chatbotId: string, w: StatsWindow) => {
     const sealed = (await sealedChatbots()).has(chatbotId) ? await sealedHours(chatbotId, w) : null;
-    return sealed
-      ? clickhouse.query<Record<string, unknown>>(sqlFile(`${file}_sealed`), { ...statsQueryParams(chatbotId, w), ...sealed })
-      : clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
+    if (!sealed) return clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
+    const variant = sealed.settled && SETTLED_VARIANTS.has(file) ? `${file}_sealed_settled` : `${file}_sealed`;
+    return clickhouse.query<Record<string, unknown>>(sqlFile(variant), { ...statsQueryParams(chatbotId, w), ...sealed.params });
   };
   const one = async (file: string, chatbotId: string, w: StatsWindow) => (await read(file, chatbotId, w))[0];
 

@@ -9,4 +9,4 @@ export { round2, percent, ratio } from './numbers.js';
 export { createResultCache, type ResultCache } from './cache.js';
 export { toCsv, csvCell, flatten, CSV_CONTENT_TYPE } from './csv.js';
 export { RETRY_LOOKBACK_MS, RETRY_LOOKBACK_SECONDS, dedupLookbackFrom } from './retry-lookback.js';
-export { sealedHoursParams, type SealedHoursParams } from './sealed-hours.js';
+export { sealedHoursParams, settledRun, type SealedHoursParams } from './sealed-hours.js';

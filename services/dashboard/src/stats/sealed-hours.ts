@@ -35,3 +35,15 @@ export function sealedHoursParams(hours: readonly string[]): SealedHoursParams |
   }
   return { sealed_from: clickhouseTime(first), sealed_until: clickhouseTime(last + HOUR_MS), holes };
 }
+
+/**
+ * Whether a window's sealed run is settled: no row arrived since the sealer last checked with a
+ * received_at before the run's end (`lateFrom`: the earliest such arrival's received_at,
+ * stats_sealed_hours.sql's late_from, null when none arrived). Then every sealed purchase's facts
+ * are as the seal saw them and a statistic may leave out the completions the general query reads
+ * for late arrivals (stats_purchases_sealed_settled.sql). An arrival at or after the run's end
+ * cannot precede a sealed purchase.
+ */
+export function settledRun(sealed: SealedHoursParams, lateFrom: string | null): boolean {
+  return lateFrom === null || parseClickhouseTime(lateFrom) >= parseClickhouseTime(sealed.sealed_until);
+}
