@@ -107,6 +107,7 @@ async function settledCount() {
   }
   return n;
 }
+
 const sealedCount = async () => Number((await ch.embedded.query<{ n: string }>(
   'SELECT count() AS n FROM token_hour_sets FINAL WHERE unsealable = 0'))[0].n);
 // The generated hours are small: sealed whatever their size (production leaves small hours as rows).
