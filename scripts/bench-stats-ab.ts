@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createChdbEngine, parseClickhouseTime, sqlFile } from '@chatlytics/clickhouse';
-import { daysWindow, sealedHoursParams, statsQueryParams } from '@chatlytics/dashboard/stats';
+import { daysWindow, readSealedRun, statsQueryParams } from '@chatlytics/dashboard/stats';
 import { machineSpeedLine } from './machine-speed.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -66,9 +66,8 @@ async function main() {
     if (bots.length === 0) throw new Error(`${dir} has no sealed hours: run bench:stats on it first`);
     const params: Record<string, unknown>[] = [];
     for (const chatbotId of bots) {
-      const p = statsQueryParams(chatbotId, w);
-      const sealed = sealedHoursParams((await engine.query<{ hours: string[] }>(sqlFile('stats_sealed_hours'), p))[0]?.hours ?? []);
-      if (sealed) params.push({ ...p, ...sealed });
+      const sealed = await readSealedRun(engine, chatbotId, w);
+      if (sealed) params.push({ ...statsQueryParams(chatbotId, w), ...sealed.params });
     }
     console.log(`${dir}: ${params.length} chatbot(s) with sealed hours in a ${opt.days}-day window; base ${opt.base}; ${CALLS} pairs per file, one connection`);
     console.log('file                              base p50   this p50  base CPU   this CPU  median ratio  pairs faster');

@@ -1,9 +1,8 @@
 /** The oracle's view of purchases and the daily series beside the repository's, for stats-sealed.test.ts. */
-import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import type { StoredEvent } from '@chatlytics/events';
 import { round2, ratio } from '../src/stats/numbers.js';
-import { statsQueryParams, type EventStatsRepository } from '../src/stats/event-stats-repository.js';
-import { sealedHoursParams, settledRun } from '../src/stats/sealed-hours.js';
+import { readSealedRun, type EventStatsRepository } from '../src/stats/event-stats-repository.js';
 import type { StatsWindow } from '../src/stats/timeframe.js';
 import { oraclePurchases, oracleTimeseries } from './stats-oracle.js';
 
@@ -52,7 +51,5 @@ export async function seriesOf(repo: EventStatsRepository, events: StoredEvent[]
 
 /** Whether the repository reads `w` of this chatbot as a settled sealed run (sealed-hours.ts, settledRun). */
 export async function isSettled(engine: ClickHouseEngine, chatbotId: string, w: StatsWindow) {
-  const [row] = await engine.query<{ hours: string[]; late_from: string | null }>(sqlFile('stats_sealed_hours'), statsQueryParams(chatbotId, w));
-  const sealed = sealedHoursParams(row?.hours ?? []);
-  return sealed !== null && settledRun(sealed, row!.late_from);
+  return (await readSealedRun(engine, chatbotId, w))?.settled === true;
 }

@@ -70,6 +70,19 @@ export function statsQueryParams(chatbotId: string, w: StatsWindow) {
   };
 }
 
+/** A window's sealed run as the *_sealed.sql statistics are bound to it, and whether it is settled; null when it has no sealed hour. */
+export interface SealedRun {
+  params: SealedHoursParams;
+  settled: boolean;
+}
+
+/** Asks stats_sealed_hours.sql which hours of `w` are sealed and whether their run is settled (sealed-hours.ts). */
+export async function readSealedRun(clickhouse: ClickHouseEngine, chatbotId: string, w: StatsWindow): Promise<SealedRun | null> {
+  const [row] = await clickhouse.query<{ hours: string[]; late_from: string | null }>(sqlFile('stats_sealed_hours'), statsQueryParams(chatbotId, w));
+  const params = sealedHoursParams(row?.hours ?? []);
+  return params && { params, settled: settledRun(params, row?.late_from ?? null) };
+}
+
 /** The statistics with a query for settled sealed runs (sealed-hours.ts, settledRun). */
 const SETTLED_VARIANTS = new Set(['stats_purchases']);
 
@@ -82,17 +95,13 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     (await clickhouse.query<{ chatbot_id: string }>('SELECT DISTINCT chatbot_id FROM token_hour_sets')).map((r) => r.chatbot_id)));
   // The page asks for four statistics of one window at once: they share one answer in flight
   // (never a stored one: an hour that gets a late row must stop being read as sealed at once).
-  const sealedHoursInFlight = createInFlight<{ params: SealedHoursParams; settled: boolean } | null>();
+  const sealedHoursInFlight = createInFlight<SealedRun | null>();
   const sealedHours = (chatbotId: string, w: StatsWindow) =>
-    sealedHoursInFlight.get(`${chatbotId}/${w.from.getTime()}/${w.to.getTime()}`, async () => {
-      const [row] = await clickhouse.query<{ hours: string[]; late_from: string | null }>(sqlFile('stats_sealed_hours'), statsQueryParams(chatbotId, w));
-      const params = sealedHoursParams(row?.hours ?? []);
-      return params && { params, settled: settledRun(params, row?.late_from ?? null) };
-    });
+    sealedHoursInFlight.get(`${chatbotId}/${w.from.getTime()}/${w.to.getTime()}`, () => readSealedRun(clickhouse, chatbotId, w));
 
   // A windowed statistic's rows: from its sealed variant when the window has sealed hours
-  // (asked first, stats_sealed_hours.sql), else from its rows. A settled run (no hole, no late
-  // arrival) is read by the statistic's `_sealed_settled` variant where it has one.
+  // (asked first, stats_sealed_hours.sql), else from its rows. A settled run (no late arrival;
+  // holes allowed) is read by the statistic's `_sealed_settled` variant where it has one.
   const read = async (file: string, chatbotId: string, w: StatsWindow) => {
     const sealed = (await sealedChatbots()).has(chatbotId) ? await sealedHours(chatbotId, w) : null;
     if (!sealed) return clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
