@@ -10,6 +10,8 @@
 -- Also late_from: the earliest received_at of the chatbot's rows that arrived since the sealer
 -- last checked (sealed_hour_arrivals, migration 0070), NULL when none did; one before the end
 -- of the sealed run means that run is not settled (sealed-hours.ts, settledRun).
+-- And run: the run's fingerprint, which a reseal or a hole changes (shared/run_fingerprint.sql;
+-- kept runs, migration 0090, are found by it).
 -- W's whole hours: from the first hour starting at or after {from} to the last one ending at
 -- or before {to} (W includes {to}, so an hour ending at {to} + 1 ms is whole).
 WITH
@@ -17,6 +19,7 @@ WITH
     toStartOfHour({to:DateTime64(3, 'UTC')} + toIntervalMillisecond(1)) AS end_hour
 SELECT
     arraySort(groupArray(s.hour)) AS hours,
+    {{> shared/run_fingerprint hour=(s.hour) sealed_at=(s.sealed_at)}} AS run,
     (
         SELECT minOrNull(received_at)
         FROM sealed_hour_arrivals
@@ -25,7 +28,7 @@ SELECT
     ) AS late_from
 FROM
 (
-    SELECT hour, rows, checksum, lookback_s, unsealable, max_id
+    SELECT hour, rows, checksum, lookback_s, unsealable, max_id, sealed_at
     FROM token_hour_sets FINAL
     WHERE chatbot_id = {chatbot_id:String} AND hour >= first_hour AND hour < end_hour
 ) AS s

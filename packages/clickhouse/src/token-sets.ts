@@ -21,6 +21,8 @@ export interface SealRun {
   /** Of those, sealed again because a row arriving later changed what a sealed purchase knew (its order's first row, its token's last conversation). */
   rechecked: number;
   chatbots: number;
+  /** The chatbots with hours sealed or resealed by this run. */
+  chatbotIds: string[];
   ms: number;
 }
 
@@ -92,7 +94,7 @@ export async function sealHours(engine: ClickHouseEngine, opts: SealOptions): Pr
   }
   // Only once every hour above is sealed again: a run that fails before this is repeated whole.
   await engine.command("INSERT INTO sealed_purchases_checked (checked_until) VALUES ({checked:DateTime64(3, 'UTC')})", { checked });
-  return { hours: sealed, rechecked: recheck.length, chatbots: byChatbot.size, ms: Math.round(performance.now() - started) };
+  return { hours: sealed, rechecked: recheck.length, chatbots: byChatbot.size, chatbotIds: [...byChatbot.keys()], ms: Math.round(performance.now() - started) };
 }
 
 /**
@@ -109,10 +111,13 @@ async function indexTokenIds(engine: ClickHouseEngine, chatbotId: string): Promi
 }
 
 /**
- * Forgets every sealed hour (rollups:rebuild, after prev_copy_at changed) and the id index (it
- * is rebuilt from token_ids, so a damaged one is repaired too): the sealer fills both again.
+ * Forgets every sealed hour (rollups:rebuild, after prev_copy_at changed), the id index (it
+ * is rebuilt from token_ids, so a damaged one is repaired too) and the kept runs (migration
+ * 0090): the sealer fills the first two again, the statistics keep runs again as they read them.
  */
 export async function unsealAll(engine: ClickHouseEngine): Promise<void> {
   await engine.command('TRUNCATE TABLE token_hour_sets');
   await engine.command('TRUNCATE TABLE token_id_index');
+  await engine.command('TRUNCATE TABLE sealed_runs');
+  await engine.command('TRUNCATE TABLE sealed_run_purchases');
 }

@@ -63,7 +63,7 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   const stored: Row[] = rows(400, 1);
   await engine.insert('events', stored);
   const applied = await runMigrations(engine);
-  t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index'], 'the rollup migrations applied on top');
+  t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs'], 'the rollup migrations applied on top');
   t.same(await rollup(engine), truth(stored), 'rows stored before the view existed are in the rollup');
 
   // Through the view: several blocks, a replayed block with its token, the same rows again without one.

@@ -30,6 +30,7 @@ import { passwordResetApp, type PasswordResetTuning } from './password-reset/ind
 import { pageRoutes } from './pages/routes.js';
 import { pagesNotFound } from './pages/not-found.js';
 import { appAssets } from './web/assets.js';
+import { TIMEFRAME_CHOICES } from './web/analytics-view.js';
 import { appPageRoutes } from './web/routes.js';
 import { manageRoutes } from './web/manage-routes.js';
 import { dataSourcePageRoutes } from './web/data-source-routes.js';
@@ -114,6 +115,8 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   if (opts.clickhouse) {
     await app.register(sealerPlugin, {
       clickhouse: opts.clickhouse, postgres: opts.postgres, log: deps.log, clock: deps.clock, intervalMs: opts.sealIntervalMs ?? DEFAULT_SEAL_INTERVAL_MS,
+      // The windows the app offers as links (and the API's day, week and month).
+      keepRunsOfDays: TIMEFRAME_CHOICES,
     });
   }
   await app.register(pageRoutes, { deps });

@@ -53,3 +53,12 @@ export async function seriesOf(repo: EventStatsRepository, events: StoredEvent[]
 export async function isSettled(engine: ClickHouseEngine, chatbotId: string, w: StatsWindow) {
   return (await readSealedRun(engine, chatbotId, w))?.settled === true;
 }
+
+/** Whether `w`'s current sealed run of this chatbot is kept for purchases (migration 0090). */
+export async function isKept(engine: ClickHouseEngine, chatbotId: string, w: StatsWindow) {
+  const sealed = await readSealedRun(engine, chatbotId, w);
+  if (!sealed) return false;
+  const [{ n }] = await engine.query<{ n: string }>('SELECT count() AS n FROM sealed_runs WHERE chatbot_id = {c:String} AND run = {run:UInt64}',
+    { c: chatbotId, run: sealed.run });
+  return Number(n) > 0;
+}

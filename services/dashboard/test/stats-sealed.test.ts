@@ -10,13 +10,14 @@ import t, { type Test } from 'tap';
 import { clickhouseTime, sealHours, sqlFile } from '@chatlytics/clickhouse';
 import { formatReceivedAt, type StoredEvent } from '@chatlytics/events';
 import { createRng, generateEvents, parseChTime } from '@chatlytics/testkit';
-import { createEventStatsRepository, statsQueryParams } from '../src/stats/event-stats-repository.js';
+import { createEventStatsRepository, readSealedRun, statsQueryParams } from '../src/stats/event-stats-repository.js';
+import { createKeptRuns } from '../src/stats/kept-runs.js';
 import { RETRY_LOOKBACK_SECONDS } from '../src/stats/retry-lookback.js';
 import { createSealer, SEALER_LOCK_KEY } from '../src/stats/sealer.js';
 import { daysWindow } from '../src/stats/timeframe.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 import { oracleEngagement, oracleInsights, oraclePopupMetrics } from './stats-oracle.js';
-import { isSettled, oraclePurchaseFields, purchasesOf, seriesOf } from './stats-sealed-helpers.js';
+import { isKept, isSettled, oraclePurchaseFields, purchasesOf, seriesOf } from './stats-sealed-helpers.js';
 
 // Five statistics × 6 seeds × 3 windows × 2 engines × 6 phases: ~2 minutes alone, more beside other files.
 t.setTimeout(600_000);
@@ -27,6 +28,10 @@ const TIMEFRAMES = [1, 7, 30];
 const HOUR = 3_600_000;
 const RACED_CHAT_AT = NOW - 4 * 24 * HOUR - 2 * HOUR;
 const RACED_WINDOW = { from: new Date(RACED_CHAT_AT - 50 * 60_000), to: new Date(RACED_CHAT_AT + 3 * HOUR) };
+// A window whose first, partial hour holds a conversation's copy counting in it (its original
+// three days before): the sealed purchase after it follows it, which only the unsealed rows say.
+const EDGE_FROM = NOW - 6 * 24 * HOUR - 20 * 60_000;
+const EDGE_WINDOW = { from: new Date(EDGE_FROM), to: new Date(EDGE_FROM + 4 * HOUR) };
 
 const scenarios = Array.from({ length: SEEDS }, (_, i) => {
   const seed = 101 + i;
@@ -35,6 +40,13 @@ const scenarios = Array.from({ length: SEEDS }, (_, i) => {
   const events = generateEvents({ seed, now: NOW, chatbotId, otherChatbotIds: [rng.uuid()], boundaryDays: TIMEFRAMES });
   return { seed, chatbotId, events: [...events, ...chatHistoryRows(seed, events.find((e) => e.chatbot_id === chatbotId && !e.is_bot)!, rng)] };
 });
+
+/** EDGE_WINDOW's token: a conversation, its copy in the window's first partial hour, a visitor row, a purchase two hours later. */
+function edgeCopyRows(token: string, row: (event: string, token: string, t: number, extra?: Partial<StoredEvent>) => StoredEvent) {
+  const original = row('convo_started', token, EDGE_FROM - 3 * 24 * HOUR, { open_way: 'popup' });
+  return [original, { ...original, received_at: formatReceivedAt(new Date(EDGE_FROM + 5 * 60_000)) }, row('visitor', token, EDGE_FROM + 6 * 60_000),
+    row('purchase', token, EDGE_FROM + 2 * HOUR, { total_value: 6, total_value_base: 6 })];
+}
 
 /**
  * Conversations a purchase must see from other hours (migration 0070): a copy received four
@@ -54,6 +66,7 @@ function chatHistoryRows(seed: number, base: StoredEvent, rng: ReturnType<typeof
     row('purchase', copied, NOW - 5 * 24 * HOUR + 10 * 60_000, { total_value: 3, total_value_base: 3 }),
     row('visitor', returning, NOW - 3 * HOUR), row('convo_started', returning, NOW - 3 * HOUR + 60_000, { open_way: 'chat_button' }),
     row('purchase', returning, NOW - 10 * 60_000, { total_value: 4, total_value_base: 4 }),
+    ...edgeCopyRows(`edge-copy-${seed}`, row),
     // The purchase a conversation arriving later (`raced`) precedes.
     row('visitor', `raced-${seed}`, RACED_CHAT_AT - 30 * 60_000), row('purchase', `raced-${seed}`, RACED_CHAT_AT + 2 * HOUR, { total_value: 5, total_value_base: 5 }),
   ];
@@ -93,6 +106,8 @@ async function matchesOracle(t: Test, label: string, events: (s: (typeof scenari
       // general query sees that the raced conversation precedes it.
       t.same(await purchasesOf(repo, s.chatbotId, RACED_WINDOW), oraclePurchaseFields(events(s), s.chatbotId, RACED_WINDOW),
         `${label}: ${name}, purchases around the raced purchase, seed ${s.seed}`);
+      t.same(await purchasesOf(repo, s.chatbotId, EDGE_WINDOW), oraclePurchaseFields(events(s), s.chatbotId, EDGE_WINDOW),
+        `${label}: ${name}, purchases after a copy in the window's first partial hour, seed ${s.seed}`);
     }
   }
 }
@@ -103,6 +118,17 @@ async function settledCount() {
   for (const s of scenarios) {
     for (const w of [...TIMEFRAMES.map((days) => daysWindow(days, new Date(NOW))), RACED_WINDOW]) {
       if (await isSettled(ch.embedded, s.chatbotId, w)) n++;
+    }
+  }
+  return n;
+}
+
+/** How many (scenario, window) pairs have their current sealed run kept for purchases (migration 0090). */
+async function keptCount() {
+  let n = 0;
+  for (const s of scenarios) {
+    for (const w of [...TIMEFRAMES.map((days) => daysWindow(days, new Date(NOW))), RACED_WINDOW]) {
+      if (await isKept(ch.embedded, s.chatbotId, w)) n++;
     }
   }
   return n;
@@ -240,7 +266,41 @@ t.test('checked: nothing left for a statistic to look up, the resealed hours alo
     'SELECT count() AS n FROM sealed_hour_arrivals WHERE arrived_at >= (SELECT max(checked_until) FROM sealed_purchases_checked)');
   t.equal(Number(n), 0, 'no arrival left since the check');
   t.equal(await settledCount(), SEEDS * (TIMEFRAMES.length + 1), 'every window read by the settled variant');
+  t.equal(await keptCount(), 0, 'no run kept before it is read');
+  for (const s of scenarios) {
+    const edge = await readSealedRun(ch.embedded, s.chatbotId, EDGE_WINDOW);
+    t.ok(edge?.settled && edge.params.holes.length === 0, `seed ${s.seed}: the edge window's run settled, no holes (stats_purchases_cached.sql)`);
+  }
   await matchesOracle(t, 'checked', (s) => [...s.events, ...late.get(s.seed)!]);
+  for (const s of scenarios) t.ok(await isKept(ch.embedded, s.chatbotId, EDGE_WINDOW), `seed ${s.seed}: the edge window's run kept`);
+  t.equal(await keptCount(), SEEDS * (TIMEFRAMES.length + 1), 'every window\'s run kept by its first read, and read from there after');
+});
+
+t.test('a kept run dropped (expired, rollups:rebuild) while a repository holds its build: kept again, answers unchanged', async (t) => {
+  const [s] = scenarios;
+  const w = daysWindow(7, new Date(NOW));
+  const all = [...s.events, ...late.get(s.seed)!];
+  for (const [name, engine] of [['embedded', ch.embedded], ['server', ch.server]] as const) {
+    const repo = createEventStatsRepository(engine, { sealedChatbotsTtlMs: 0 });
+    t.same(await purchasesOf(repo, s.chatbotId, w), oraclePurchaseFields(all, s.chatbotId, w), `${name}: read from the kept run`);
+    await ch.embedded.command('TRUNCATE TABLE sealed_runs');
+    t.notOk(await isKept(ch.embedded, s.chatbotId, w), `${name}: dropped`);
+    t.same(await purchasesOf(repo, s.chatbotId, w), oraclePurchaseFields(all, s.chatbotId, w), `${name}: the same answer`);
+    t.ok(await isKept(ch.embedded, s.chatbotId, w), `${name}: kept again`);
+  }
+  await matchesOracle(t, 'kept again', (s) => [...s.events, ...late.get(s.seed)!]);
+});
+
+t.test('a run sealed again while it is being kept: not kept under its old fingerprint', async (t) => {
+  const [s] = scenarios;
+  const w = daysWindow(30, new Date(NOW));
+  const sealed = await readSealedRun(ch.embedded, s.chatbotId, w);
+  t.ok(sealed?.settled, 'a settled run');
+  const stale = (BigInt(sealed!.run) ^ 1n).toString();
+  const kept = createKeptRuns(ch.embedded);
+  t.equal(await kept.purchases({ ...statsQueryParams(s.chatbotId, w), ...sealed!.params, run: stale }), null, 'not read from a run that is not there');
+  const [{ n }] = await ch.embedded.query<{ n: string }>('SELECT count() AS n FROM sealed_runs WHERE run = {run:UInt64}', { run: stale });
+  t.equal(Number(n), 0, 'nothing kept under the stale fingerprint');
 });
 
 // A conversation before a sealed purchase, arriving while a sealer run is under way: after that
@@ -262,11 +322,15 @@ t.test('a conversation arriving during a sealer run: looked up when read until t
   }
   const all = (s: (typeof scenarios)[number]) => [...s.events, ...late.get(s.seed)!, ...raced.get(s.seed)!];
   t.equal(await settledCount(), 0, 'a late arrival before every run\'s end: no run settled');
+  const keptRows = async () => Number((await ch.embedded.query<{ n: string }>('SELECT count() AS n FROM sealed_runs'))[0].n);
+  const before = await keptRows();
   await matchesOracle(t, 'raced', all);
+  t.equal(await keptRows(), before, 'a run not settled is not kept');
   const run = await sealHours(ch.embedded, { before: new Date(NOW), lookbackSeconds: RETRY_LOOKBACK_SECONDS, minRows: 1, arrivalMarginMs: 0 });
   t.ok(run.rechecked > 0, `${run.rechecked} hours of purchases after it sealed again`);
   t.equal(await settledCount(), SEEDS * (TIMEFRAMES.length + 1), 'settled again');
   await matchesOracle(t, 'raced, checked', all);
+  t.equal(await keptCount(), SEEDS * (TIMEFRAMES.length + 1), 'the runs sealed again kept once settled');
 });
 
 t.test('the dashboard\'s sealer: a run when started, none while another holds the lock, stop waits for its run', async (t) => {
@@ -286,4 +350,46 @@ t.test('the dashboard\'s sealer: a run when started, none while another holds th
   t.same(held, [SEALER_LOCK_KEY], 'one run, under the sealer\'s lock');
   t.ok(await sealedCount() > 0, 'its run sealed the hours before stop() returned');
   await matchesOracle(t, 'sealed by the sealer', (s) => [...s.events, ...late.get(s.seed)!, ...raced.get(s.seed)!]);
+});
+
+t.test('the sealer keeps the sealed runs of the windows it is told, for the chatbots it sealed', async (t) => {
+  await ch.embedded.command('TRUNCATE TABLE token_hour_sets');
+  await ch.embedded.command('TRUNCATE TABLE sealed_runs');
+  const sealer = createSealer({
+    clickhouse: ch.embedded, log: silentLog, clock: () => new Date(NOW), intervalMs: 60_000, minRows: 1, keepRunsOfDays: TIMEFRAMES,
+    postgres: { exclusive: async (_key, job) => job() },
+  });
+  const everyRunKept = async () => {
+    for (const s of scenarios) {
+      for (const days of TIMEFRAMES) if (!(await isKept(ch.embedded, s.chatbotId, daysWindow(days, new Date(NOW))))) return false;
+    }
+    return true;
+  };
+  sealer.start();
+  for (const deadline = Date.now() + 120_000; !(await everyRunKept()) && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 200));
+  await sealer.stop();
+  t.ok(await everyRunKept(), 'each chatbot\'s run of each window kept before any read');
+  const [s] = scenarios;
+  const w = daysWindow(30, new Date(NOW));
+  t.same(await purchasesOf(createEventStatsRepository(ch.embedded, { sealedChatbotsTtlMs: 0 }), s.chatbotId, w),
+    oraclePurchaseFields([...s.events, ...late.get(s.seed)!, ...raced.get(s.seed)!], s.chatbotId, w), 'and read from there');
+});
+
+t.test('a settled run with a hole (a visitor arrived in a sealed hour): kept, read with the hole', async (t) => {
+  const [s] = scenarios;
+  const w = daysWindow(7, new Date(NOW));
+  const inHour = s.events.find((e) => e.chatbot_id === s.chatbotId && !e.is_bot && parseChTime(e.received_at) > NOW - 4 * 24 * HOUR && parseChTime(e.received_at) < NOW - 2 * 24 * HOUR)!;
+  const visitor = { ...inHour, event_id: createRng(s.seed + 11).uuid(), event: 'visitor', token: `hole-${s.seed}`, ab_group: 'test', order_num: '' } as StoredEvent;
+  const holes = async () => (await readSealedRun(ch.embedded, s.chatbotId, w))?.params.holes.length;
+  const before = await holes();
+  await insertEvents(ch.embedded, [visitor]);
+  t.equal(await holes(), before! + 1, 'one hole more');
+  t.ok(await isSettled(ch.embedded, s.chatbotId, w), 'still settled (a visitor is no arrival a sealed purchase depends on)');
+  await ch.embedded.command('TRUNCATE TABLE sealed_runs');
+  const all = [...s.events, ...late.get(s.seed)!, ...raced.get(s.seed)!, visitor];
+  for (const engine of [ch.embedded, ch.server]) {
+    t.same(await purchasesOf(createEventStatsRepository(engine, { sealedChatbotsTtlMs: 0 }), s.chatbotId, w), oraclePurchaseFields(all, s.chatbotId, w),
+      `${engine.kind}: answers as the oracle`);
+  }
+  t.ok(await isKept(ch.embedded, s.chatbotId, w), 'kept (stats_purchases_cached_holes.sql)');
 });

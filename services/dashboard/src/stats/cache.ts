@@ -7,6 +7,8 @@
  */
 export interface ResultCache {
   get<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /** Drops the answer kept for `key` (one found to be wrong: the next get computes it again). */
+  forget(key: string): void;
 }
 
 export function createResultCache(opts: { ttlMs: number; maxEntries?: number; monotonicNow?: () => number }): ResultCache {
@@ -31,6 +33,9 @@ export function createResultCache(opts: { ttlMs: number; maxEntries?: number; mo
       });
       while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
       return value;
+    },
+    forget(key: string) {
+      entries.delete(key);
     },
   };
 }

@@ -4,6 +4,7 @@ import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
 import { dedupLookbackFrom, RETRY_LOOKBACK_SECONDS } from './retry-lookback.js';
 import { sealedHoursParams, settledRun, type SealedHoursParams } from './sealed-hours.js';
+import { createKeptRuns } from './kept-runs.js';
 
 /** Raw counts and sums from ClickHouse; rates and rounding are derived by the caller. */
 export interface EngagementCounts {
@@ -46,6 +47,8 @@ export interface EventStatsRepository {
   eventsPerMinute(chatbotId: string, window: StatsWindow): Promise<MinuteCount[]>;
   /** Events per chatbot in the window (no retry lookup: an activity indicator); absent chatbots had none. */
   eventsByChatbot(chatbotIds: string[], window: StatsWindow): Promise<Map<string, number>>;
+  /** Keeps the window's sealed run for purchases ahead of its first read (the sealer does, kept-runs.ts); false when it has no settled run or runs are not kept. */
+  keepRun(chatbotId: string, window: StatsWindow): Promise<boolean>;
 }
 
 
@@ -59,6 +62,8 @@ const numbersOf = <K extends string>(row: Record<string, unknown> | undefined, k
 export interface EventStatsOptions {
   /** How long the set of chatbots with sealed hours is reused (default 60 s, the sealer's interval); 0: asked on every call. */
   sealedChatbotsTtlMs?: number;
+  /** Whether settled sealed runs are kept for the purchases statistic (kept-runs.ts; default true); false: read from their hours on every call. */
+  keepRuns?: boolean;
 }
 
 /** The bound parameters every windowed statistic's query file takes (a `*_sealed` file also takes its sealed hours). */
@@ -74,14 +79,22 @@ export function statsQueryParams(chatbotId: string, w: StatsWindow) {
 export interface SealedRun {
   params: SealedHoursParams;
   settled: boolean;
+  /** The run's fingerprint (shared/run_fingerprint.sql), which names it where it is kept (migration 0090). */
+  run: string;
 }
 
 /** Asks stats_sealed_hours.sql which hours of `w` are sealed and whether their run is settled (sealed-hours.ts). */
 export async function readSealedRun(clickhouse: ClickHouseEngine, chatbotId: string, w: StatsWindow): Promise<SealedRun | null> {
-  const [row] = await clickhouse.query<{ hours: string[]; late_from: string | null }>(sqlFile('stats_sealed_hours'), statsQueryParams(chatbotId, w));
+  const [row] = await clickhouse.query<{ hours: string[]; late_from: string | null; run: string }>(sqlFile('stats_sealed_hours'), statsQueryParams(chatbotId, w));
   const params = sealedHoursParams(row?.hours ?? []);
-  return params && { params, settled: settledRun(params, row?.late_from ?? null) };
+  return params && { params, settled: settledRun(params, row?.late_from ?? null), run: String(row?.run) };
 }
+
+const HOUR_MS = 3_600_000;
+
+/** Whether two answers of stats_sealed_hours.sql name the same run, read the same way. */
+const sameRun = (a: SealedRun, b: SealedRun) => a.run === b.run && a.settled === b.settled
+  && a.params.sealed_from === b.params.sealed_from && a.params.sealed_until === b.params.sealed_until && a.params.holes.join() === b.params.holes.join();
 
 /** The statistics with a query for settled sealed runs (sealed-hours.ts, settledRun). */
 const SETTLED_VARIANTS = new Set(['stats_purchases']);
@@ -99,14 +112,44 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
   const sealedHours = (chatbotId: string, w: StatsWindow) =>
     sealedHoursInFlight.get(`${chatbotId}/${w.from.getTime()}/${w.to.getTime()}`, () => readSealedRun(clickhouse, chatbotId, w));
 
-  // A windowed statistic's rows: from its sealed variant when the window has sealed hours
-  // (asked first, stats_sealed_hours.sql), else from its rows. A settled run (no late arrival;
-  // holes allowed) is read by the statistic's `_sealed_settled` variant where it has one.
-  const read = async (file: string, chatbotId: string, w: StatsWindow) => {
-    const sealed = (await sealedChatbots()).has(chatbotId) ? await sealedHours(chatbotId, w) : null;
-    if (!sealed) return clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
+  const kept = opts.keepRuns === false ? null : createKeptRuns(clickhouse);
+
+  // A windowed statistic's rows with its window's sealed run: its sealed variant; a settled run
+  // (no late arrival; holes allowed) by the `_sealed_settled` variant where it has one, and
+  // purchases from the run as kept (kept-runs.ts) unless it cannot be kept.
+  const readSealed = async (file: string, chatbotId: string, w: StatsWindow, sealed: SealedRun) => {
+    if (kept && sealed.settled && file === 'stats_purchases') {
+      const rows = await kept.purchases({ ...statsQueryParams(chatbotId, w), ...sealed.params, run: sealed.run });
+      if (rows) return rows;
+    }
     const variant = sealed.settled && SETTLED_VARIANTS.has(file) ? `${file}_sealed_settled` : `${file}_sealed`;
     return clickhouse.query<Record<string, unknown>>(sqlFile(variant), { ...statsQueryParams(chatbotId, w), ...sealed.params });
+  };
+  // The last sealed run seen per chatbot and whole hours of a window: the statistic starts with
+  // it while stats_sealed_hours.sql runs, on the other core, and its answer is used only when
+  // that query names the same run (the same query, then), so it is never stale. A new hour
+  // sealed or a late row costs that call the guessed query's CPU, once.
+  const lastRuns = new Map<string, SealedRun>();
+  const guessKey = (chatbotId: string, w: StatsWindow) =>
+    `${chatbotId}/${Math.ceil(w.from.getTime() / HOUR_MS)}/${Math.floor((w.to.getTime() + 1) / HOUR_MS)}`;
+
+  // A windowed statistic's rows: through its window's sealed run when it has one (asked first,
+  // stats_sealed_hours.sql), else from its rows.
+  const read = async (file: string, chatbotId: string, w: StatsWindow) => {
+    if (!(await sealedChatbots()).has(chatbotId)) return clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
+    const key = guessKey(chatbotId, w);
+    const guess = lastRuns.get(key);
+    const guessed = guess ? readSealed(file, chatbotId, w, guess).catch(() => null) : null;
+    const sealed = await sealedHours(chatbotId, w);
+    lastRuns.delete(key);
+    if (sealed) lastRuns.set(key, sealed);
+    while (lastRuns.size > 1000) lastRuns.delete(lastRuns.keys().next().value as string);
+    if (guessed && sealed && sameRun(guess!, sealed)) {
+      const rows = await guessed;
+      if (rows) return rows;
+    }
+    if (!sealed) return clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
+    return readSealed(file, chatbotId, w, sealed);
   };
   const one = async (file: string, chatbotId: string, w: StatsWindow) => (await read(file, chatbotId, w))[0];
 
@@ -173,6 +216,14 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     async eventsPerMinute(chatbotId, w) {
       const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_live_events'), statsQueryParams(chatbotId, w));
       return rows.map((r) => ({ minute: String(r.minute), events: toInt(r.events) }));
+    },
+
+    async keepRun(chatbotId, w) {
+      // Asked directly, not through the set of sealed chatbots: the sealer calls this right
+      // after sealing a chatbot's first hours, which that set may not know yet.
+      const sealed = kept ? await readSealedRun(clickhouse, chatbotId, w) : null;
+      if (!kept || !sealed?.settled) return false;
+      return kept.keep({ ...statsQueryParams(chatbotId, w), ...sealed.params, run: sealed.run });
     },
   };
 }
