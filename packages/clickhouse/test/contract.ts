@@ -36,14 +36,14 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
     t.same(tables.map((r) => r.name), [
       'events', 'events_input', 'events_input_mv', 'events_rejected',
       'order_first_purchases', 'order_first_purchases_mv', 'schema_migrations', 'sealed_hour_arrivals', 'sealed_hour_arrivals_mv',
-      'sealed_purchases_checked', 'sql_query_log', 'token_hour_sets', 'token_id_index', 'token_ids',
+      'sealed_purchases_checked', 'sealed_run_purchases', 'sealed_runs', 'sql_query_log', 'token_hour_sets', 'token_id_index', 'token_ids',
     ]);
     const ledger = await engine.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
     t.same(ledger, [
       { version: 1, name: 'events' }, { version: 10, name: 'sql_query_log' }, { version: 20, name: 'events_is_bot' },
       { version: 30, name: 'order_first_purchases' }, { version: 40, name: 'events_prev_copy_at' },
       { version: 50, name: 'token_hour_sets' }, { version: 60, name: 'token_hour_purchases' },
-      { version: 70, name: 'sealed_purchase_facts' }, { version: 80, name: 'token_id_index' },
+      { version: 70, name: 'sealed_purchase_facts' }, { version: 80, name: 'token_id_index' }, { version: 90, name: 'kept_runs' },
     ], 'recorded exactly once');
   });
 
