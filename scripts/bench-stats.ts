@@ -55,16 +55,13 @@ function percentile(sorted: number[], p: number): number {
 interface Timing { p50: number; p95: number; cpu?: number }
 
 /** Wall time p50 / p95, and the median CPU time of this process per call: chdb runs in it, so on
- * the embedded engine that is the query's CPU, a figure a loaded machine disturbs far less. */
-async function time(calls: number, run: (i: number) => Promise<unknown>): Promise<Timing> {
-  // Warm-up: first-use costs are not what a dashboard user waits for. Marks and caches load on
-  // the first call; ClickHouse JIT-compiles a query's expressions on their 4th use
-  // (min_count_to_compile_expression = 3), which cost one call of the sealed engagement query
-  // ~280 ms of CPU once per process (65–70 ms with or without the compiled code afterwards).
-  for (let i = 0; i < WARM_UP_CALLS; i++) await run(-1);
+ * the embedded engine that is the query's CPU, a figure a loaded machine disturbs far less.
+ * `before` runs ahead of each call, untimed. */
+async function measure(calls: number, run: (i: number) => Promise<unknown>, before?: () => Promise<unknown>): Promise<Timing> {
   const samples: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < calls; i++) {
+    await before?.();
     const start = performance.now();
     const used = process.cpuUsage();
     await run(i);
@@ -77,25 +74,25 @@ async function time(calls: number, run: (i: number) => Promise<unknown>): Promis
   return { p50: percentile(samples, 50), p95: percentile(samples, 95), cpu: percentile(cpu, 50) };
 }
 
+/** `measure` after warm-up calls. */
+async function time(calls: number, run: (i: number) => Promise<unknown>): Promise<Timing> {
+  // Warm-up: first-use costs are not what a dashboard user waits for. Marks and caches load on
+  // the first call; ClickHouse JIT-compiles a query's expressions on their 4th use
+  // (min_count_to_compile_expression = 3), which cost one call of the sealed engagement query
+  // ~280 ms of CPU once per process (65–70 ms with or without the compiled code afterwards).
+  for (let i = 0; i < WARM_UP_CALLS; i++) await run(-1);
+  return measure(calls, run);
+}
+
 /** `read` on a fresh repository (`prime` first: what a running dashboard has cached) with no kept run (dropped before each call, untimed), FIRST_READS times. */
 async function firstReads(engine: ClickHouseEngine, prime: (fresh: EventStatsRepository) => Promise<unknown>, read: (fresh: EventStatsRepository) => Promise<unknown>): Promise<Timing> {
-  const samples: number[] = [];
-  const cpu: number[] = [];
-  for (let i = 0; i < FIRST_READS; i++) {
+  let fresh = createEventStatsRepository(engine);
+  return measure(FIRST_READS, () => read(fresh), async () => {
     await engine.command('TRUNCATE TABLE sealed_runs');
     await engine.command('TRUNCATE TABLE sealed_run_purchases');
-    const fresh = createEventStatsRepository(engine);
+    fresh = createEventStatsRepository(engine);
     await prime(fresh);
-    const start = performance.now();
-    const used = process.cpuUsage();
-    await read(fresh);
-    samples.push(performance.now() - start);
-    const d = process.cpuUsage(used);
-    cpu.push((d.user + d.system) / 1000);
-  }
-  samples.sort((a, b) => a - b);
-  cpu.sort((a, b) => a - b);
-  return { p50: percentile(samples, 50), p95: percentile(samples, 95), cpu: percentile(cpu, 50) };
+  });
 }
 
 async function loadClickHouse(dir: string): Promise<ClickHouseEngine> {

@@ -9,11 +9,7 @@
 SELECT
     any(bitmapContains({{kept}}.3, id)) AS in_control,
     any(bitmapContains({{kept}}.4, id)) AS in_test,
-    count() AS token_orders,
-    countIf(after_chat) AS token_orders_after_chat,
-    sum(revenue) AS token_revenue,
-    sumIf(revenue, after_chat) AS token_revenue_after_chat,
-    sumIf(revenue, NOT after_chat) AS token_revenue_other
+    {{> shared/token_purchase_sums}}
 FROM
 (
     SELECT id, toDecimal128(revenue, 18) AS revenue, chat >= sealed_from AS after_chat

@@ -12,11 +12,7 @@ by_token AS
     SELECT
         any(in_control) AS in_control,
         any(in_test) AS in_test,
-        count() AS token_orders,
-        countIf(after_chat) AS token_orders_after_chat,
-        sum(revenue) AS token_revenue,
-        sumIf(revenue, after_chat) AS token_revenue_after_chat,
-        sumIf(revenue, NOT after_chat) AS token_revenue_other
+        {{> shared/token_purchase_sums}}
     FROM
     (
         -- Per purchase; a token's flags are the same on each of its purchases.

@@ -7,14 +7,14 @@
  * events), and after sealing again, on both ClickHouse engines.
  */
 import t, { type Test } from 'tap';
-import { clickhouseTime, sealHours, sqlFile } from '@chatlytics/clickhouse';
+import { clickhouseTime, sealHours, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { formatReceivedAt, type StoredEvent } from '@chatlytics/events';
 import { createRng, generateEvents, parseChTime } from '@chatlytics/testkit';
 import { createEventStatsRepository, readSealedRun, statsQueryParams } from '../src/stats/event-stats-repository.js';
 import { createKeptRuns } from '../src/stats/kept-runs.js';
 import { RETRY_LOOKBACK_SECONDS } from '../src/stats/retry-lookback.js';
 import { createSealer, SEALER_LOCK_KEY } from '../src/stats/sealer.js';
-import { daysWindow } from '../src/stats/timeframe.js';
+import { daysWindow, type StatsWindow } from '../src/stats/timeframe.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 import { oracleEngagement, oracleInsights, oraclePopupMetrics } from './stats-oracle.js';
 import { isKept, isSettled, oraclePurchaseFields, purchasesOf, seriesOf } from './stats-sealed-helpers.js';
@@ -112,27 +112,20 @@ async function matchesOracle(t: Test, label: string, events: (s: (typeof scenari
   }
 }
 
-/** How many (scenario, window) pairs the repository reads as settled sealed runs (stats_purchases_sealed_settled.sql). */
-async function settledCount() {
+/** How many (scenario, window) pairs, each timeframe and the raced window, pass `test` (a stats-sealed-helpers.ts check). */
+async function countWindows(test: (engine: ClickHouseEngine, chatbotId: string, w: StatsWindow) => Promise<boolean>) {
   let n = 0;
   for (const s of scenarios) {
     for (const w of [...TIMEFRAMES.map((days) => daysWindow(days, new Date(NOW))), RACED_WINDOW]) {
-      if (await isSettled(ch.embedded, s.chatbotId, w)) n++;
+      if (await test(ch.embedded, s.chatbotId, w)) n++;
     }
   }
   return n;
 }
-
-/** How many (scenario, window) pairs have their current sealed run kept for purchases (migration 0090). */
-async function keptCount() {
-  let n = 0;
-  for (const s of scenarios) {
-    for (const w of [...TIMEFRAMES.map((days) => daysWindow(days, new Date(NOW))), RACED_WINDOW]) {
-      if (await isKept(ch.embedded, s.chatbotId, w)) n++;
-    }
-  }
-  return n;
-}
+/** The pairs the repository reads as settled sealed runs (stats_purchases_sealed_settled.sql). */
+const settledCount = () => countWindows(isSettled);
+/** The pairs whose current sealed run is kept for purchases (migration 0090). */
+const keptCount = () => countWindows(isKept);
 
 const sealedCount = async () => Number((await ch.embedded.query<{ n: string }>(
   'SELECT count() AS n FROM token_hour_sets FINAL WHERE unsealable = 0'))[0].n);

@@ -136,7 +136,8 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
   // A windowed statistic's rows: through its window's sealed run when it has one (asked first,
   // stats_sealed_hours.sql), else from its rows.
   const read = async (file: string, chatbotId: string, w: StatsWindow) => {
-    if (!(await sealedChatbots()).has(chatbotId)) return clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
+    const fromRows = () => clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
+    if (!(await sealedChatbots()).has(chatbotId)) return fromRows();
     const key = guessKey(chatbotId, w);
     const guess = lastRuns.get(key);
     const guessed = guess ? readSealed(file, chatbotId, w, guess).catch(() => null) : null;
@@ -148,8 +149,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
       const rows = await guessed;
       if (rows) return rows;
     }
-    if (!sealed) return clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
-    return readSealed(file, chatbotId, w, sealed);
+    return sealed ? readSealed(file, chatbotId, w, sealed) : fromRows();
   };
   const one = async (file: string, chatbotId: string, w: StatsWindow) => (await read(file, chatbotId, w))[0];
 

@@ -39,30 +39,30 @@ export function createKeptRuns(clickhouse: ClickHouseEngine, opts: { buildTtlMs?
   };
 
   const isThrowIf = (err: unknown) => err instanceof ClickHouseError && err.clickhouseCode === THROW_IF;
+  const keyOf = (params: KeptRunParams) => `${params.chatbot_id}/${params.run}`;
   // The build to read; null when the run changed while being kept (sealed again: a throwIf).
-  const buildOf = (key: string, params: QueryParams) => builds.get(key, () => keep(params)).catch((err: unknown) => {
+  const buildOf = (params: KeptRunParams) => builds.get(keyOf(params), () => keep(params)).catch((err: unknown) => {
     if (isThrowIf(err)) return null;
     throw err;
   });
 
   return {
     async keep(params) {
-      return (await buildOf(`${params.chatbot_id}/${params.run}`, params)) !== null;
+      return (await buildOf(params)) !== null;
     },
 
     async purchases(params) {
-      const key = `${params.chatbot_id}/${params.run}`;
       const file = params.holes.length === 0 ? 'stats_purchases_cached' : 'stats_purchases_cached_holes';
       // Twice at most: a build this process remembers may be gone (expired, dropped by
       // rollups:rebuild); the query then fails on purpose and the run is kept again.
       for (let attempt = 0; attempt < 2; attempt++) {
-        const build = await buildOf(key, params);
+        const build = await buildOf(params);
         if (build === null) return null;
         try {
           return await clickhouse.query<Record<string, unknown>>(sqlFile(file), { ...params, build });
         } catch (err) {
           if (!isThrowIf(err)) throw err;
-          builds.forget(key);
+          builds.forget(keyOf(params));
         }
       }
       return null;
