@@ -17,7 +17,9 @@
  * chatbots with sealed hours in the window, bound as the repository binds them
  * (statsQueryParams and the sealed hours). The base commit's clickhouse/queries is exported with
  * `git archive`; its files must take the same parameters as this checkout's. `--files a=b` times the
- * base's `a` against this checkout's `b` (a variant of `a` under another name).
+ * base's `a` against this checkout's `b` (a variant of `a` under another name); answers are then
+ * compared on the columns both return (`b` may leave some out). `--rows`: the files that read
+ * rows only (e.g. `stats_purchases`), on every chatbot of the data (the default profile seals nothing).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,6 +37,7 @@ const { values: opt } = parseArgs({
   options: {
     base: { type: 'string', default: 'HEAD' }, calls: { type: 'string', default: '30' }, days: { type: 'string', default: '30' },
     files: { type: 'string', default: 'stats_engagement_sealed,stats_popup_metrics_sealed,stats_purchases_sealed,stats_timeseries_sealed' },
+    rows: { type: 'boolean', default: false },
   },
 });
 const dir = process.env.BENCH_DIR;
@@ -52,6 +55,9 @@ function exportQueries(commit: string): string {
 
 /** The answer with floats rounded to 9 significant digits: equal answers summed in another order compare equal. */
 const canonical = (rows: unknown) => JSON.stringify(rows, (_k, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(9)) : v));
+/** Each row with only the columns the other side's first row has too. */
+const shared = (rows: Record<string, unknown>[], other: Record<string, unknown>[]) =>
+  rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => other[0] === undefined || k in other[0])));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
@@ -62,14 +68,14 @@ async function main() {
     // The data's clock, as bench:stats keeps it: the generating INSERT stamped inserted_at.
     const [{ last }] = await engine.query<{ last: string }>('SELECT toString(min(inserted_at)) AS last FROM events');
     const w = daysWindow(Number(opt.days), new Date(parseClickhouseTime(last)));
-    const bots = (await engine.query<{ id: string }>('SELECT DISTINCT chatbot_id AS id FROM token_hour_sets ORDER BY id')).map((r) => r.id);
-    if (bots.length === 0) throw new Error(`${dir} has no sealed hours: run bench:stats on it first`);
+    const bots = (await engine.query<{ id: string }>(`SELECT DISTINCT chatbot_id AS id FROM ${opt.rows ? 'events' : 'token_hour_sets'} ORDER BY id`)).map((r) => r.id);
+    if (bots.length === 0) throw new Error(`${dir} has no ${opt.rows ? 'events' : 'sealed hours'}: run bench:stats on it first`);
     const params: Record<string, unknown>[] = [];
     for (const chatbotId of bots) {
-      const sealed = await readSealedRun(engine, chatbotId, w);
-      if (sealed) params.push({ ...statsQueryParams(chatbotId, w), ...sealed.params });
+      const sealed = opt.rows ? null : await readSealedRun(engine, chatbotId, w);
+      if (opt.rows || sealed) params.push({ ...statsQueryParams(chatbotId, w), ...sealed?.params });
     }
-    console.log(`${dir}: ${params.length} chatbot(s) with sealed hours in a ${opt.days}-day window; base ${opt.base}; ${CALLS} pairs per file, one connection`);
+    console.log(`${dir}: ${params.length} chatbot(s) ${opt.rows ? 'read from their rows' : 'with sealed hours'} in a ${opt.days}-day window; base ${opt.base}; ${CALLS} pairs per file, one connection`);
     console.log('file                              base p50   this p50  base CPU   this CPU  median ratio  pairs faster');
     let differ = false;
     for (const spec of opt.files!.split(',')) {
@@ -81,19 +87,20 @@ async function main() {
       const run = async (side: 'base' | 'self', p: Record<string, unknown>) => {
         const c = process.cpuUsage();
         const t = performance.now();
-        const rows = await engine.query(sql[side], p);
+        const rows = await engine.query<Record<string, unknown>>(sql[side], p);
         time[side].push(performance.now() - t);
         const d = process.cpuUsage(c);
         cpu[side].push((d.user + d.system) / 1000);
-        return canonical(rows);
+        return rows;
       };
       for (let i = 0; i < WARM_UP; i++) for (const side of ['base', 'self'] as const) await run(side, params[0]);
       for (const side of ['base', 'self'] as const) { time[side].length = 0; cpu[side].length = 0; }
       for (let i = 0; i < CALLS; i++) {
         const p = params[i % params.length];
         const order = i % 2 === 0 ? (['base', 'self'] as const) : (['self', 'base'] as const);
-        const answers = { base: '', self: '' };
-        for (const side of order) answers[side] = await run(side, p);
+        const rows: Record<'base' | 'self', Record<string, unknown>[]> = { base: [], self: [] };
+        for (const side of order) rows[side] = await run(side, p);
+        const answers = { base: canonical(shared(rows.base, rows.self)), self: canonical(shared(rows.self, rows.base)) };
         if (answers.base !== answers.self) {
           differ = true;
           console.log(`  ${file}: answers differ for chatbot ${String(p.chatbot_id)}:\n    base ${answers.base.slice(0, 300)}\n    this ${answers.self.slice(0, 300)}`);

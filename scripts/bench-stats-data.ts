@@ -36,6 +36,8 @@ export function statsProfile(name: string, events: number): StatsProfile {
 }
 
 export const botId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+/** Whether chatbot i has A/B testing on, as generateSql marks its rows (every other chatbot). */
+export const abTestOn = (i: number) => i % 2 === 0;
 
 /**
  * One row per number: chatbot = n mod chatbots; tokens from a per-chatbot pool (last character

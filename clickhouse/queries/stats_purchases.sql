@@ -12,9 +12,9 @@
 -- denominator): conversion_rate_with_chat, conversion_rate_without_chat, aov_with_chat,
 -- aov_without_chat, and the A/B block's rates and significance figures.
 -- One read of the window (shared/window_rows_with_orders.sql): retried beacons removed, each
--- purchase row joined to its order's first purchase. It takes the A/B-marked rows too: for a
--- chatbot without A/B test none is marked, so it costs nothing there, and it spares an A/B
--- chatbot a second pass over the same window (one query, not two).
+-- purchase row joined to its order's first purchase. It takes the A/B-marked rows too, which
+-- spares an A/B chatbot a second pass over the same window (one query, not two); a chatbot
+-- without A/B test reads the funnel alone (stats_purchases_funnel.sql), which is cheaper.
 WITH
     by_token AS
     (
@@ -36,12 +36,7 @@ WITH
             chatted,
             in_control,
             in_test,
-            arrayFilter(p -> chatted AND p.1 > first_chat_at, purchases) AS after_chat,
-            length(purchases) AS token_orders,
-            length(after_chat) AS token_orders_after_chat,
-            arraySum(p -> p.2, purchases) AS token_revenue,
-            arraySum(p -> p.2, after_chat) AS token_revenue_after_chat,
-            arraySum(p -> p.2, arrayFilter(p -> NOT (chatted AND p.1 > first_chat_at), purchases)) AS token_revenue_other
+            {{> shared/token_purchase_figures}}
         FROM by_token
     )
 SELECT

@@ -118,7 +118,10 @@ for (const variant of databaseVariants()) {
             const at = `seed ${s.seed}, ${days} day(s)`;
             t.same(await repo.engagement(s.bot.id, w), oracleEngagement(s.events, s.bot.id, from, to), `engagement, ${at}`);
             t.same(await repo.popupMetrics(s.bot.id, w), oraclePopupMetrics(s.events, s.bot.id, from, to), `popup-metrics, ${at}`);
-            t.same(await repo.purchases(s.bot, w), expectedPurchases(s, w), `purchases, ${at}`);
+            // Both shapes on every scenario: with the A/B block (stats_purchases.sql) and without (stats_purchases_funnel.sql).
+            for (const bot of [s.bot, { ...s.bot, abTestEnabled: !s.bot.abTestEnabled }]) {
+              t.same(await repo.purchases(bot, w), expectedPurchases({ ...s, bot }, w), `purchases, abTestEnabled ${bot.abTestEnabled}, ${at}`);
+            }
             const { days: series } = await repo.timeseries(s.bot.id, w);
             const expectedDay = oracleTimeseries(s.events, s.bot.id, from, to);
             t.same(series, series.map((d) => ({ date: d.date, ...expectedDay(d.date) })), `timeseries, ${at}`);
@@ -149,6 +152,7 @@ for (const variant of databaseVariants()) {
       const purchases = await repo.purchases(empty, w);
       t.same(purchases, expectedPurchases({ seed: 0, bot: empty, others: [], events: [], convos: [] }, w));
       t.equal((purchases as { aov_with_chat: number }).aov_with_chat, 0);
+      t.same(await repo.purchases({ ...empty, abTestEnabled: false }, w), expectedPurchases({ seed: 0, bot: { ...empty, abTestEnabled: false }, others: [], events: [], convos: [] }, w));
       t.same(await repo.overview(empty.id, w), { total_conversations: 0, total_ai_messages: 0, saved_hours: '0.00' });
       t.same(await repo.conversationInsights(empty.id, w), oracleInsights([], [], empty.id, from, to, APP_URL));
     });

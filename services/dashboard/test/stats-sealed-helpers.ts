@@ -2,7 +2,7 @@
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import type { StoredEvent } from '@chatlytics/events';
 import { round2, ratio } from '../src/stats/numbers.js';
-import { readSealedRun, type EventStatsRepository } from '../src/stats/event-stats-repository.js';
+import { readSealedRun, type EventStatsRepository, type PurchaseTotals } from '../src/stats/event-stats-repository.js';
 import type { StatsWindow } from '../src/stats/timeframe.js';
 import { oraclePurchases, oracleTimeseries } from './stats-oracle.js';
 
@@ -10,13 +10,21 @@ import { oraclePurchases, oracleTimeseries } from './stats-oracle.js';
 export async function purchasesOf(repo: EventStatsRepository, chatbotId: string, w: StatsWindow) {
   const p = await repo.purchases(chatbotId, w);
   const group = (g: 'control' | 'test') => ({ visitors: p.ab[g].visitors, orders: p.ab[g].orders, purchasers: p.ab[g].purchasers, revenue: round2(p.ab[g].revenue) });
+  return { ...funnelFields(p), ab_test: { control: group('control'), test: group('test') } };
+}
+
+/** The same fields but the A/B block, from the funnel alone (purchaseFunnel: a chatbot without A/B test). */
+export async function purchaseFunnelOf(repo: EventStatsRepository, chatbotId: string, w: StatsWindow) {
+  return funnelFields(await repo.purchaseFunnel(chatbotId, w));
+}
+
+function funnelFields(p: PurchaseTotals) {
   return {
     total_users: p.total_users, total_users_chatted: p.total_users_chatted,
     total_users_purchased: p.total_users_purchased, total_users_chatted_purchased: p.total_users_chatted_purchased,
     total_revenue_purchased: round2(p.total_revenue_purchased), total_revenue_chatted_purchased: round2(p.total_revenue_chatted_purchased),
     aov_with_chat: ratio(p.total_revenue_chatted_purchased, p.orders_after_chat),
     aov_without_chat: ratio(p.revenue_other, p.orders - p.orders_after_chat),
-    ab_test: { control: group('control'), test: group('test') },
   };
 }
 

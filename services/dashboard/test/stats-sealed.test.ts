@@ -17,7 +17,7 @@ import { createSealer, SEALER_LOCK_KEY } from '../src/stats/sealer.js';
 import { daysWindow, type StatsWindow } from '../src/stats/timeframe.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 import { oracleEngagement, oracleInsights, oraclePopupMetrics } from './stats-oracle.js';
-import { isKept, isSettled, oraclePurchaseFields, purchasesOf, seriesOf } from './stats-sealed-helpers.js';
+import { isKept, isSettled, oraclePurchaseFields, purchaseFunnelOf, purchasesOf, seriesOf } from './stats-sealed-helpers.js';
 
 // Five statistics × 6 seeds × 3 windows × 2 engines × 6 phases: ~2 minutes alone, more beside other files.
 t.setTimeout(600_000);
@@ -95,6 +95,8 @@ async function matchesOracle(t: Test, label: string, events: (s: (typeof scenari
         }, `${label}: ${name}, popup-metrics, seed ${s.seed}, ${days} day(s)`);
         t.same(await purchasesOf(repo, s.chatbotId, w), oraclePurchaseFields(events(s), s.chatbotId, w),
           `${label}: ${name}, purchases, seed ${s.seed}, ${days} day(s)`);
+        const { ab_test: _, ...funnel } = oraclePurchaseFields(events(s), s.chatbotId, w);
+        t.same(await purchaseFunnelOf(repo, s.chatbotId, w), funnel, `${label}: ${name}, purchase funnel, seed ${s.seed}, ${days} day(s)`);
         const insights = oracleInsights([], events(s), s.chatbotId, w.from.getTime(), w.to.getTime(), 'https://app.example.test');
         t.same(await repo.insightsEvents(s.chatbotId, w),
           { total_click_throughs: insights.total_click_throughs, likes: insights.reactions.likes, dislikes: insights.reactions.dislikes },

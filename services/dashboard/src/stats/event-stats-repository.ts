@@ -40,6 +40,8 @@ export interface EventStatsRepository {
   popupMetrics(chatbotId: string, window: StatsWindow): Promise<{ rows: PopupRow[]; conversations: PopupConversations }>;
   /** The purchase funnel and its A/B block, from one query (stats_purchases.sql). */
   purchases(chatbotId: string, window: StatsWindow): Promise<PurchaseTotals & { ab: AbTotals }>;
+  /** The purchase funnel alone, for a chatbot without A/B test: from its rows, a cheaper query (stats_purchases_funnel.sql). */
+  purchaseFunnel(chatbotId: string, window: StatsWindow): Promise<PurchaseTotals>;
   insightsEvents(chatbotId: string, window: StatsWindow): Promise<InsightsEventCounts>;
   /** The days that have rows only, oldest first (stats_timeseries.sql). */
   timeseries(chatbotId: string, window: StatsWindow): Promise<DayTotals[]>;
@@ -135,8 +137,9 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
 
   // A windowed statistic's rows: through its window's sealed run when it has one (asked first,
   // stats_sealed_hours.sql), else from its rows.
-  const read = async (file: string, chatbotId: string, w: StatsWindow) => {
-    const fromRows = () => clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
+  // `rowsFile`: the query for a chatbot without sealed hours, when not `file` itself.
+  const read = async (file: string, chatbotId: string, w: StatsWindow, rowsFile = file) => {
+    const fromRows = () => clickhouse.query<Record<string, unknown>>(sqlFile(rowsFile), statsQueryParams(chatbotId, w));
     if (!(await sealedChatbots()).has(chatbotId)) return fromRows();
     const key = guessKey(chatbotId, w);
     const guess = lastRuns.get(key);
@@ -151,7 +154,11 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     }
     return sealed ? readSealed(file, chatbotId, w, sealed) : fromRows();
   };
-  const one = async (file: string, chatbotId: string, w: StatsWindow) => (await read(file, chatbotId, w))[0];
+  const one = async (file: string, chatbotId: string, w: StatsWindow, rowsFile = file) => (await read(file, chatbotId, w, rowsFile))[0];
+  const funnelOf = (row: Record<string, unknown> | undefined): PurchaseTotals => numbersOf(row, [
+    'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased',
+    'total_revenue_purchased', 'total_revenue_chatted_purchased', 'revenue_other', 'orders', 'orders_after_chat',
+  ] as const);
 
   return {
     async engagement(chatbotId, w) {
@@ -182,10 +189,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
 
     async purchases(chatbotId, w) {
       const row = await one('stats_purchases', chatbotId, w);
-      const totals = numbersOf(row, [
-        'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased',
-        'total_revenue_purchased', 'total_revenue_chatted_purchased', 'revenue_other', 'orders', 'orders_after_chat',
-      ] as const);
+      const totals = funnelOf(row);
       const ab = numbersOf(row, [
         'control_visitors', 'control_orders', 'control_purchasers', 'control_revenue',
         'test_visitors', 'test_orders', 'test_purchasers', 'test_revenue',
@@ -194,6 +198,11 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
         visitors: ab[`${g}_visitors`], orders: ab[`${g}_orders`], purchasers: ab[`${g}_purchasers`], revenue: ab[`${g}_revenue`],
       });
       return { ...totals, ab: { control: group('control'), test: group('test') } };
+    },
+
+    async purchaseFunnel(chatbotId, w) {
+      // Sealed hours are read by the purchases statistic's sealed and kept variants, which carry the A/B block anyway.
+      return funnelOf(await one('stats_purchases', chatbotId, w, 'stats_purchases_funnel'));
     },
 
     async insightsEvents(chatbotId, w) {

@@ -1,6 +1,6 @@
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import type { Database } from '@chatlytics/postgres';
-import { createEventStatsRepository, type AbGroupTotals } from './event-stats-repository.js';
+import { createEventStatsRepository, type AbGroupTotals, type PurchaseTotals } from './event-stats-repository.js';
 import { createConversationStatsRepository, type StatsChatbot } from './conversation-stats-repository.js';
 import { buildAnalysisReport, conversationLink } from './insights-report.js';
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from './ab-significance.js';
@@ -18,6 +18,22 @@ export interface StatsRepositoryDeps {
 export const INSIGHTS_CONVERSATION_LIMIT = 100;
 /** p-values keep 6 decimals: rounded to 2, anything below 0.005 would read as 0. */
 const P_VALUE_DECIMALS = 6;
+
+/** The purchases body's funnel fields, rates and averages derived from the raw totals. */
+function funnelBody(t: PurchaseTotals) {
+  return {
+    total_users: t.total_users,
+    total_users_chatted: t.total_users_chatted,
+    total_users_purchased: t.total_users_purchased,
+    total_users_chatted_purchased: t.total_users_chatted_purchased,
+    total_revenue_purchased: round2(t.total_revenue_purchased),
+    total_revenue_chatted_purchased: round2(t.total_revenue_chatted_purchased),
+    conversion_rate_with_chat: percent(t.total_users_chatted_purchased, t.total_users_chatted),
+    conversion_rate_without_chat: percent(t.total_users_purchased - t.total_users_chatted_purchased, t.total_users),
+    aov_with_chat: ratio(t.total_revenue_chatted_purchased, t.orders_after_chat),
+    aov_without_chat: ratio(t.revenue_other, t.orders - t.orders_after_chat),
+  };
+}
 
 /** The UTC dates `YYYY-MM-DD` from the window's first day to its last, both included. */
 export function utcDays(w: StatsWindow): string[] {
@@ -84,20 +100,10 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
     },
 
     async purchases(chatbot: StatsChatbot, w: StatsWindow) {
+      // A chatbot without A/B test shows no A/B block: its funnel alone is a cheaper query.
+      if (!chatbot.abTestEnabled) return funnelBody(await events.purchaseFunnel(chatbot.id, w));
       const t = await events.purchases(chatbot.id, w);
-      const body = {
-        total_users: t.total_users,
-        total_users_chatted: t.total_users_chatted,
-        total_users_purchased: t.total_users_purchased,
-        total_users_chatted_purchased: t.total_users_chatted_purchased,
-        total_revenue_purchased: round2(t.total_revenue_purchased),
-        total_revenue_chatted_purchased: round2(t.total_revenue_chatted_purchased),
-        conversion_rate_with_chat: percent(t.total_users_chatted_purchased, t.total_users_chatted),
-        conversion_rate_without_chat: percent(t.total_users_purchased - t.total_users_chatted_purchased, t.total_users),
-        aov_with_chat: ratio(t.total_revenue_chatted_purchased, t.orders_after_chat),
-        aov_without_chat: ratio(t.revenue_other, t.orders - t.orders_after_chat),
-      };
-      if (!chatbot.abTestEnabled) return body;
+      const body = funnelBody(t);
       const { ab } = t;
       const srm = sampleRatioMismatch(ab.control.visitors, ab.test.visitors);
       return {
