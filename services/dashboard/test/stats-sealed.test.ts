@@ -19,8 +19,9 @@ import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 import { oracleEngagement, oracleInsights, oraclePopupMetrics } from './stats-oracle.js';
 import { isKept, isSettled, oraclePurchaseFields, purchaseFunnelOf, purchasesOf, seriesOf } from './stats-sealed-helpers.js';
 
-// Five statistics × 6 seeds × 3 windows × 2 engines × 6 phases: ~2 minutes alone, more beside other files.
-t.setTimeout(600_000);
+// Five statistics × 6 seeds × 3 windows × 2 engines × 6 phases: ~2 minutes alone on a fast day,
+// ~6 on a slow one (machine speed 3–4 s, README), and ~10 beside another file.
+t.setTimeout(1_200_000);
 
 const SEEDS = Number(process.env.STATS_SEEDS ?? 6);
 const NOW = Date.parse('2026-05-20T12:34:56.789Z');
@@ -95,8 +96,11 @@ async function matchesOracle(t: Test, label: string, events: (s: (typeof scenari
         }, `${label}: ${name}, popup-metrics, seed ${s.seed}, ${days} day(s)`);
         t.same(await purchasesOf(repo, s.chatbotId, w), oraclePurchaseFields(events(s), s.chatbotId, w),
           `${label}: ${name}, purchases, seed ${s.seed}, ${days} day(s)`);
-        const { ab_test: _, ...funnel } = oraclePurchaseFields(events(s), s.chatbotId, w);
-        t.same(await purchaseFunnelOf(repo, s.chatbotId, w), funnel, `${label}: ${name}, purchase funnel, seed ${s.seed}, ${days} day(s)`);
+        if (days === TIMEFRAMES.at(-1)) {
+          // Through sealed hours the funnel is the purchases query's (its rows-only query: stats-oracle.test.ts): one window suffices.
+          const { ab_test: _, ...funnel } = oraclePurchaseFields(events(s), s.chatbotId, w);
+          t.same(await purchaseFunnelOf(repo, s.chatbotId, w), funnel, `${label}: ${name}, purchase funnel, seed ${s.seed}, ${days} day(s)`);
+        }
         const insights = oracleInsights([], events(s), s.chatbotId, w.from.getTime(), w.to.getTime(), 'https://app.example.test');
         t.same(await repo.insightsEvents(s.chatbotId, w),
           { total_click_throughs: insights.total_click_throughs, likes: insights.reactions.likes, dislikes: insights.reactions.dislikes },
