@@ -6,12 +6,9 @@
 WITH
     by_token AS
     (
-        -- One row per token of V, its counted purchases as (at, revenue) pairs.
+        -- One row per token of V.
         SELECT
-            e.token AS token,
-            max(e.event = 'convo_started') AS chatted,
-            minIf(e.received_at, e.event = 'convo_started') AS first_chat_at,
-            groupArrayIf((e.received_at, ifNull(e.total_value_base, 0)), {{> shared/counted_purchases}}) AS purchases
+            {{> shared/token_purchases}}
         FROM {{> shared/window_rows_with_orders rows=(event IN ('visitor', 'convo_started', 'purchase'))}}
         GROUP BY e.token
         HAVING max(e.event = 'visitor')
