@@ -9,7 +9,7 @@ WITH
         -- One row per token of V.
         SELECT
             {{> shared/token_purchases}}
-        FROM {{> shared/window_rows_with_orders rows=(event IN ('visitor', 'convo_started', 'purchase'))}}
+        FROM {{> shared/window_rows rows=(event IN ('visitor', 'convo_started', 'purchase'))}}
         GROUP BY e.token
         HAVING max(e.event = 'visitor')
     ),

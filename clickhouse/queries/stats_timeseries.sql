@@ -7,7 +7,7 @@
 --     V over the whole window), by the day of their earliest copy, and their EUR revenue.
 -- Summed over the days, purchases and revenue are exactly that statistic's orders and
 -- total_revenue_purchased; visitors are per day, so their sum counts a returning token once a day.
--- Reads the window once (shared/window_rows_with_orders.sql): one row per token carries its
+-- Reads the window once (shared/window_rows.sql): one row per token carries its
 -- days, its counted purchases and whether it is in V, so V is not read a second time for the
 -- purchases' "token in V".
 WITH
@@ -18,8 +18,8 @@ WITH
             max(e.event = 'visitor') AS in_v,
             groupUniqArrayIf(toDate(e.received_at), e.event = 'visitor') AS visit_days,
             groupArrayIf(toDate(e.received_at), e.event = 'convo_started') AS conversation_days,
-            groupArrayIf((toDate(e.received_at), ifNull(e.total_value_base, 0)), {{> shared/counted_purchases}}) AS purchases
-        FROM {{> shared/window_rows_with_orders rows=(event IN ('visitor', 'convo_started', 'purchase'))}}
+            arrayMap(p -> (toDate(p.1), p.2), {{> shared/counted_purchases}}) AS purchases
+        FROM {{> shared/window_rows rows=(event IN ('visitor', 'convo_started', 'purchase'))}}
         GROUP BY e.token
     )
 SELECT toString(day) AS day,

@@ -4,10 +4,19 @@
 -- before W is not counted again inside it; purchases without order_num ('') all count. Revenue
 -- is total_value_base with NULL (unknown currency) as 0. Bot rows (is_bot) are left out of both
 -- reads, as if never received: a crawler's purchase neither counts nor claims an order number.
--- This fragment is the condition on one row `e` of shared/window_rows_with_orders.sql (the
--- window's rows, each joined as `o` to its order's first purchase row ever): true when the row is
--- a counted purchase. The order-number lookup covers the chatbot's whole history (orders are
--- exact over all time) through the order_first_purchases rollup: one row per order, not one per
--- purchase row ever received.
--- Use: `groupArrayIf((e.received_at, ifNull(e.total_value_base, 0)), {{> shared/counted_purchases}})`.
-e.event = 'purchase' AND (e.order_num = '' OR o.first = (e.received_at, e.event_id))
+-- This fragment is an aggregate over one token's rows `e` (shared/window_rows.sql, grouped by
+-- token): the token's counted purchases as (received_at, revenue, order_num, event_id) tuples.
+-- The order-number lookup covers the chatbot's whole history (orders are exact over all time)
+-- through the order_first_purchases rollup, one row per order (its parts merged here by GROUP
+-- BY, as an AggregatingMergeTree needs; its minimum over all time equals the minimum over rows
+-- up to {to} for every order a purchase in W carries, that purchase being one). It is a set
+-- probed with the few purchases of a token that carry an order number, not a join probed with
+-- every row read: on chatbots of 100k events with A/B rows, 3-7 % cheaper (README's table).
+-- Use: `SELECT {{> shared/counted_purchases}} AS purchases FROM … GROUP BY e.token`.
+arrayFilter(
+    p -> p.3 = '' OR (p.3, (p.1, p.4)) IN (
+        SELECT order_num, min(first)
+        FROM order_first_purchases
+        WHERE chatbot_id = {chatbot_id:String}
+        GROUP BY order_num),
+    groupArrayIf((e.received_at, ifNull(e.total_value_base, 0), e.order_num, e.event_id), e.event = 'purchase'))

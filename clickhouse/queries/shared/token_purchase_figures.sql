@@ -1,5 +1,5 @@
 -- One token's purchase figures, as a SELECT list over a row of by_token (chatted, first_chat_at,
--- purchases = its counted purchases as (at, revenue) pairs): orders and revenue, all and after
+-- purchases = its counted purchases as (at, revenue, …) tuples): orders and revenue, all and after
 -- its first chat (a purchase strictly later than the token's earliest convo_started in W), and
 -- the revenue not after chat. Shared by stats_purchases.sql and stats_purchases_funnel.sql.
 -- Use in a SELECT list: `SELECT chatted, {{> shared/token_purchase_figures}} FROM by_token`.
