@@ -101,6 +101,12 @@ const sameRun = (a: SealedRun, b: SealedRun) => a.run === b.run && a.settled ===
 /** The statistics with a query for settled sealed runs (sealed-hours.ts, settledRun). */
 const SETTLED_VARIANTS = new Set(['stats_purchases']);
 
+/** The funnel's figures of a purchases answer row (stats_purchases*.sql), the A/B block aside. */
+const funnelOf = (row: Record<string, unknown> | undefined): PurchaseTotals => numbersOf(row, [
+  'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased',
+  'total_revenue_purchased', 'total_revenue_chatted_purchased', 'revenue_other', 'orders', 'orders_after_chat',
+] as const);
+
 export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: EventStatsOptions = {}): EventStatsRepository {
   // A chatbot with sealed hours is read through them (the *_sealed.sql files) by every windowed
   // statistic but the live minutes; any other chatbot's rows are read as they are, which is
@@ -155,10 +161,6 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     return sealed ? readSealed(file, chatbotId, w, sealed) : fromRows();
   };
   const one = async (file: string, chatbotId: string, w: StatsWindow, rowsFile = file) => (await read(file, chatbotId, w, rowsFile))[0];
-  const funnelOf = (row: Record<string, unknown> | undefined): PurchaseTotals => numbersOf(row, [
-    'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased',
-    'total_revenue_purchased', 'total_revenue_chatted_purchased', 'revenue_other', 'orders', 'orders_after_chat',
-  ] as const);
 
   return {
     async engagement(chatbotId, w) {
