@@ -53,6 +53,7 @@ export const EnvSchema = Type.Object({
   SQL_MAX_RESULT_BYTES: Type.Optional(PositiveInt),
   SQL_MAX_ROWS_TO_READ: Type.Optional(PositiveInt),
   SQL_MAX_CONCURRENT_QUERIES: Type.Optional(PositiveInt),
+  SQL_MAX_THREADS: Type.Optional(PositiveInt),
   SQL_QUOTA_QUERIES_PER_HOUR: Type.Optional(PositiveInt),
   SQL_QUOTA_READ_ROWS_PER_HOUR: Type.Optional(PositiveInt),
   SQL_KEY_ADMINS: Type.Optional(Type.String()),
@@ -131,6 +132,8 @@ export interface SqlLimits {
   maxResultBytes: number;
   maxRowsToRead: number;
   maxConcurrentQueries: number;
+  /** Threads one query may use (max_threads), so data-team queries cannot take every core from ingestion. */
+  maxThreads: number;
 }
 
 /** Per-key budget over a rolling hour; a key may carry its own, else these apply. */
@@ -147,6 +150,7 @@ export const SQL_LIMIT_DEFAULTS: SqlLimits = {
   maxResultBytes: 100_000_000,
   maxRowsToRead: 1_000_000_000,
   maxConcurrentQueries: 2,
+  maxThreads: 1,
 };
 export const SQL_QUOTA_DEFAULTS: SqlQuota = { queriesPerHour: 1000, readRowsPerHour: 100_000_000_000 };
 
@@ -235,6 +239,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
         maxResultBytes: num(e.SQL_MAX_RESULT_BYTES, SQL_LIMIT_DEFAULTS.maxResultBytes),
         maxRowsToRead: num(e.SQL_MAX_ROWS_TO_READ, SQL_LIMIT_DEFAULTS.maxRowsToRead),
         maxConcurrentQueries: num(e.SQL_MAX_CONCURRENT_QUERIES, SQL_LIMIT_DEFAULTS.maxConcurrentQueries),
+        maxThreads: num(e.SQL_MAX_THREADS, SQL_LIMIT_DEFAULTS.maxThreads),
       },
       quota: {
         queriesPerHour: num(e.SQL_QUOTA_QUERIES_PER_HOUR, SQL_QUOTA_DEFAULTS.queriesPerHour),

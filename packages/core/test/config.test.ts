@@ -23,14 +23,16 @@ t.test('defaults follow the configuration table in README.md', async (t) => {
   t.equal(c.ingestPort, 3001);
   t.equal(c.dashboardPort, 3002);
   t.equal(c.consumerPort, 3003);
+  t.equal(c.sql.limits.maxThreads, 1, 'a data-team query runs on one thread');
 });
 
 t.test('parses lists, booleans and fractions', async (t) => {
   const c = loadConfig({
     KAFKA_BROKERS: 'a:9092,b:9092', KAFKA_IDEMPOTENT: 'false', ALLOWED_ORIGINS: 'https://a.test, *.b.test',
     PASSWORD_RESET_EXPIRE_MINUTES: '0.5', APP_URL: 'https://app.test/', KAFKA_PARTITIONS: '12', KAFKA_REPLICATION_FACTOR: '3',
-    CLICKHOUSE_EMBEDDED_CONNECTIONS: '4',
+    CLICKHOUSE_EMBEDDED_CONNECTIONS: '4', SQL_MAX_THREADS: '2',
   });
+  t.equal(c.sql.limits.maxThreads, 2);
   t.same(c.kafka.brokers, ['a:9092', 'b:9092']);
   t.equal(c.kafka.idempotent, false);
   t.equal(c.kafka.partitions, 12);
@@ -47,7 +49,7 @@ const bad: [string, string][] = [
   ['PORT', 'abc'], ['PORT', '70000'], ['DATABASE_URL', 'mysql://x'], ['CLICKHOUSE_URL', 'ftp://x'],
   ['TRACK_RATE_LIMIT_PER_MINUTE', '0'], ['LOG_LEVEL', 'loud'], ['SESSION_SECRET', 'short'],
   ['PASSWORD_RESET_EXPIRE_MINUTES', '-1'], ['KAFKA_CREATE_TOPICS', 'maybe'], ['KAFKA_PARTITIONS', '0'], ['CLICKHOUSE_DATABASE', 'a-b'],
-  ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '0'], ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '17'],
+  ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '0'], ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '17'], ['SQL_MAX_THREADS', '0'],
 ];
 for (const [name, value] of bad) {
   t.test(`a bad ${name} stops start-up with one line naming it`, async (t) => {

@@ -5,7 +5,8 @@ import type { SqlLimits } from '@chatlytics/core';
  * read-only sessions, and the server deployment's `data_team` profile (users.d) must hold the
  * same values. `throw` modes, so an exceeded limit is an error with ClickHouse's own code
  * (158 TOO_MANY_ROWS, 241 MEMORY_LIMIT_EXCEEDED, 396 TOO_MANY_ROWS_OR_BYTES, 159
- * TIMEOUT_EXCEEDED) rather than a silently truncated result.
+ * TIMEOUT_EXCEEDED) rather than a silently truncated result. max_threads bounds the cores one
+ * query takes, so the data team's queries leave CPU to ingestion (2 cores is the target host).
  */
 export function limitSettings(limits: SqlLimits): Record<string, string | number> {
   return {
@@ -16,6 +17,7 @@ export function limitSettings(limits: SqlLimits): Record<string, string | number
     result_overflow_mode: 'throw',
     max_rows_to_read: limits.maxRowsToRead,
     read_overflow_mode: 'throw',
+    max_threads: limits.maxThreads,
   };
 }
 
