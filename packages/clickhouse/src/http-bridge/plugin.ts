@@ -12,6 +12,7 @@ import { execute } from './execute.js';
 import { compress, flatten, header, queryId, requestBody } from './http-io.js';
 import { limitArgs } from './limits.js';
 import { createGovernor, type SqlPrincipal } from './governor.js';
+import { createSandbox } from './sandbox.js';
 import type { SqlQueryLogEntry } from './query-log.js';
 
 /**
@@ -94,6 +95,8 @@ export async function clickhouseHttp(app: FastifyInstance, opts: ClickHouseHttpO
     limits, quota: opts.quota ?? SQL_QUOTA_DEFAULTS, queueWaitMs: opts.queueWaitMs ?? 2000,
     control: (sql) => pool.control(sql), onQueryLogged: opts.onQueryLogged,
   });
+  // Every query of a read-only session is checked on the engine's parse first (sandbox.ts).
+  const sandbox = createSandbox({ run: (sql, params) => pool.parse(sql, params) });
   // Only a writable bridge (tests of the server adapter) ever inserts; a read-only one refuses first.
   const insertRowBinary = opts.readonly ? undefined : createFileInserter(path.join(opts.sessionPath, 'insert-spool'));
   const bodyLimit = opts.bodyLimit ?? 32 * 1024 * 1024;
@@ -157,6 +160,7 @@ export async function clickhouseHttp(app: FastifyInstance, opts: ClickHouseHttpO
     let plan;
     try {
       plan = planRequest({ urlQuery: search.query, body, search, defaultFormat, readonly });
+      if (readonly && plan.kind === 'query') await sandbox(plan.sql, plan.params);
     } catch (err) {
       if (governed) governor.refused(governed, base, err);
       throw err;

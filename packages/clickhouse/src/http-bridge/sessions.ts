@@ -21,6 +21,7 @@ export class SessionPool {
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
   private controlSession?: Promise<Session>;
+  private parseSession?: Promise<Session>;
 
   constructor(private readonly opts: SessionPoolOptions) {}
 
@@ -82,12 +83,28 @@ export class SessionPool {
     return this.track(session.queryAsync(sql, { format: 'TabSeparated' }).then((r) => r.text()));
   }
 
+  /**
+   * A statement that only parses (the sandbox's EXPLAIN AST), on a read-only session of its
+   * own with the data team's settings: a query's session runs one statement at a time, so the
+   * check of the next query must not wait behind the one running there.
+   */
+  async parse(sql: string, params: Record<string, unknown>): Promise<string> {
+    if (this.closed) throw engineStyleError(210, 'NETWORK_ERROR', 'The HTTP interface is shutting down');
+    this.parseSession ??= Promise.resolve(new Session(this.opts.path, { connectionArgs: [...SERVER_LIKE_ARGS, '--readonly=1', ...this.opts.readonlyArgs] }));
+    const session = await this.parseSession;
+    const run = Object.keys(params).length > 0
+      ? session.queryBindAsync(sql, params, { format: 'TSVRaw' })
+      : session.queryAsync(sql, { format: 'TSVRaw' });
+    return this.track(run.then((r) => r.text()));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.inFlight]);
     const all = await Promise.allSettled([...this.sessions.values()]);
     for (const r of all) if (r.status === 'fulfilled') r.value.close();
     (await this.controlSession)?.close();
+    (await this.parseSession)?.close();
     this.sessions.clear();
   }
 }
