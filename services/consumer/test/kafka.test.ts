@@ -18,7 +18,7 @@ t.test('kafka: events land exactly once, poison goes to events_rejected and the 
   const base = loadConfig(process.env).kafka;
   const scope = `consumer-${process.pid}-${Date.now().toString(36)}`;
   const bus = await createKafkaBus({
-    kafka: { ...base, topic: scope, dlqTopic: `${scope}-dlq`, groupId: `${scope}-group` },
+    kafka: { ...base, topic: scope, dlqTopic: `${scope}-dlq`, groupId: `${scope}-group`, partitions: 6 },
     log: silent, retryBackoff: { initialMs: 10, maxMs: 50 }, sessionTimeoutMs: 6000,
   });
   t.teardown(async () => { await bus.close(); await ch.close(); chdbDir.remove(); });
