@@ -93,7 +93,6 @@ export class KafkaAdmin {
     const meta = await admin.fetchTopicMetadata({ topics });
     for (const topic of topics) {
       const retentionMs = await this.retentionMs(topic);
-      this.eventsRetentionMs ??= topic === this.cfg.topic ? retentionMs : undefined;
       if (retentionMs !== null && retentionMs < this.configuredRetentionMs) {
         this.log.warn({ topic, retentionHours: retentionMs / 3_600_000, configuredHours: this.cfg.retentionHours },
           'kafka topic keeps events for less than KAFKA_RETENTION_HOURS: a consumer outage longer than that loses them (kafka-configs --alter --add-config retention.ms=…)');
@@ -104,8 +103,6 @@ export class KafkaAdmin {
       }
     }
   }
-
-  private eventsRetentionMs?: number | null;
 
   /**
    * kafkajs' own waitForLeaders gives up on UNKNOWN_TOPIC_OR_PARTITION, which a KRaft broker
@@ -176,11 +173,12 @@ export class KafkaAdmin {
       return await withDeadline((async () => {
         const positions = await this.positions();
         const oldest = await oldestUncommittedAt(positions, (time) => this.offsetsForTime(this.cfg.topic, time));
-        this.eventsRetentionMs ??= await this.retentionMs(this.cfg.topic);
+        // Read every time: an operator raising retention.ms during an outage sees the ratio drop.
+        const retentionMs = await this.retentionMs(this.cfg.topic);
         return {
           partitions: positions.map((p) => ({ partition: p.partition, messages: Number(p.high > p.next ? p.high - p.next : 0n) })),
           oldestUncommittedAt: oldest,
-          retentionMs: this.eventsRetentionMs,
+          retentionMs,
         };
       })(), 2 * this.timeouts.requestMs, 'lag report');
     } catch (err) {
