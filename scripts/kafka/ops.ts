@@ -3,7 +3,8 @@
  * (services/consumer/README.md), against the cluster of KAFKA_BROKERS / KAFKA_TOPIC /
  * KAFKA_GROUP_ID (an entry point: it reads the environment).
  *
- *   lag                                   the group's lag per partition, its age, the retention used
+ *   lag                                   the group's lag per partition, its age, the retention used,
+ *                                         and its committed offset per partition
  *   partitions --to N [--tokens FILE] [--dry-run]
  *                                         grow the events topic to N partitions; with FILE (one user
  *                                         token a line), first list the tokens that move partition
@@ -32,6 +33,7 @@ try {
     const bus = createKafkaBus({ kafka: { ...kafka, createTopics: false }, log: createLogger('warn') });
     try {
       const r = await bus.lagReport();
+      const [group] = await admin.fetchOffsets({ groupId: kafka.groupId, topics: [kafka.topic] });
       const ageS = r.oldestUncommittedAt === null ? 0 : (Date.now() - r.oldestUncommittedAt) / 1000;
       console.log(JSON.stringify({
         topic: kafka.topic, group: kafka.groupId,
@@ -39,6 +41,8 @@ try {
         retention_hours: r.retentionMs === null ? null : r.retentionMs / 3_600_000,
         retention_used: r.retentionMs ? Number((ageS * 1000 / r.retentionMs).toFixed(4)) : null,
         partitions: Object.fromEntries(r.partitions.map((p) => [p.partition, p.messages])),
+        // -1: the group never committed there (it starts at the log start).
+        committed: Object.fromEntries((group?.partitions ?? []).map((p) => [p.partition, Number(p.offset)])),
       }));
     } finally {
       await bus.close();

@@ -47,6 +47,7 @@ t.test('kafka:ops on the real broker', { skip: server.skip }, async (t) => {
   const skipped = await ops('skip', '--partition', '0', '--offset', '3');
   t.match(skipped.stderr, new RegExp(`${kafka.groupId} ${kafka.topic}/0: committed nothing -> 3`));
   t.equal(await bus.lag(), 40 - 3, 'the group starts partition 0 at offset 3');
+  t.same(JSON.parse((await ops('lag')).stdout).committed, { 0: 3, 1: -1 }, 'lag: the committed offsets');
   const consumed: ConsumedMessage[] = [];
   const consumer = await bus.consume(async (b) => { consumed.push(...b.messages); });
   for (const deadline = Date.now() + 60_000; consumed.length < 37 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
