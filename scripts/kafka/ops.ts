@@ -13,7 +13,8 @@
  */
 import fs from 'node:fs';
 import { Kafka, logLevel } from 'kafkajs';
-import { createLogger, loadConfig } from '@chatlytics/core';
+import { pino } from 'pino';
+import { loadConfig, type Logger } from '@chatlytics/core';
 import { createKafkaBus } from '@chatlytics/bus';
 import { addPartitions, movedKeys, partitionCount, skipTo } from '@chatlytics/bus/operations';
 
@@ -30,7 +31,8 @@ const admin = new Kafka({ clientId: 'chatlytics-ops', brokers: kafka.brokers, lo
 await admin.connect();
 try {
   if (command === 'lag') {
-    const bus = createKafkaBus({ kafka: { ...kafka, createTopics: false }, log: createLogger('warn') });
+    // Warnings (a topic keeping less than KAFKA_RETENTION_HOURS) on stderr: stdout is the JSON.
+    const bus = createKafkaBus({ kafka: { ...kafka, createTopics: false }, log: pino({ level: 'warn' }, pino.destination(2)) as unknown as Logger });
     try {
       const r = await bus.lagReport();
       const [group] = await admin.fetchOffsets({ groupId: kafka.groupId, topics: [kafka.topic] });
