@@ -116,6 +116,7 @@ function acknowledgingBus(): import('@chatlytics/bus').EventBus {
     consume: async () => ({ stop: nothing }),
     replay: async () => 0,
     lag: async () => 0,
+    lagReport: async () => ({ partitions: [], oldestUncommittedAt: null, retentionMs: null }),
     ping: nothing,
     close: nothing,
   };

@@ -40,6 +40,14 @@ export interface DeliveryOptions {
    * rebalance must reach kafkajs so it rejoins, and the batch's new owner redelivers it.
    */
   whileWaiting?: () => Promise<void>;
+  /**
+   * Called every `intervalMs` while one handler attempt runs (Kafka heartbeats): an attempt may
+   * wait on a store that refuses for minutes, and a member that stays silent for the session
+   * timeout is expelled, rebalancing the group. Its rejection ends delivery with that error at
+   * once, without waiting for the attempt: the partition is being taken away, and the attempt,
+   * if it ever completes, commits nothing.
+   */
+  duringAttempt?: { intervalMs: number; beat: () => Promise<void> };
   /** Replay gives up (BusReplayFailedError) after this many rejections; the group consumer never does. */
   maxAttempts?: number;
   onDelivered?: (batch: ConsumedBatch) => void;
@@ -55,9 +63,11 @@ export async function deliverUntilAccepted(handler: BatchHandler, batch: Consume
     if (opts.signal.aborted || (opts.shouldContinue && !opts.shouldContinue())) return false;
     try {
       opts.onDelivered?.(batch);
-      await handler(batch);
+      const attempt = handler(batch);
+      await (opts.duringAttempt ? keptAlive(attempt, opts.duringAttempt) : attempt);
       return true;
     } catch (err) {
+      if (err instanceof KeepAliveFailed) throw err.cause;
       const first = batch.messages[0]?.offset;
       if (opts.maxAttempts !== undefined && attempt + 1 >= opts.maxAttempts) {
         throw new BusReplayFailedError(`handler rejected the batch at ${batch.stream}/${batch.partition}@${first} ${attempt + 1} times`, { cause: err });
@@ -68,5 +78,30 @@ export async function deliverUntilAccepted(handler: BatchHandler, batch: Consume
       await opts.whileWaiting?.();
       await sleep(delayMs, opts.signal);
     }
+  }
+}
+
+class KeepAliveFailed extends Error {}
+
+/** `attempt`, with `beat` called every `intervalMs` until it settles; rejects with KeepAliveFailed as soon as a beat does. */
+async function keptAlive(attempt: Promise<void>, { intervalMs, beat }: { intervalMs: number; beat: () => Promise<void> }): Promise<void> {
+  let settled = false;
+  let timer: NodeJS.Timeout | undefined;
+  const failed = new Promise<never>((_, reject) => {
+    const next = () => {
+      timer = setTimeout(() => {
+        beat().then(() => { if (!settled) next(); }, (err) => reject(new KeepAliveFailed('keep-alive failed', { cause: err })));
+      }, intervalMs);
+    };
+    next();
+  });
+  // The abandoned attempt's outcome has nobody left to tell.
+  attempt.catch(() => undefined);
+  failed.catch(() => undefined);
+  try {
+    await Promise.race([attempt, failed]);
+  } finally {
+    settled = true;
+    clearTimeout(timer);
   }
 }

@@ -107,9 +107,10 @@ export interface TrackResult {
 
 /**
  * Keeps `concurrency` POSTs to the ingest service's tracking route in flight, each a new event
- * with its own client event id, until stop(). Network errors are recorded as status 0.
+ * with its own client event id, until stop(); each worker waits `pauseMs` after every answer
+ * (a steady rate rather than as fast as the machine goes). Network errors are recorded as status 0.
  */
-export function trackLoad(ingestUrl: string, concurrency: number) {
+export function trackLoad(ingestUrl: string, concurrency: number, pauseMs = 0) {
   const results = new Map<string, TrackResult>();
   let running = true;
   const worker = async (w: number) => {
@@ -128,6 +129,7 @@ export function trackLoad(ingestUrl: string, concurrency: number) {
         result = { status: 0, retryAfter: null, token, answeredAt: Date.now() };
       }
       results.set(id, result);
+      if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
     }
   };
   const workers = Array.from({ length: concurrency }, (_, w) => worker(w));

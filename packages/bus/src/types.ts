@@ -53,6 +53,21 @@ export interface ReplayOptions {
   handler: BatchHandler;
 }
 
+export interface LagReport {
+  /** Per partition of the events stream: messages published and not yet committed by the group. */
+  partitions: { partition: number; messages: number }[];
+  /**
+   * Bus time (ms since epoch) of the oldest message the group has not committed, i.e. the oldest
+   * acknowledged event not yet stored; null when nothing waits.
+   */
+  oldestUncommittedAt: number | null;
+  /**
+   * How long the bus keeps a message before deleting it, consumed or not (Kafka's retention.ms);
+   * null when it never deletes unconsumed messages (the embedded log) or keeps them forever.
+   */
+  retentionMs: number | null;
+}
+
 export interface EventBus {
   readonly kind: 'kafka' | 'embedded';
   /** Resolves only once every message is durable (Kafka acks=-1 / fsync'd log). Rejects with a retriable BusUnavailableError otherwise. */
@@ -72,6 +87,8 @@ export interface EventBus {
   replay(opts: ReplayOptions): Promise<number>;
   /** Messages published to the events stream but not yet committed by the consumer group. */
   lag(): Promise<number>;
+  /** The lag per partition and in time, for the consumer's metrics and /ready. */
+  lagReport(): Promise<LagReport>;
   /** Throws when the bus is not reachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -254,3 +254,31 @@ t.test('read-ahead: stop commits the accepted prefix only', async (t) => {
   await consumer.stop();
   t.equal(await bus.lag(), 8, 'the first batch (accepted) is committed, the refused one and later are not');
 });
+
+t.test('lagReport: messages waiting and the bus time of the oldest uncommitted one, across segments', async (t) => {
+  const bus = await open(freshDir(), { segmentBytes: 1024, maxBatchMessages: 7, readAhead: 1 });
+  t.teardown(() => bus.close());
+  t.same(await bus.lagReport(), { partitions: [{ partition: 0, messages: 0 }], oldestUncommittedAt: null, retentionMs: null }, 'nothing waits');
+  const times: number[] = [];
+  for (let i = 0; i < 12; i++) {
+    await bus.publish([message('lag', 'tok_lagging', i, 250)]);
+    times.push(Date.now());
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const first = await bus.lagReport();
+  t.same(first.partitions, [{ partition: 0, messages: 12 }]);
+  t.ok(first.oldestUncommittedAt! <= times[0] && first.oldestUncommittedAt! > times[0] - 50, 'the first record\'s bus time');
+  const c = new Collector();
+  let accepted = 0;
+  // Accept the first batch (7 messages), then refuse: the committed offset stops at 7, in a later segment.
+  c.behaviour = (batch) => { if (accepted >= 7) throw new Error('store down'); accepted += batch.messages.length; };
+  const consumer = await bus.consume(c.handler);
+  await c.until(7);
+  await consumer.stop();
+  const after = await bus.lagReport();
+  const i = c.accepted.length;
+  t.equal(i, 7);
+  t.same(after.partitions, [{ partition: 0, messages: 5 }]);
+  t.ok(after.oldestUncommittedAt! > times[i - 1] - 1 && after.oldestUncommittedAt! <= times[i], `message ${i}'s bus time`);
+  t.equal(after.retentionMs, null, 'the embedded log never deletes what the group has not committed');
+});

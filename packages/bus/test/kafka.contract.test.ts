@@ -17,7 +17,8 @@ t.test('kafka bus contract', { skip: server.skip, jobs: 6 }, async (t) => {
   let n = 0;
   runBusContract(t, () => {
     const scope = `${run}-${n++}`;
-    const kafka = { ...base, topic: scope, dlqTopic: `${scope}-dlq`, groupId: `${scope}-group` };
+    // 6 partitions (not the default 24): each case creates its own topics, on one shared broker.
+    const kafka = { ...base, topic: scope, dlqTopic: `${scope}-dlq`, groupId: `${scope}-group`, partitions: 6 };
     return {
       async open() {
         const bus = createKafkaBus({ kafka, log: testLog, retryBackoff: testBackoff, sessionTimeoutMs: 6000 });

@@ -34,6 +34,8 @@ export const EnvSchema = Type.Object({
   KAFKA_IDEMPOTENT: Type.Optional(Bool),
   KAFKA_PARTITIONS: Type.Optional(PositiveInt),
   KAFKA_REPLICATION_FACTOR: Type.Optional(PositiveInt),
+  KAFKA_RETENTION_HOURS: Type.Optional(PositiveInt),
+  CONSUMER_LAG_ALERT_SECONDS: Type.Optional(PositiveInt),
   APP_URL: Type.Optional(HttpUrl),
   INGEST_PUBLIC_URL: Type.Optional(HttpUrl),
   RESEND_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -89,11 +91,21 @@ export interface Config {
     createTopics: boolean;
     /** Idempotent producer: a retried send is never written twice. */
     idempotent: boolean;
-    /** Partitions of a created topic (default 6): the ceiling on consumer processes sharing the load. */
+    /**
+     * Partitions of a created topic (default 24): the ceiling on consumer processes sharing the
+     * load. Generous up front, because adding partitions later moves keys (user tokens).
+     */
     partitions: number;
     /** Replication factor of a created topic (default 1: one local broker; 3 on a production cluster). */
     replicationFactor: number;
+    /**
+     * retention.ms of a created topic, in hours (default 168 = 7 days): how long a ClickHouse
+     * outage may last before unconsumed events expire. An existing topic keeping less is reported.
+     */
+    retentionHours: number;
   };
+  /** The consumer's /ready reports the lag `degraded` once the oldest unstored event is this old (default 300 s). */
+  consumerLagAlertSeconds: number;
   appUrl: string;
   /**
    * APP_URL was set. Unset (a local start), the dashboard also accepts form posts from the
@@ -208,9 +220,11 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
       groupId: e.KAFKA_GROUP_ID ?? 'analytics-consumer',
       createTopics: truthy(e.KAFKA_CREATE_TOPICS, true),
       idempotent: truthy(e.KAFKA_IDEMPOTENT, true),
-      partitions: Number(e.KAFKA_PARTITIONS ?? 6),
+      partitions: Number(e.KAFKA_PARTITIONS ?? 24),
       replicationFactor: Number(e.KAFKA_REPLICATION_FACTOR ?? 1),
+      retentionHours: Number(e.KAFKA_RETENTION_HOURS ?? 168),
     },
+    consumerLagAlertSeconds: Number(e.CONSUMER_LAG_ALERT_SECONDS ?? 300),
     appUrl: (e.APP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
     appUrlExplicit: e.APP_URL !== undefined,
     ingestPublicUrl: (e.INGEST_PUBLIC_URL ?? e.APP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),

@@ -5,7 +5,11 @@ import { Histogram, Counter, type Registry } from 'prom-client';
 
 export interface ReadinessCheck {
   name: string;
-  /** Resolve with extra detail (e.g. consumer lag) when healthy; throw when not. */
+  /**
+   * Resolve with extra detail (e.g. consumer lag) when healthy; throw when not. Detail with
+   * `status: 'degraded'` marks the store degraded: /ready still answers 200, with the overall
+   * status `degraded` (working, but an operator should look, e.g. a lag past its alert).
+   */
   check(): Promise<Record<string, unknown> | void>;
 }
 
@@ -73,10 +77,12 @@ const ops: FastifyPluginAsync<OpsOptions> = async (app: FastifyInstance, opts) =
   }, async (_req, reply) => {
     const stores: Record<string, Record<string, unknown>> = {};
     let ok = true;
+    let degraded = false;
     await Promise.all(opts.checks.map(async (c) => {
       try {
         const detail = await withTimeout(c.check(), timeout);
         stores[c.name] = { status: 'ok', ...(detail ?? {}) };
+        if (stores[c.name].status === 'degraded') degraded = true;
       } catch (err) {
         ok = false;
         // Only the message: a readiness body is public and must not leak stack traces.
@@ -84,7 +90,7 @@ const ops: FastifyPluginAsync<OpsOptions> = async (app: FastifyInstance, opts) =
       }
     }));
     reply.code(ok ? 200 : 503);
-    return { status: ok ? 'ok' : 'unavailable', stores };
+    return { status: !ok ? 'unavailable' : degraded ? 'degraded' : 'ok', stores };
   });
 
   app.get('/metrics', { schema: { tags: ['operations'], hide: true } }, async (_req, reply) => {

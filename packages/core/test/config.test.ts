@@ -30,7 +30,7 @@ t.test('parses lists, booleans and fractions', async (t) => {
   const c = loadConfig({
     KAFKA_BROKERS: 'a:9092,b:9092', KAFKA_IDEMPOTENT: 'false', ALLOWED_ORIGINS: 'https://a.test, *.b.test',
     PASSWORD_RESET_EXPIRE_MINUTES: '0.5', APP_URL: 'https://app.test/', KAFKA_PARTITIONS: '12', KAFKA_REPLICATION_FACTOR: '3',
-    CLICKHOUSE_EMBEDDED_CONNECTIONS: '4', SQL_MAX_THREADS: '2',
+    CLICKHOUSE_EMBEDDED_CONNECTIONS: '4', SQL_MAX_THREADS: '2', KAFKA_RETENTION_HOURS: '72', CONSUMER_LAG_ALERT_SECONDS: '60',
   });
   t.equal(c.sql.limits.maxThreads, 2);
   t.same(c.kafka.brokers, ['a:9092', 'b:9092']);
@@ -38,7 +38,10 @@ t.test('parses lists, booleans and fractions', async (t) => {
   t.equal(c.kafka.partitions, 12);
   t.equal(c.kafka.replicationFactor, 3);
   t.equal(c.clickhouse.embeddedConnections, 4);
-  t.match(loadConfig({}).kafka, { partitions: 6, replicationFactor: 1, createTopics: true, idempotent: true }, 'Kafka defaults');
+  t.equal(c.kafka.retentionHours, 72);
+  t.equal(c.consumerLagAlertSeconds, 60);
+  t.match(loadConfig({}).kafka, { partitions: 24, replicationFactor: 1, retentionHours: 168, createTopics: true, idempotent: true }, 'Kafka defaults');
+  t.equal(loadConfig({}).consumerLagAlertSeconds, 300, 'lag alert default: 5 minutes');
   t.same(c.track.allowedOrigins, ['https://a.test', '*.b.test']);
   t.equal(c.passwordReset.expireMinutes, 0.5);
   t.equal(c.appUrl, 'https://app.test');
@@ -49,6 +52,7 @@ const bad: [string, string][] = [
   ['PORT', 'abc'], ['PORT', '70000'], ['DATABASE_URL', 'mysql://x'], ['CLICKHOUSE_URL', 'ftp://x'],
   ['TRACK_RATE_LIMIT_PER_MINUTE', '0'], ['LOG_LEVEL', 'loud'], ['SESSION_SECRET', 'short'],
   ['PASSWORD_RESET_EXPIRE_MINUTES', '-1'], ['KAFKA_CREATE_TOPICS', 'maybe'], ['KAFKA_PARTITIONS', '0'], ['CLICKHOUSE_DATABASE', 'a-b'],
+  ['KAFKA_RETENTION_HOURS', '0'], ['CONSUMER_LAG_ALERT_SECONDS', '1.5'],
   ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '0'], ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '17'], ['SQL_MAX_THREADS', '0'],
 ];
 for (const [name, value] of bad) {

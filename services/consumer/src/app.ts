@@ -19,11 +19,21 @@ export interface ConsumerAppOptions {
   consumer: Consumer;
 }
 
-/** The readiness checks of the consumer: its two stores, the lag, and the pipeline itself. */
+/**
+ * The readiness checks of the consumer: its two stores, the lag, and the pipeline itself. The
+ * lag is `degraded` (still 200) once its oldest unstored event passed CONSUMER_LAG_ALERT_SECONDS.
+ */
 export function consumerReadinessChecks(opts: Omit<ConsumerAppOptions, 'registry'>): ReadinessCheck[] {
   return [
     { name: 'clickhouse', check: async () => { if (!(await opts.clickhouse.ping())) throw new Error('ClickHouse did not answer'); } },
     { name: 'bus', check: async () => { await opts.bus.ping(); return { consumer_lag: await opts.bus.lag() }; } },
+    {
+      name: 'lag',
+      check: async () => {
+        const { degraded, ...lag } = await opts.consumer.lag();
+        return { ...lag, status: degraded ? 'degraded' : 'ok' };
+      },
+    },
     {
       name: 'consumer',
       check: async () => {

@@ -3,7 +3,8 @@ import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createMetricsRegistry, type Config, type Logger, type Registry } from '@chatlytics/core';
 import { alreadyStarted } from './errors.js';
 import { InsertBuffer, type InsertBufferOptions } from './insert-buffer.js';
-import { createConsumerMetrics, registerLagGauge } from './metrics.js';
+import { createConsumerMetrics, registerLagMetrics } from './metrics.js';
+import { createLagProbe, type LagStatus } from './lag.js';
 import { RecentIds } from './recent-ids.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './retry.js';
 import { toSegment } from './segment.js';
@@ -69,6 +70,8 @@ export interface Consumer {
   /** Flush what is buffered, let the in-flight batches commit, leave the group. */
   stop(): Promise<void>;
   stats(): ConsumerStats;
+  /** The group's lag in messages and seconds, degraded past CONSUMER_LAG_ALERT_SECONDS. */
+  lag(): Promise<LagStatus>;
 }
 
 /**
@@ -85,6 +88,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   let lastFlushAt: Date | null = null;
   let handle: ConsumerHandle | undefined;
   let stopRequestedAt: number | undefined;
+  const lagProbe = createLagProbe(bus, deps.config.consumerLagAlertSeconds);
 
   const writer = createWriter({
     clickhouse, bus, log, metrics,
@@ -141,7 +145,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   return {
     async start() {
       if (handle) throw alreadyStarted();
-      registerLagGauge(registry, () => bus.lag());
+      registerLagMetrics(registry, lagProbe);
       stopRequestedAt = undefined;
       buffer = newBuffer();
       handle = await bus.consume(handleBatch);
@@ -157,6 +161,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
       handle = undefined;
       log.info({ ...counts }, 'consumer stopped');
     },
+    lag: () => lagProbe.status(),
     stats() {
       return { running: handle !== undefined, ...counts, bufferedRows: buffer.size, lastFlushAt: lastFlushAt?.toISOString() ?? null };
     },

@@ -1,5 +1,6 @@
 import { Gauge, type Counter, type Histogram } from 'prom-client';
 import { counterOn, histogramOn, type Registry } from '@chatlytics/core';
+import type { LagProbe } from './lag.js';
 
 /**
  * The consumer's metrics: rows written, poison by reason, drops by reason, duplicates by where
@@ -76,18 +77,40 @@ export function createConsumerMetrics(registry: Registry): ConsumerMetrics {
   };
 }
 
-/** Consumer lag, read from the bus when Prometheus scrapes (no polling in between). */
-export function registerLagGauge(registry: Registry, lag: () => Promise<number>): void {
-  const name = 'chatlytics_consumer_lag_messages';
-  registry.removeSingleMetric(name);
+/**
+ * The lag gauges, read through the probe when Prometheus scrapes (no polling in between): per
+ * partition in messages, across the group in seconds (the oldest unstored event's age), and
+ * that age as a fraction of the bus's retention, so an outage is noticed long before events expire.
+ */
+export function registerLagMetrics(registry: Registry, probe: LagProbe): void {
+  const names = ['chatlytics_consumer_lag_messages', 'chatlytics_consumer_lag_seconds', 'chatlytics_consumer_lag_retention_ratio'];
+  for (const name of names) registry.removeSingleMetric(name);
+  // An unreachable bus already shows in /ready; a scrape must not fail because of it.
+  const read = () => probe.report().catch(() => undefined);
   new Gauge({
-    name, help: 'Messages published to the events stream and not yet committed by the consumer group', registers: [registry],
+    name: names[0], help: 'Messages published to the events stream and not yet committed by the consumer group, per partition',
+    labelNames: ['partition'], registers: [registry],
     async collect() {
-      try {
-        this.set(await lag());
-      } catch {
-        // An unreachable bus already shows in /ready; a scrape must not fail because of it.
-      }
+      const r = await read();
+      if (!r) return;
+      this.reset();
+      for (const p of r.partitions) this.set({ partition: String(p.partition) }, p.messages);
+    },
+  });
+  new Gauge({
+    name: names[1], help: 'Age of the oldest acknowledged event not yet stored in ClickHouse (across the consumer group; 0 when none waits)',
+    registers: [registry],
+    async collect() {
+      if (await read()) this.set((await probe.status()).lag_seconds);
+    },
+  });
+  new Gauge({
+    name: names[2], help: 'chatlytics_consumer_lag_seconds as a fraction of the events topic retention (1 = events start to expire unstored; 0 on a bus that never deletes unconsumed events)',
+    registers: [registry],
+    async collect() {
+      const r = await read();
+      if (!r || r.retentionMs === null) return;
+      this.set((await probe.status()).retention_used ?? 0);
     },
   });
 }

@@ -1,6 +1,6 @@
 import t from 'tap';
 import Fastify from 'fastify';
-import { createMetricsRegistry } from '@chatlytics/core';
+import { AppError, createMetricsRegistry } from '@chatlytics/core';
 import { consumerApp, createConsumer } from '../src/app.js';
 import { FakeBus, FakeClickHouse } from './fakes.js';
 import { events, toMessage } from './events.js';
@@ -37,11 +37,48 @@ t.test('the consumer service answers /health, /ready (stores, lag, pipeline) and
   const metrics = (await app.inject('/metrics')).body;
   t.match(metrics, /chatlytics_consumer_rows_written_total 120/);
   t.match(metrics, /chatlytics_consumer_rejects_total\{reason="malformed_json"\} 1/);
-  t.match(metrics, /chatlytics_consumer_lag_messages 0/);
+  t.match(metrics, /chatlytics_consumer_lag_messages\{partition="0"\} 0\n/);
+  t.match(metrics, /chatlytics_consumer_lag_messages\{partition="1"\} 0\n/, 'lag per partition');
+  t.match(metrics, /chatlytics_consumer_lag_seconds 0\n/);
+  t.match(metrics, /chatlytics_consumer_lag_retention_ratio 0\n/, '0 for a bus that never deletes unconsumed events');
   t.match(metrics, /chatlytics_consumer_step_messages_total\{step="canonical"\} 121/, 'every message entered the first step');
   t.match(metrics, /chatlytics_consumer_step_seconds_total\{step="decode"\} \d/, 'the garbage went on to decode');
   t.match(metrics, /chatlytics_consumer_insert_rows_count [1-9]/);
   t.match(metrics, /chatlytics_consumer_freshness_seconds_count [1-9]/);
+  await consumer.stop();
+});
+
+t.test('an event older than CONSUMER_LAG_ALERT_SECONDS still unstored makes /ready degraded (200) with the figure', async (t) => {
+  const registry = createMetricsRegistry();
+  const bus = new FakeBus(2, 50);
+  const clickhouse = new FakeClickHouse();
+  const config = { ...testConfig, consumerLagAlertSeconds: 1 };
+  const consumer = createConsumer({ config, bus, clickhouse, log: silent, registry, options: FAST });
+  const app = Fastify();
+  await app.register(consumerApp, { registry, bus, clickhouse, consumer });
+  t.teardown(() => app.close());
+  // ClickHouse answers pings but refuses inserts (retriably): the events wait, nothing is down.
+  clickhouse.beforeInsert = () => { throw new AppError('CH_DOWN', 'too many parts', { retriable: true, statusCode: 503 }); };
+  await bus.publish(events(40).map(toMessage));
+  const publishedAt = Date.now();
+  await consumer.start();
+  await new Promise((r) => setTimeout(r, 1300));
+  const lagging = await app.inject('/ready');
+  t.equal(lagging.statusCode, 200, 'degraded is still ready');
+  const body = lagging.json();
+  t.match(body, { status: 'degraded', stores: { lag: { status: 'degraded', lag_messages: 40, alert_seconds: 1, retention_used: null }, clickhouse: { status: 'ok' } } });
+  t.ok(body.stores.lag.lag_seconds >= 1 && body.stores.lag.lag_seconds <= (Date.now() - publishedAt) / 1000 + 0.1, `the oldest unstored event's age (${body.stores.lag.lag_seconds} s)`);
+  const metrics = (await app.inject('/metrics')).body;
+  const seconds = Number(/^chatlytics_consumer_lag_seconds (\S+)$/m.exec(metrics)?.[1]);
+  t.ok(seconds >= 1, `chatlytics_consumer_lag_seconds ${seconds}`);
+  const perPartition = [...metrics.matchAll(/^chatlytics_consumer_lag_messages\{partition="(\d)"\} (\d+)$/gm)].map((m) => Number(m[2]));
+  t.equal(perPartition.length, 2);
+  t.equal(perPartition.reduce((a, b) => a + b, 0), 40, 'per partition, summing to the waiting events');
+
+  clickhouse.beforeInsert = undefined;
+  await until(async () => (await bus.lag()) === 0, 'lag 0');
+  await new Promise((r) => setTimeout(r, 1100));
+  t.match((await app.inject('/ready')).json(), { status: 'ok', stores: { lag: { status: 'ok', lag_seconds: 0, lag_messages: 0 } } });
   await consumer.stop();
 });
 

@@ -1,6 +1,6 @@
 import { decodeEventRows } from './row-binary-decode.js';
 import { EVENT_COLUMNS } from '../src/row-binary.js';
-import type { BatchHandler, BusMessage, ConsumedBatch, ConsumedMessage, ConsumerHandle, EventBus, ReplayOptions } from '@chatlytics/bus';
+import type { BatchHandler, BusMessage, ConsumedBatch, ConsumedMessage, ConsumerHandle, EventBus, LagReport, ReplayOptions } from '@chatlytics/bus';
 import type { ClickHouseEngine, InsertOptions, QueryParams } from '@chatlytics/clickhouse';
 import { AppError } from '@chatlytics/core';
 
@@ -92,6 +92,15 @@ export class FakeBus implements EventBus {
 
   async lag(): Promise<number> {
     return this.partitions.reduce((sum, log, p) => sum + log.length - this.committed[p], 0);
+  }
+
+  async lagReport(): Promise<LagReport> {
+    const waiting = this.partitions.map((log, p) => log[this.committed[p]]).filter((m) => m !== undefined);
+    return {
+      partitions: this.partitions.map((log, p) => ({ partition: p, messages: log.length - this.committed[p] })),
+      oldestUncommittedAt: waiting.length ? Math.min(...waiting.map((m) => m.timestamp)) : null,
+      retentionMs: null,
+    };
   }
 
   async ping(): Promise<void> {}

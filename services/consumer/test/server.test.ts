@@ -40,9 +40,10 @@ t.test('the entry point migrates, consumes, answers /ready and exits 0 on SIGTER
       return false;
     }
   }, 'the consumer service to be ready', 90_000);
-  t.match(ready, { status: 'ok', stores: { clickhouse: { status: 'ok' }, bus: { status: 'ok', consumer_lag: 0 }, consumer: { status: 'ok' } } });
+  t.match(ready, { status: 'ok', stores: { clickhouse: { status: 'ok' }, bus: { status: 'ok', consumer_lag: 0 }, lag: { status: 'ok', lag_seconds: 0 }, consumer: { status: 'ok' } } });
   const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  t.match(metrics, /chatlytics_consumer_lag_messages 0/);
+  t.match(metrics, /chatlytics_consumer_lag_messages\{partition="0"\} 0/);
+  t.match(metrics, /chatlytics_consumer_lag_seconds 0/);
   child.kill('SIGTERM');
   t.equal(await exited, 0, 'graceful shutdown');
 });

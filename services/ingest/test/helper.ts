@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
-import type { BusMessage, ConsumerHandle, EventBus } from '@chatlytics/bus';
+import type { BusMessage, ConsumerHandle, EventBus, LagReport } from '@chatlytics/bus';
 import { loadConfig, type Config } from '@chatlytics/core';
 import { decodeStoredEvent, type StoredEvent } from '@chatlytics/events';
 import { ingestApp, type IngestAppOptions } from '../src/app.js';
@@ -41,6 +41,7 @@ export class FakeBus implements EventBus {
   async consume(): Promise<ConsumerHandle> { return { stop: async () => {} }; }
   async replay(): Promise<number> { return 0; }
   async lag(): Promise<number> { return 0; }
+  async lagReport(): Promise<LagReport> { return { partitions: [], oldestUncommittedAt: null, retentionMs: null }; }
   async ping(): Promise<void> {}
   async close(): Promise<void> {}
 }

@@ -10,6 +10,7 @@ import { GroupCommitter } from './group-commit.js';
 import { OffsetStore } from './offsets.js';
 import { startEmbeddedConsumer } from './consumer.js';
 import { replayLog } from './replay.js';
+import { LogReader } from './reader.js';
 
 export interface EmbeddedBusOptions {
   /** DATA_DIR/bus: holds `events/`, `dead-letter/`, `consumer-offsets.json` and a `.lock`. */
@@ -108,6 +109,7 @@ async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => Pro
   let consumer: ConsumerHandle | undefined;
   let closed = false;
   const replays = new Set<Promise<unknown>>();
+  let oldest: { offset: number; timestamp: number } | undefined;
 
   const publishTo = async (stream: 'events' | 'dead-letter', messages: BusMessage[]) => {
     const started = process.hrtime.bigint();
@@ -156,6 +158,24 @@ async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => Pro
 
     async lag() {
       return events.endOffset - offsets.committed;
+    },
+
+    async lagReport() {
+      const committed = offsets.committed;
+      const messages = events.endOffset - committed;
+      if (messages === 0) return { partitions: [{ partition: 0, messages }], oldestUncommittedAt: null, retentionMs: null };
+      // The record at the committed offset does not change: read it once per committed offset.
+      if (oldest?.offset !== committed) {
+        const reader = new LogReader(events, committed, log);
+        try {
+          const [record] = await reader.read({ maxRecords: 1, maxBytes: 1, endOffset: committed + 1 });
+          oldest = { offset: committed, timestamp: record?.timestamp ?? Date.now() };
+        } finally {
+          await reader.close();
+        }
+      }
+      // retentionMs null: the log never deletes a record the consumer has not committed.
+      return { partitions: [{ partition: 0, messages }], oldestUncommittedAt: oldest.timestamp, retentionMs: null };
     },
 
     async ping() {

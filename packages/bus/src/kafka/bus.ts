@@ -89,6 +89,12 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
       return admin.lag();
     },
 
+    async lagReport() {
+      ensureOpen();
+      await admin.ensureTopics();
+      return admin.lagReport();
+    },
+
     async ping() {
       ensureOpen();
       await admin.ping();

@@ -18,9 +18,9 @@ export function toConsumedMessages(batch: Batch): ConsumedMessage[] {
 
 /**
  * Consumer settings shared by the group consumer and replay's throwaway consumers.
- * sessionTimeoutMs (default 30 s): a handler heartbeats between retries, but one attempt (a slow
- * ClickHouse insert) may take long. It is also how long a rejoin waits for a member that
- * vanished without leaving, so tests lower it.
+ * sessionTimeoutMs (default 30 s): a member heartbeats between a batch's attempts and every
+ * heartbeatInterval during one (an attempt may wait minutes on a ClickHouse that refuses). It
+ * is also how long a rejoin waits for a member that vanished without leaving, so tests lower it.
  */
 export function consumerConfig(groupId: string, sessionTimeoutMs = 30_000) {
   return {
@@ -54,7 +54,8 @@ export interface KafkaConsumerDeps {
 export async function startKafkaConsumer(deps: KafkaConsumerDeps, handler: BatchHandler): Promise<ConsumerHandle> {
   const { cfg, log, metrics } = deps;
   await deps.admin.ensureTopics();
-  const consumer: Consumer = deps.kafka.consumer(consumerConfig(cfg.groupId, deps.sessionTimeoutMs));
+  const settings = consumerConfig(cfg.groupId, deps.sessionTimeoutMs);
+  const consumer: Consumer = deps.kafka.consumer(settings);
   const abort = new AbortController();
   consumer.on(consumer.events.CRASH, (e) => {
     log.error({ err: e.payload.error, restart: e.payload.restart, groupId: cfg.groupId }, 'kafka consumer crashed');
@@ -82,6 +83,10 @@ export async function startKafkaConsumer(deps: KafkaConsumerDeps, handler: Batch
       backoff: deps.backoff, log, signal: abort.signal,
       shouldContinue: () => payload.isRunning() && !payload.isStale(),
       whileWaiting: () => payload.heartbeat(),
+      // kafkajs heartbeats only when asked (tulios/kafkajs#447): without this, an attempt waiting
+      // on a refused insert longer than the session timeout got the member expelled and the
+      // group rebalanced, over and over, for as long as ClickHouse was down.
+      duringAttempt: { intervalMs: settings.heartbeatInterval, beat: () => payload.heartbeat() },
       onDelivered: (b) => metrics.consumed.inc({ bus: 'kafka', stream: 'events' }, b.messages.length),
     });
     // Not accepted (stopping or revoked): leave the offset where it is, whoever fetches next redelivers.
