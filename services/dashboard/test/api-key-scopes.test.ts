@@ -46,7 +46,7 @@ for (const variant of databaseVariants()) {
 
     t.test('read key: every route that changes state is 403 DASHBOARD_019, and nothing changes', async (t) => {
       const before = { chatbots: await count('chatbots'), keys: await count('api_keys'), sql: await count('sql_api_keys') };
-      for (const headers of [{ authorization: `Bearer ${read.key}` }, { 'x-api-key': read.key }]) {
+      for (const headers of [{ authorization: `Bearer ${read.key}` }, { 'x-api-key': read.key }] as Record<string, string>[]) {
         for (const [method, url, body] of [
           ['POST', '/chatbots', { name: 'Nope' }],
           ['POST', '/api-keys', { name: 'escalate', scope: 'manage' }],
