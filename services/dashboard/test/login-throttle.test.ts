@@ -129,6 +129,7 @@ for (const variant of databaseVariants()) {
       t.equal(res.headers['retry-after'], '60');
       t.match(res.body, /Too many login attempts/);
       t.match(res.body, /try again in 1 minute/);
+      t.equal(lastErrorCode(logs), 'DASHBOARD_018', 'the code is logged for the page too');
     });
 
     t.test('counters live in PostgreSQL: another dashboard process on the database sees the lock', async (t) => {

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
-import { Errors } from '../errors.js';
+import { DashboardError, Errors } from '../errors.js';
 import { setFlash } from '../auth/flash.js';
 import { createLoginThrottle, type LoginThrottle } from '../auth/login-throttle.js';
 import { localPath, sameOriginPath, siteOrigin, wantsJson } from '../auth/origin.js';
@@ -93,7 +93,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; home?:
     try {
       user = await throttledLogIn(deps, throttle, req, reply, req.body.email, req.body.password);
     } catch (err) {
-      if (json || (err as { statusCode?: number }).statusCode !== 429) throw err;
+      // A browser's form gets a page saying how long to wait; a JSON client the error body.
+      const throttled = err instanceof DashboardError && err.statusCode === 429;
+      if (json || !throttled) throw err;
+      req.log.info({ code: err.code, statusCode: 429 }, 'dashboard request refused');
       return tooManyLogins(reply, Number(reply.getHeader('retry-after')));
     }
     if (!user) {
