@@ -48,6 +48,7 @@ export const EnvSchema = Type.Object({
   ALLOWED_ORIGINS: Type.Optional(Type.String()),
   TRUST_PROXY: Type.Optional(Type.String()),
   SESSION_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'at least 32 characters' })),
+  AUTH_TOKEN_TTL_DAYS: Type.Optional(PositiveInt),
   SQL_API_KEY: Type.Optional(Type.String({ minLength: 16, description: 'at least 16 characters' })),
   SQL_MAX_MEMORY_USAGE: Type.Optional(PositiveInt),
   SQL_MAX_EXECUTION_TIME: Type.Optional(PositiveInt),
@@ -119,6 +120,8 @@ export interface Config {
   track: { rateLimitPerMinute: number; allowedOrigins?: string[] };
   trustProxy?: string[];
   sessionSecret?: string;
+  /** Lifetime of a dashboard auth token (`ct_…`) from its issue, in days (default 30). */
+  authTokenTtlDays: number;
   /** The bootstrap key of the data team's SQL interface (named keys live in PostgreSQL). */
   sqlApiKey?: string;
   sql: { limits: SqlLimits; quota: SqlQuota; /** E-mails of dashboard users who may manage SQL keys. */ keyAdmins: string[] };
@@ -244,6 +247,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
     },
     trustProxy: list(e.TRUST_PROXY),
     sessionSecret: e.SESSION_SECRET,
+    authTokenTtlDays: Number(e.AUTH_TOKEN_TTL_DAYS ?? 30),
     sqlApiKey: e.SQL_API_KEY,
     sql: {
       limits: {

@@ -24,7 +24,7 @@ async function seed(db: Database) {
   await db.insert(accounts).values([{ id: ACCOUNT, name: 'Shop A', cmsProviders: ['shopify'] }, { id: OTHER_ACCOUNT, name: 'Shop B' }]);
   const [user] = await db.insert(users).values({ accountId: ACCOUNT, email: 'ann@shop.test', name: 'Ann', passwordHash: 'x' }).returning();
   await db.insert(apiKeys).values({ accountId: ACCOUNT, name: 'ci', keyHash: 'a'.repeat(64), prefix: 'ck_abcd' });
-  await db.insert(authTokens).values({ userId: user.id, tokenHash: 'b'.repeat(64) });
+  await db.insert(authTokens).values({ userId: user.id, tokenHash: 'b'.repeat(64), expiresAt: new Date(Date.now() + 86_400_000) });
   await db.insert(sessions).values({ id: 'c'.repeat(64), userId: user.id, expiresAt: new Date(Date.now() + 60_000) });
   await db.insert(chatbots).values({ id: BOT, accountId: ACCOUNT, name: 'Bot', integratedAt: '2026-01-31', settings: { companyName: 'A', abTestEnabled: true } });
   await db.insert(dataSources).values({ id: DS, chatbotId: BOT, accountId: ACCOUNT, name: 'Catalog', type: 'file', status: 'completed', extraTags: [{ name: 'static_category', value: 'shoes' }] });

@@ -12,7 +12,7 @@ import { dashboardErrorHandler } from './error-handler.js';
 import { Errors } from './errors.js';
 import {
   createAccountRepository, createChatbotRepository, createConversationRepository, createCredentialRepository, createDataSourceRepository,
-  createSearchRepository, createSessionRepository, createUserRepository,
+  createLoginFailureRepository, createSearchRepository, createSessionRepository, createUserRepository,
 } from './repositories/index.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { APP_HOME, HOME_AFTER_LOGIN, authRoutes } from './routes/auth-routes.js';
@@ -82,6 +82,7 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
       users: createUserRepository({ db }),
       credentials: createCredentialRepository({ db }),
       sessions: createSessionRepository({ db }),
+      loginFailures: createLoginFailureRepository({ db }),
     },
   };
 }

@@ -8,6 +8,7 @@ import type { ChatbotRepository } from './repositories/chatbot-repository.js';
 import type { ConversationRepository } from './repositories/conversation-repository.js';
 import type { CredentialRepository } from './repositories/credential-repository.js';
 import type { DataSourceRepository } from './repositories/data-source-repository.js';
+import type { LoginFailureRepository } from './repositories/login-failure-repository.js';
 import type { SearchRepository } from './repositories/search-repository.js';
 import type { SessionRepository } from './repositories/session-repository.js';
 import type { UserRepository } from './repositories/user-repository.js';
@@ -33,5 +34,6 @@ export interface DashboardDeps {
     users: UserRepository;
     credentials: CredentialRepository;
     sessions: SessionRepository;
+    loginFailures: LoginFailureRepository;
   };
 }

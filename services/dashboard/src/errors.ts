@@ -33,6 +33,9 @@ export const MESSAGES = {
   invalidToken: 'This password reset token is invalid.',
   alreadyLoggedIn: 'You are already logged in.',
   tooManyAttempts: 'Too Many Attempts.',
+  tooManyLogins: 'Too many login attempts. Please try again later.',
+  readOnlyKey: 'This API key may only read: create a key with the manage scope for this.',
+  userRequired: 'Auth tokens belong to a user: use an auth token or a web session, not an API key.',
 } as const;
 
 export const Errors = {
@@ -56,6 +59,12 @@ export const Errors = {
   /** POST /forgot-password with a live session (see the authentication rules in services/dashboard/README.md: guests only). */
   resetGuestOnly: () => new DashboardError('DASHBOARD_013', MESSAGES.alreadyLoggedIn, 403),
   resetRateLimited: () => new DashboardError('DASHBOARD_014', MESSAGES.tooManyAttempts, 429),
+  /** Log-in throttle (auth/login-throttle.ts); the same answer whether or not the e-mail has an account. */
+  loginThrottled: () => new DashboardError('DASHBOARD_018', MESSAGES.tooManyLogins, 429),
+  /** A `read` API key on a route that changes state (POST, PUT, PATCH, DELETE). */
+  readOnlyKey: () => new DashboardError('DASHBOARD_019', MESSAGES.readOnlyKey, 403),
+  /** The auth token routes with an API key, which belongs to the account and to no user. */
+  userRequired: () => new DashboardError('DASHBOARD_020', MESSAGES.userRequired, 403),
   /** Unknown, expired, used, or another e-mail's token: one answer, so none of them can be told apart. */
   resetInvalidToken: () => new DashboardError('DASHBOARD_015', MESSAGES.invalidToken, 422, {
     errors: { email: [MESSAGES.invalidToken] },

@@ -34,12 +34,14 @@ export interface TestApp {
  * variant with the test fixture imported, raw contents in a temporary storage, time pinned to NOW.
  */
 export async function buildTestApp(
-  t: { teardown(fn: () => unknown): void }, variant: DatabaseVariant, opts: { storage?: RawContentStorage; env?: Record<string, string> } = {},
+  t: { teardown(fn: () => unknown): void }, variant: DatabaseVariant,
+  opts: { storage?: RawContentStorage; env?: Record<string, string>; clock?: () => Date; tdb?: TestDatabase } = {},
 ): Promise<TestApp> {
-  const tdb = await variant.open();
-  t.teardown(() => tdb.destroy());
+  // A given database (a second app on the same one, as a second process) is the caller's to close and is not re-seeded.
+  const tdb = opts.tdb ?? await variant.open();
+  if (!opts.tdb) t.teardown(() => tdb.destroy());
   const storage = opts.storage ?? createLocalRawContentStorage(path.join(tdb.dataDir, 'storage'));
-  await importFixture(tdb.postgres.db, testFixture(), { storage, passwordCost: TEST_SCRYPT_COST });
+  if (!opts.tdb) await importFixture(tdb.postgres.db, testFixture(), { storage, passwordCost: TEST_SCRYPT_COST });
   // A file outside the storage root, which the fixture's "../../etc/passwd"-style path must not reach.
   fs.writeFileSync(path.join(tdb.dataDir, 'outside.txt'), 'secret');
 
@@ -50,7 +52,7 @@ export async function buildTestApp(
   const app: FastifyInstance = Fastify({ loggerInstance: pino({ level: 'info' }, stream) as FastifyBaseLogger, pluginTimeout: 120_000 });
   const config = loadConfig({ DATA_DIR: tdb.dataDir, APP_URL, SESSION_SECRET: TEST_SESSION_SECRET, ...opts.env });
   await app.register(dashboardApp, {
-    config, postgres: tdb.postgres, storage, passwordCost: TEST_SCRYPT_COST, clock: () => new Date(NOW),
+    config, postgres: tdb.postgres, storage, passwordCost: TEST_SCRYPT_COST, clock: opts.clock ?? (() => new Date(NOW)),
   });
   await app.ready();
   t.teardown(() => app.close());

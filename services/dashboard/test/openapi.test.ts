@@ -25,9 +25,12 @@ t.test('every dashboard route documents its responses, errors included, and the 
     '/api/dashboard/data-sources/{id}': { method: 'get', statuses: ['200', '401', '404'] },
     '/app/data-sources/search-test': { method: 'post', statuses: ['200', '401', '403', '404', '422', '500'] },
     '/api/dashboard/chatbots#post': { method: 'post', statuses: ['201', '401', '403', '422', '500'] },
-    '/login': { method: 'post', statuses: ['200', '302', '403', '422'] },
+    '/login': { method: 'post', statuses: ['200', '302', '403', '422', '429'] },
     '/logout': { method: 'post', statuses: ['200', '302', '403'] },
-    '/api/auth/tokens': { method: 'post', statuses: ['201', '403', '422'] },
+    '/api/auth/tokens': { method: 'post', statuses: ['201', '403', '422', '429'] },
+    '/api/auth/tokens#get': { method: 'get', statuses: ['200', '401', '403'] },
+    '/api/auth/tokens/{id}': { method: 'delete', statuses: ['200', '401', '403', '404'] },
+    '/api/dashboard/api-keys#post403': { method: 'post', statuses: ['403'] },
   };
   for (const [path, { method, statuses }] of Object.entries(expected)) {
     const op = doc.paths[path.split('#')[0]]?.[method];
@@ -38,6 +41,10 @@ t.test('every dashboard route documents its responses, errors included, and the 
   }
   t.same(doc.paths['/app/data-sources/search-test'].post.security, [{ sessionCookie: [] }]);
   t.same(doc.paths['/api/dashboard/api-keys'].get.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }, { sessionCookie: [] }]);
+  const body = JSON.stringify(doc.paths['/api/dashboard/api-keys'].post);
+  t.match(body, /"scope"/, 'a new key documents its scope');
+  t.match(body, /"manage"/);
+  t.match(JSON.stringify(doc.paths['/api/auth/tokens'].get.responses['200']), /"expiresAt".*"current"/, 'the token list documents expiry and current');
 });
 
 t.test('the statistics routes document their CSV form', async (t) => {

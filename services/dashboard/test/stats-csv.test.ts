@@ -24,7 +24,9 @@ const KEY_OTHER = `ck_${'d'.repeat(30)}`;
 const BASE = '/api/dashboard/analytics/stats';
 const STATS: [string, string | number][] = [['overview', 30], ['engagement', 30], ['popup-metrics', 30], ['purchases', 30], ['conversation-insights', 'month']];
 /** Text a spreadsheet would run as a formula, plus RFC 4180's special characters. */
-const HOSTILE = ['=HYPERLINK("http://evil.example","x")', '+SUM(1,2)', '-2+3', '@cmd', 'comma, "quoted"\r\nnew line'];
+const HOSTILE = ['=HYPERLINK("http://evil.example","x")', '+SUM(1,2)', '-2+3', '@cmd', 'comma, "quoted"\r\nnew line', 'x;=1+1;@SUM(1+1)'];
+/** OWASP: a formula start at the beginning, or after a separator or quote a spreadsheet may split on. */
+const FORMULA = /^[=+\-@\t\r\n]|[,;\t|"'\r\n] *[=+\-@]/;
 
 const common = { now: NOW, otherChatbotIds: [IDS.otherBot] };
 const events = generateEvents({ ...common, seed: 21, chatbotId: IDS.bot });
@@ -90,7 +92,7 @@ for (const variant of databaseVariants()) {
               numbers++;
               // Number-for-number: the cell is the JSON's own text of the number.
               if (cell !== JSON.stringify(value)) t.fail(`${path}: ${cell} ≠ ${value}`);
-            } else if (typeof value === 'string' && /^[=+\-@\t\r]/.test(value)) {
+            } else if (typeof value === 'string' && FORMULA.test(value)) {
               t.equal(cell, `'${value}`, `${path}: formula neutralised`);
             } else {
               t.equal(cell, value === null ? '' : String(value), path);
@@ -107,11 +109,15 @@ for (const variant of databaseVariants()) {
       const insights = await get('conversation-insights', { chatbot_id: IDS.evil, timeframe: 'month', format: 'csv' });
       for (const res of [popup, insights]) {
         const cells = parseCsv(res.body).flat();
-        for (const v of HOSTILE) t.ok(cells.includes(/^[=+\-@]/.test(v) ? `'${v}` : v), `${JSON.stringify(v)} present, neutralised`);
+        for (const v of HOSTILE) t.ok(cells.includes(FORMULA.test(v) ? `'${v}` : v), `${JSON.stringify(v)} present, neutralised`);
         t.notOk(cells.some((c) => /^[=+@]/.test(c) || /^-[^0-9]/.test(c)), 'no cell starts a formula');
       }
       t.match(insights.body, /"comma, ""quoted""\r\nnew line"/, 'RFC 4180 quoting');
-      t.match(insights.body, /,'@product\r\n/);
+      t.match(insights.body, /,"'@product"\r\n/);
+      t.match(insights.body, /,"'x;=1\+1;@SUM\(1\+1\)"\r\n/, 'a formula after a separator is neutralised too');
+      for (const res of [popup, insights]) {
+        t.match(res.body, /^(?:(?:"(?:[^"]|"")*"|-?[0-9][0-9.e+-]*|true|false|)(?:,|\r\n))*$/, 'every cell is quoted text, a number, a boolean or empty');
+      }
     });
 
     t.test('errors stay JSON; an unknown format is 422', async (t) => {

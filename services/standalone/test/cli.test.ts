@@ -103,6 +103,7 @@ t.test('admin CLI on an embedded DATA_DIR', async (t) => {
       [['users:create', '--email', 'x@y.test', '--password', 'short'], /at least 8 characters/],
       [['users:create', '--email', 'not-an-email', '--password', 'long-enough'], /not an e-mail address/],
       [['api-keys:create'], /--email is required/],
+      [['api-keys:create', '--email', 'x@y.test', '--scope', 'admin'], /--scope must be read or manage/],
       [['import'], /import needs a file/],
       [['sql-keys:create'], /--name is required/],
       [['sql-keys:create', '--name', 'has space'], /--name: letters/],
@@ -168,10 +169,13 @@ t.test('admin CLI on an embedded DATA_DIR', async (t) => {
     const key = await cli(dataDir, ['api-keys:create', '--email', 'owner@shop-d.test', '--name', 'ci']);
     t.equal(key.code, 0, key.stderr);
     // The management API's shape: the id is what api-keys:revoke takes.
-    t.same(Object.keys(key.json()), ['id', 'name', 'prefix', 'createdAt', 'lastUsedAt', 'key']);
-    t.match(key.json(), { name: 'ci', lastUsedAt: null });
+    t.same(Object.keys(key.json()), ['id', 'name', 'prefix', 'scope', 'createdAt', 'lastUsedAt', 'key']);
+    t.match(key.json(), { name: 'ci', scope: 'read', lastUsedAt: null }, 'a key reads unless asked for more');
     createdKey = key.json().key;
     t.match(createdKey, /^ck_[A-Za-z0-9_-]{22,}$/);
+    const manager = await cli(dataDir, ['api-keys:create', '--email', 'owner@shop-d.test', '--name', 'ops', '--scope', 'manage']);
+    t.equal(manager.code, 0, manager.stderr);
+    t.match(manager.json(), { name: 'ops', scope: 'manage' });
 
   });
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /** Every timestamp is timestamptz: instants, never wall-clock times of some server's zone. */
 export const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -38,11 +38,17 @@ export const apiKeys = pgTable('api_keys', {
   keyHash: text('key_hash').notNull(),
   /** The first characters of the key, for recognising it in a list; never enough to use it. */
   prefix: text('prefix').notNull(),
+  /**
+   * `read`: statistics and listings (GET) only; `manage`: every route. New keys default to
+   * `read`; keys that existed before scopes were given `manage` by migration 0003, the rights they had.
+   */
+  scope: text('scope', { enum: ['read', 'manage'] }).notNull().default('read'),
   createdAt: createdAt(),
   lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
 }, (t) => [
   uniqueIndex('api_keys_key_hash_key').on(t.keyHash),
   index('api_keys_account_id_idx').on(t.accountId),
+  check('api_keys_scope_check', sql`${t.scope} in ('read', 'manage')`),
 ]);
 
 /** Personal auth tokens (`ct_…`) issued by POST /api/auth/tokens; SHA-256 digest only. */
@@ -51,13 +57,27 @@ export const authTokens = pgTable('auth_tokens', {
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
   name: text('name').notNull().default(''),
   tokenHash: text('token_hash').notNull(),
+  /** The first characters of the token, for recognising it in a list; null for tokens issued before it was kept. */
+  prefix: text('prefix'),
   createdAt: createdAt(),
   lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
-  expiresAt: timestamp('expires_at', { withTimezone: true }),
+  /** Every token expires (AUTH_TOKEN_TTL_DAYS after issue); tokens older than migration 0003 got that migration's time + 30 days. */
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
 }, (t) => [
   uniqueIndex('auth_tokens_token_hash_key').on(t.tokenHash),
   index('auth_tokens_user_id_idx').on(t.userId),
 ]);
+
+/**
+ * Failed log-ins counted for the throttle (services/dashboard/src/auth/login-throttle.ts), shared
+ * by every dashboard process. `key` names what is counted: an account (SHA-256 of the normalised
+ * e-mail, whether or not it exists), an account from one client network, or a client network.
+ */
+export const loginFailures = pgTable('login_failures', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull(),
+  lastFailureAt: timestamp('last_failure_at', { withTimezone: true }).notNull(),
+}, (t) => [index('login_failures_last_failure_at_idx').on(t.lastFailureAt)]);
 
 /** Web sessions; `id` is the SHA-256 digest of the cookie's session id, never the id itself. */
 export const sessions = pgTable('sessions', {

@@ -40,7 +40,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions) {
     const sessionId = readSessionCookie(req);
     if (!sessionId) return null;
     const s = await opts.sessions.resolve(sessionId, opts.clock());
-    return s && { accountId: s.accountId, userId: s.userId, via: 'session' };
+    return s && { accountId: s.accountId, userId: s.userId, via: 'session', scope: 'manage', credentialId: null };
   };
 
   app.addHook('onRequest', async (req) => {
@@ -57,6 +57,11 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions) {
       if (mode === 'session') throw Errors.sessionRequired();
       const principal = await opts.credentials.resolve(credential, opts.clock());
       if (!principal) throw Errors.unauthenticated();
+      if (principal.via === 'api_key') {
+        if (mode === 'user') throw Errors.userRequired();
+        // A read key reads (statistics and listings): anything that changes state needs `manage`.
+        if (unsafe && principal.scope !== 'manage') throw Errors.readOnlyKey();
+      }
       req.principal = principal;
       return;
     }

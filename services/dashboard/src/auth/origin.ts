@@ -49,10 +49,36 @@ export function sameOriginPath(url: string | undefined, appOrigin: string): stri
   }
 }
 
-/** A body-supplied "go here next" value: only a local absolute path is honoured. */
+/** Characters a browser drops from a URL (tab, CR, LF) or reads as a slash (backslash), and other controls. */
+const UNSAFE_IN_PATH = /[\u0000-\u001f\u007f\\]/;
+const PROBE_ORIGIN = 'http://local.invalid';
+
+/**
+ * A body-supplied "go here next" value: only a path of this site is honoured, never one a
+ * browser could read as another host. Browsers strip tab, CR and LF and treat `\` as `/`, so
+ * `/\t/evil.example/` and `/\\evil.example` are `//evil.example`; these are refused raw and
+ * percent-encoded. The value is resolved against a probe origin: it must stay on that origin
+ * with a path starting with exactly one `/`, and the normalised path, query and fragment are
+ * returned.
+ */
 export function localPath(value: unknown): string | null {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return null;
-  return value;
+  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//')) return null;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(value);
+  } catch {
+    return null;
+  }
+  if (UNSAFE_IN_PATH.test(value) || UNSAFE_IN_PATH.test(decoded) || decoded.startsWith('//')) return null;
+  let url: URL;
+  try {
+    url = new URL(value, PROBE_ORIGIN);
+  } catch {
+    return null;
+  }
+  if (url.origin !== PROBE_ORIGIN) return null;
+  const path = url.pathname + url.search + url.hash;
+  return path.startsWith('/') && !path.startsWith('//') ? path : null;
 }
 
 /** Whether the client wants JSON rather than a redirect (see the response and error rules in services/dashboard/README.md: Accept or a JSON body). */

@@ -4,15 +4,20 @@ export interface Principal {
   /** Null for API keys, which belong to an account rather than a person. */
   userId: string | null;
   via: 'api_key' | 'token' | 'session';
+  /** An API key's scope; a token or a session acts for its user with every right (`manage`). */
+  scope: 'read' | 'manage';
+  /** The key's or token's row id; null for a session. */
+  credentialId: string | null;
 }
 
 /**
  * Per-route authentication, set as `config: { auth }`:
  * - `credential`: API key, auth token, or web session (the /api/dashboard routes);
  * - `session`: web session only; a key or token is refused (see the authentication rules in services/dashboard/README.md, search test);
+ * - `user`: a person, i.e. an auth token or a web session; an API key (the account's, nobody's) is refused (the token list);
  * - `none`: public, but a POST still gets the cross-origin check (login, logout).
  */
-export type AuthMode = 'credential' | 'session' | 'none';
+export type AuthMode = 'credential' | 'user' | 'session' | 'none';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -10,6 +10,7 @@ const HINTS: Record<number, string> = {
   413: 'The form was too large.',
   415: 'The form was sent in a format the dashboard does not read.',
   422: 'Some of the values given are not valid.',
+  429: 'Too many attempts from here. Please wait a few minutes and try again.',
   500: 'Something went wrong on our side. Please try again in a moment.',
 };
 

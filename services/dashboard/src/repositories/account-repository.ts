@@ -78,10 +78,10 @@ export function createAccountRepository({ db }: { db: Database }) {
     },
 
     /** By the key's digest: the plain key is the identity of a fixture's API key. */
-    async upsertApiKey(k: { accountId: string; name?: string; key: string }): Promise<void> {
+    async upsertApiKey(k: { accountId: string; name?: string; key: string; scope: 'read' | 'manage' }): Promise<void> {
       const keyHash = sha256Hex(k.key);
-      await db.insert(apiKeys).values({ accountId: k.accountId, name: k.name ?? '', keyHash, prefix: displayPrefix(k.key) })
-        .onConflictDoUpdate({ target: apiKeys.keyHash, set: { accountId: k.accountId, name: k.name ?? '' } });
+      await db.insert(apiKeys).values({ accountId: k.accountId, name: k.name ?? '', keyHash, prefix: displayPrefix(k.key), scope: k.scope })
+        .onConflictDoUpdate({ target: apiKeys.keyHash, set: { accountId: k.accountId, name: k.name ?? '', scope: k.scope } });
     },
 
     upsertChatbot: (c: ChatbotInput) => upsertById(chatbots, given({ ...c, settings: c.settings ?? {} })),

@@ -7,3 +7,4 @@ export * from './session-repository.js';
 export * from './user-repository.js';
 export * from './sql-key-repository.js';
 export * from './conversation-repository.js';
+export * from './login-failure-repository.js';

@@ -10,6 +10,7 @@ const ApiKey = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   prefix: Type.String({ description: 'First characters of the key, to recognise it' }),
+  scope: Type.Union([Type.Literal('read'), Type.Literal('manage')], { description: '`read`: statistics and listings (GET) only; `manage`: every route' }),
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Nullable(Type.String({ format: 'date-time', description: 'Refreshed at most once a minute' })),
 }, { description: "An API key of the caller's account (ck_…)" });
@@ -17,6 +18,9 @@ const ApiKey = Type.Object({
 /** The rules of a new key; the settings page (src/web/manage-routes.ts) checks its form against them too. */
 export const ApiKeyCreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'What the key is for, e.g. `shop backend`' }),
+  scope: Type.Optional(Type.Union([Type.Literal('read'), Type.Literal('manage')], {
+    default: 'read', description: '`read` (default): statistics and listings only; `manage`: also creates, changes and deletes',
+  })),
 }, { additionalProperties: false });
 
 /**
@@ -40,16 +44,17 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = 
       summary: 'Create an API key; the key is in this response only',
       body: ApiKeyCreateBody,
       response: { 201: Success(Type.Object({ key: Type.Intersect([ApiKey, Type.Object({ key: Type.String({ description: 'ck_…; shown once' }) })]) })), ...errorResponses(400, 401, 403, 415, 422, 500) },
+      description: 'Needs a `manage` key, an auth token or a session: a `read` key gets 403.',
     },
   }, async (req, reply) => {
-    const created = await credentials.createApiKey({ accountId: principalOf(req).accountId, name: req.body.name.trim() });
+    const created = await credentials.createApiKey({ accountId: principalOf(req).accountId, name: req.body.name.trim(), scope: req.body.scope ?? 'read' });
     reply.code(201);
     return { success: true as const, data: { key: { ...presentApiKey(created), key: created.key } } };
   });
 
   app.delete('/api-keys/:id', {
     config: { auth: 'credential' },
-    schema: { ...common, summary: 'Revoke an API key (its next request gets 401)', params: IdParams, response: { 200: Success(Type.Object({ key: ApiKey })), ...errorResponses(401, 403, 404, 500) } },
+    schema: { ...common, summary: 'Revoke an API key (its next request gets 401); a `read` key gets 403', params: IdParams, response: { 200: Success(Type.Object({ key: ApiKey })), ...errorResponses(401, 403, 404, 500) } },
   }, async (req) => {
     const revoked = await credentials.revokeApiKey(principalOf(req).accountId, req.params.id);
     if (!revoked) throw Errors.notFound();

@@ -2,12 +2,15 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
-import { Errors } from '../errors.js';
+import { DashboardError, Errors } from '../errors.js';
 import { setFlash } from '../auth/flash.js';
+import { createLoginThrottle, type LoginThrottle } from '../auth/login-throttle.js';
 import { localPath, sameOriginPath, siteOrigin, wantsJson } from '../auth/origin.js';
 import { verifyAgainstDummy, verifyPassword } from '../auth/passwords.js';
 import { SESSION_TTL_MS, clearSessionCookie, readSessionCookie, setSessionCookie } from '../auth/session-cookie.js';
 import type { UserRow } from '../repositories/user-repository.js';
+import { authTokenRoutes } from './auth-tokens.js';
+import { html, sendPage } from '../format/html.js';
 import { errorResponses } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';
 
@@ -17,7 +20,7 @@ export const HOME_AFTER_LOGIN = '/settings/profile';
 export const APP_HOME = '/app';
 export const LOGIN_PAGE = '/login';
 
-const Credentials = {
+export const Credentials = {
   email: Type.String({ minLength: 1, maxLength: 255, description: 'E-mail address (case-insensitive)' }),
   password: Type.String({ minLength: 1, maxLength: 1024 }),
 };
@@ -27,6 +30,25 @@ export async function checkCredentials(deps: DashboardDeps, email: string, passw
   const user = await deps.repos.users.findByEmail(email);
   if (!user) return verifyAgainstDummy(password, deps.passwordCost).then(() => null);
   return (await verifyPassword(password, user.passwordHash)) ? user : null;
+}
+
+/**
+ * A throttled log-in (auth/login-throttle.ts): the user, or null for a wrong e-mail or password.
+ * A refused attempt throws 429 (`DASHBOARD_018`, `Retry-After`) before any password is checked,
+ * the same for every e-mail, so the answer says nothing about whether an account exists.
+ */
+export async function throttledLogIn(
+  deps: DashboardDeps, throttle: LoginThrottle, req: FastifyRequest, reply: FastifyReply, email: string, password: string,
+): Promise<UserRow | null> {
+  const waitSeconds = await throttle.attempt(email, req.ip);
+  if (waitSeconds !== null) {
+    reply.header('retry-after', String(waitSeconds));
+    req.log.info({ event: 'login_throttled', retryAfterSeconds: waitSeconds }, 'login refused: too many attempts');
+    throw Errors.loginThrottled();
+  }
+  const user = await checkCredentials(deps, email, password);
+  if (user) await throttle.succeeded(email, req.ip);
+  return user;
 }
 
 /** Start a web session for `userId`, replacing the caller's previous one (no session fixation). */
@@ -46,6 +68,7 @@ export async function endSession(deps: DashboardDeps, req: FastifyRequest, reply
 /** POST /login, POST /logout, POST /api/auth/tokens (see the authentication rules in services/dashboard/README.md). */
 export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; home?: string }> = async (app, { deps, home = APP_HOME }) => {
   const JsonOk = Type.Object({ success: Type.Literal(true) });
+  const throttle = createLoginThrottle({ failures: deps.repos.loginFailures, clock: deps.clock });
 
   app.post('/login', {
     config: { auth: 'none', page: true },
@@ -56,7 +79,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; home?:
         ...Credentials,
         redirect: Type.Optional(Type.String({ maxLength: 2048, description: 'Local path to go to after a form login' })),
       }),
-      response: { 200: JsonOk, 302: Type.Null({ description: 'Form post: redirect' }), ...errorResponses(403, 422, 500) },
+      response: { 200: JsonOk, 302: Type.Null({ description: 'Form post: redirect' }), ...errorResponses(403, 422, 429, 500) },
     },
     // Checked in the handler: a form post with missing fields goes back to the form like bad credentials do.
     attachValidation: true,
@@ -66,7 +89,16 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; home?:
       if (json) throw Errors.validation(fieldErrors(req.validationError.validation as SchemaError[]));
       return redirectBackWithError(req, reply, fieldErrors(req.validationError.validation as SchemaError[]));
     }
-    const user = await checkCredentials(deps, req.body.email, req.body.password);
+    let user: UserRow | null;
+    try {
+      user = await throttledLogIn(deps, throttle, req, reply, req.body.email, req.body.password);
+    } catch (err) {
+      // A browser's form gets a page saying how long to wait; a JSON client the error body.
+      const throttled = err instanceof DashboardError && err.statusCode === 429;
+      if (json || !throttled) throw err;
+      req.log.info({ code: err.code, statusCode: 429 }, 'dashboard request refused');
+      return tooManyLogins(reply, Number(reply.getHeader('retry-after')));
+    }
     if (!user) {
       req.log.info({ event: 'login_failed' }, 'login refused');
       if (json) throw Errors.badCredentials();
@@ -78,6 +110,15 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; home?:
     const target = localPath(req.body.redirect) ?? (referer && !referer.startsWith(LOGIN_PAGE) ? referer : home);
     return reply.redirect(target, 302);
   });
+
+  /** The form's 429: a page saying how long to wait (the Retry-After header is already set). */
+  function tooManyLogins(reply: FastifyReply, seconds: number) {
+    const minutes = Math.ceil(seconds / 60);
+    return sendPage(reply, {
+      title: 'Too many login attempts',
+      body: html`<h1>Too many login attempts</h1><p>For your account's safety, logging in from here is paused. Please try again in ${seconds < 60 ? `${seconds} seconds` : `${minutes} minute${minutes === 1 ? '' : 's'}`}, or reset your password.</p><nav><a href="/login">Back to log in</a> · <a href="/forgot-password">Forgot your password?</a></nav>`,
+    }, 429);
+  }
 
   function redirectBackWithError(req: FastifyRequest, reply: FastifyReply, errors = Errors.badCredentials().errors) {
     const email = (req.body as { email?: unknown } | undefined)?.email;
@@ -98,22 +139,5 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; home?:
     return reply.redirect(LOGIN_PAGE, 302);
   });
 
-  app.post('/api/auth/tokens', {
-    config: { auth: 'none' },
-    schema: {
-      tags: ['auth'],
-      summary: 'Issue a personal auth token (ct_…) for the Authorization or X-API-Key header',
-      body: Type.Object({ ...Credentials, name: Type.Optional(Type.String({ maxLength: 255, description: 'Label of the token' })) }),
-      response: {
-        201: Type.Object({ success: Type.Literal(true), data: Type.Object({ token: Type.String({ description: 'Shown once' }) }) }),
-        ...errorResponses(403, 422, 500),
-      },
-    },
-  }, async (req, reply) => {
-    const user = await checkCredentials(deps, req.body.email, req.body.password);
-    if (!user) throw Errors.badCredentials();
-    const { token } = await deps.repos.credentials.createAuthToken({ userId: user.id, name: req.body.name });
-    reply.code(201);
-    return { success: true as const, data: { token } };
-  });
+  await app.register(authTokenRoutes, { deps, throttle });
 };

@@ -10,20 +10,33 @@ export const StatsFormat = Type.Optional(Type.Union([Type.Literal('json'), Type.
   default: 'json', description: '`csv`: text/csv (RFC 4180, `field,value` rows); errors stay JSON',
 }));
 
-export const CsvBody = Type.String({ description: 'RFC 4180, CRLF line ends; columns `field`, `value`; a value starting with = + - @ tab or CR is prefixed with \'' });
+export const CsvBody = Type.String({
+  description: 'RFC 4180, CRLF line ends; columns `field`, `value`; every text cell quoted; a text cell that starts a formula '
+    + '(= + - @ tab CR LF NUL, also after a separator , ; tab | quote) is prefixed with \'',
+});
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 
-/** A spreadsheet runs a cell starting with these as a formula (CSV injection, OWASP). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * Text a spreadsheet may run as a formula (OWASP CSV injection, ASVS 1.2.10): a cell starting
+ * with = + - @ (also their full-width forms, which some spreadsheets read alike), tab, CR, LF
+ * or NUL; or the same characters right after a field separator or quote (`,` `;` tab `|` `"`
+ * `'` CR LF, spaces allowed between), since a spreadsheet that splits on that separator starts
+ * a new cell there: `x;=1+1` opens as a formula where `;` separates.
+ */
+const FORMULA = /^[=+\-@\t\r\n\0\uFF1D\uFF0B\uFF0D\uFF20]|[,;\t|"'\r\n] *[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]/;
 
-/** One cell: user text is neutralised and quoted when RFC 4180 requires; numbers are JSON's text. */
+/**
+ * One cell, the only way a CSV cell is written: numbers and booleans are JSON's text, null is
+ * empty, and every text cell is quoted (`"` doubled), with a leading `'` when it could start a
+ * formula, so no separator a spreadsheet guesses splits it and no formula runs.
+ */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
   let text = String(value);
-  if (FORMULA_START.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  if (FORMULA.test(text)) text = `'${text}`;
+  return `"${text.replace(/"/g, '""')}"`;
 }
 
 /** Every scalar of a JSON value with its dotted path, in the body's own order. */
@@ -39,7 +52,7 @@ export function flatten(value: unknown, prefix = '', out: [string, unknown][] = 
 }
 
 export function toCsv(body: unknown): string {
-  return ['field,value', ...flatten(body).map(([k, v]) => `${csvCell(k)},${csvCell(v)}`)].map((line) => `${line}\r\n`).join('');
+  return [['field', 'value'], ...flatten(body)].map(([k, v]) => `${csvCell(k)},${csvCell(v)}\r\n`).join('');
 }
 
 const safeName = (s: string) => s.trim().replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);

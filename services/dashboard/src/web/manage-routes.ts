@@ -20,7 +20,7 @@ const Redirect = Type.Null({ description: 'Redirect' });
 const KeyParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 // Form fields arrive as text; the API's own body schemas judge them in the handler, so a bad
 // value comes back in the form (422) rather than as the generic error page.
-const KeyForm = Type.Object({ name: Type.Optional(Type.String()) });
+const KeyForm = Type.Object({ name: Type.Optional(Type.String()), scope: Type.Optional(Type.String()) });
 const ChatbotForm = Type.Object({ name: Type.Optional(Type.String()), language: Type.Optional(Type.String()), abTest: Type.Optional(Type.String()) });
 
 /** The field errors of `value` under one of the API's body schemas, or null when it passes. */
@@ -50,21 +50,24 @@ export const manageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = 
     if (!key) throw Errors.notFound();
     return key;
   };
-  const settings = async (accountId: string, flash: ReturnType<typeof takeFlash>, form = { name: '', errors: null as FieldErrors | null }) => ({
-    title: 'Settings', ...(await frame(accountId)), body: settingsBody(await credentials.listApiKeys(accountId), flash, form),
-  });
+  const settings = async (req: FastifyRequest, flash: ReturnType<typeof takeFlash>, form = { name: '', scope: 'read', errors: null as FieldErrors | null }) => {
+    const { accountId, userId } = principalOf(req);
+    const tokens = userId ? await credentials.listAuthTokens(userId, deps.clock()) : [];
+    return { title: 'Settings', ...(await frame(accountId)), body: settingsBody(await credentials.listApiKeys(accountId), tokens, flash, form) };
+  };
 
-  app.get('/app/settings', { config, schema: schema('Settings: API keys, password') }, async (req, reply) =>
-    sendAppPage(reply, await settings(principalOf(req).accountId, takeFlash(req, reply))));
+  app.get('/app/settings', { config, schema: schema('Settings: API keys, auth tokens, password') }, async (req, reply) =>
+    sendAppPage(reply, await settings(req, takeFlash(req, reply))));
 
   app.post('/app/settings/api-keys', {
     config, schema: schema('Create an API key; the page shows it once', { body: KeyForm }, { 201: Page }),
   }, async (req, reply) => {
     const { accountId } = principalOf(req);
-    const input = { name: req.body.name ?? '' };
+    const scope = req.body.scope || 'read';
+    const input = { name: req.body.name ?? '', scope };
     const errors = checkKey(input);
-    if (errors) return sendAppPage(reply, await settings(accountId, null, { name: input.name, errors }), 422);
-    const created = await credentials.createApiKey({ accountId, name: input.name.trim() });
+    if (errors) return sendAppPage(reply, await settings(req, null, { name: input.name, scope, errors }), 422);
+    const created = await credentials.createApiKey({ accountId, name: input.name.trim(), scope: scope === 'manage' ? 'manage' : 'read' });
     return sendAppPage(reply, { title: 'API key created', ...(await frame(accountId)), body: createdKeyBody(created) }, 201);
   });
 
@@ -80,6 +83,16 @@ export const manageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = 
     const revoked = await credentials.revokeApiKey(principalOf(req).accountId, req.params.id);
     if (!revoked) throw Errors.notFound();
     setFlash(reply, { status: `API key "${revoked.name || revoked.prefix}" revoked.` }, deps.cookies);
+    return reply.redirect('/app/settings', 302);
+  });
+
+  app.post('/app/settings/tokens/:id/revoke', {
+    config, schema: schema('Revoke one of your auth tokens, back to the settings', { params: KeyParams }, { 302: Redirect }),
+  }, async (req, reply) => {
+    const { userId } = principalOf(req);
+    const revoked = userId ? await credentials.revokeAuthToken(userId, req.params.id) : null;
+    if (!revoked) throw Errors.notFound();
+    setFlash(reply, { status: `Auth token "${revoked.name || revoked.prefix || 'ct_'}" revoked.` }, deps.cookies);
     return reply.redirect('/app/settings', 302);
   });
 

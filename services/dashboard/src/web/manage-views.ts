@@ -3,7 +3,10 @@ import type { FieldErrors } from '../errors.js';
 import { html, raw, type RawHtml } from '../format/html.js';
 import { flashMessages } from '../pages/components.js';
 
-export interface KeyRow { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null }
+export interface KeyRow { id: string; name: string; prefix: string; scope: 'read' | 'manage'; createdAt: Date; lastUsedAt: Date | null }
+export interface TokenRow { id: string; name: string; prefix: string | null; createdAt: Date; lastUsedAt: Date | null; expiresAt: Date }
+
+const SCOPE_LABEL = { read: 'Read: statistics and lists', manage: 'Manage: also creates and deletes' } as const;
 
 const when = (d: Date | null) => (d ? html`<time datetime="${d.toISOString()}">${d.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>` : 'never');
 
@@ -30,20 +33,43 @@ ${hint ? html`<p class="hint" id="${name}-hint">${hint}</p>` : ''}
 ${messages.length ? html`<p class="field-error" id="${name}-error">${messages.join(' ')}</p>` : ''}</div>`;
 }
 
-/** The settings page: the account's API keys (never the keys), the form for a new one, the account links. */
-export function settingsBody(keys: KeyRow[], flash: Flash | null, form: { name: string; errors: FieldErrors | null }): RawHtml {
+/** The scope select of the new key form; `read` unless the previous post chose `manage`. */
+function scopeField(value: string, errors: FieldErrors | null): RawHtml {
+  const messages = errors?.scope ?? [];
+  return html`<div class="field"><label for="scope">Access</label>
+<select id="scope" name="scope" aria-describedby="scope-hint"${messages.length ? raw(' aria-invalid="true"') : ''}>
+${(['read', 'manage'] as const).map((s) => html`<option value="${s}"${value === s ? raw(' selected') : ''}>${SCOPE_LABEL[s]}</option>`)}
+</select>
+<p class="hint" id="scope-hint">A read key cannot change anything: the safe choice for a reporting tool.</p>
+${messages.length ? html`<p class="field-error" role="alert">${messages[0]}</p>` : ''}</div>`;
+}
+
+/** The user's auth tokens (ct_…): what they are, when they expire, and a revoke button each (a form POST). */
+function tokensSection(tokens: TokenRow[]): RawHtml {
+  return html`<section aria-labelledby="h-tokens"><h2 id="h-tokens">Your auth tokens</h2>
+<p class="hint">Personal tokens issued with your e-mail and password (<code>POST /api/auth/tokens</code>); they act as you until they expire.</p>
+${tokens.length === 0 ? html`<p>You have no auth token.</p>` : html`<div class="scroll"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+<tbody>${tokens.map((k) => html`<tr data-token-id="${k.id}"><th scope="row">${k.name || '(no name)'}</th><td data-label="Token"><code>${k.prefix ?? 'ct_'}…</code></td><td data-label="Created">${when(k.createdAt)}</td><td data-label="Last used">${when(k.lastUsedAt)}</td><td data-label="Expires">${when(k.expiresAt)}</td>
+<td class="actions"><form method="post" action="/app/settings/tokens/${k.id}/revoke"><button type="submit" class="danger">Revoke<span class="sr-only"> ${k.name || k.prefix}</span></button></form></td></tr>`)}</tbody></table></div>`}
+</section>`;
+}
+
+/** The settings page: the account's API keys (never the keys), the form for a new one, the user's tokens, the account links. */
+export function settingsBody(keys: KeyRow[], tokens: TokenRow[], flash: Flash | null, form: { name: string; scope: string; errors: FieldErrors | null }): RawHtml {
   return html`<h1>Settings</h1>
 ${flashMessages(flash)}
 <section aria-labelledby="h-keys"><h2 id="h-keys">API keys</h2>
-<p class="hint">A key reads this account's statistics through the JSON API (<code>Authorization: Bearer ck_…</code>). Only its first characters are kept for display.</p>
-${keys.length === 0 ? html`<p>This account has no API key.</p>` : html`<div class="scroll"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-<tbody>${keys.map((k) => html`<tr data-key-id="${k.id}"><th scope="row">${k.name || '(no name)'}</th><td data-label="Key"><code>${k.prefix}…</code></td><td data-label="Created">${when(k.createdAt)}</td><td data-label="Last used">${when(k.lastUsedAt)}</td>
+<p class="hint">A key opens this account's JSON API (<code>Authorization: Bearer ck_…</code>): a read key its statistics and lists, a manage key also creates and deletes. Only its first characters are kept for display.</p>
+${keys.length === 0 ? html`<p>This account has no API key.</p>` : html`<div class="scroll"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+<tbody>${keys.map((k) => html`<tr data-key-id="${k.id}"><th scope="row">${k.name || '(no name)'}</th><td data-label="Key"><code>${k.prefix}…</code></td><td data-label="Access">${k.scope}</td><td data-label="Created">${when(k.createdAt)}</td><td data-label="Last used">${when(k.lastUsedAt)}</td>
 <td class="actions"><a href="/app/settings/api-keys/${k.id}/revoke">Revoke<span class="sr-only"> ${k.name}</span></a></td></tr>`)}</tbody></table></div>`}
 <h3>New API key</h3>
 <form class="stacked" method="post" action="/app/settings/api-keys" novalidate>
 ${textField({ name: 'name', label: 'Name', value: form.name, hint: 'What the key is for, e.g. "shop backend".', errors: form.errors, maxlength: 100 })}
+${scopeField(form.scope, form.errors)}
 <button type="submit">Create API key</button>
 </form></section>
+${tokensSection(tokens)}
 <section aria-labelledby="h-account"><h2 id="h-account">Account</h2>
 <ul class="plain"><li><a href="/settings/profile">Profile: e-mail address</a></li></ul>
 <h3 id="h-password">Change the password</h3>

@@ -41,9 +41,9 @@ async function accountOf(db: Database, email: string): Promise<string> {
 }
 
 /** `api-keys:create`: a key for the user's account, shown once (only its digest is stored). */
-export async function createApiKey(ctx: CommandContext, input: { email: string; name?: string }) {
+export async function createApiKey(ctx: CommandContext, input: { email: string; name?: string; scope: 'read' | 'manage' }) {
   return withPostgres(ctx, async (db) => {
-    const created = await createCredentialRepository({ db }).createApiKey({ accountId: await accountOf(db, input.email), name: input.name });
+    const created = await createCredentialRepository({ db }).createApiKey({ accountId: await accountOf(db, input.email), name: input.name, scope: input.scope });
     return { ...presentApiKey(created), key: created.key };
   });
 }

@@ -12,7 +12,7 @@ export type CommandInput =
   | { command: 'migrate' }
   | { command: 'import'; file: string; json: unknown }
   | { command: 'users:create'; email: string; password: string; account?: string }
-  | { command: 'api-keys:create'; email: string; name?: string }
+  | { command: 'api-keys:create'; email: string; name?: string; scope: 'read' | 'manage' }
   | { command: 'api-keys:list'; email: string }
   | { command: 'api-keys:revoke'; email: string; id: string }
   | { command: 'chatbots:create'; email: string; name: string; language: string; abTest: boolean }
@@ -29,7 +29,7 @@ export const USAGE: Record<CommandName, string> = {
   migrate: 'migrate',
   import: 'import <file.json>',
   'users:create': 'users:create --email E --password P [--account NAME]',
-  'api-keys:create': 'api-keys:create --email E [--name N]',
+  'api-keys:create': 'api-keys:create --email E [--name N] [--scope read|manage]',
   'api-keys:list': 'api-keys:list --email E',
   'api-keys:revoke': 'api-keys:revoke --email E --id UUID',
   'chatbots:create': 'chatbots:create --email E --name N [--language en] [--ab-test]',
@@ -87,8 +87,12 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
       if (password.length < MIN_PASSWORD) throw new UsageError(`--password must have at least ${MIN_PASSWORD} characters`);
       return { command: name, email: address, password, account: args.options.account };
     }
-    case 'api-keys:create':
-      return { command: name, email: email(required(args, 'email', USAGE[name])), name: args.options.name };
+    case 'api-keys:create': {
+      // A new key reads unless asked for more (the dashboard's rule for keys).
+      const scope = args.options.scope ?? 'read';
+      if (scope !== 'read' && scope !== 'manage') throw new UsageError(`--scope must be read or manage (got ${JSON.stringify(scope)})`);
+      return { command: name, email: email(required(args, 'email', USAGE[name])), name: args.options.name, scope };
+    }
     case 'api-keys:list':
       return { command: name, email: email(required(args, 'email', USAGE[name])) };
     case 'api-keys:revoke': {

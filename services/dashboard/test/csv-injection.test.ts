@@ -1,0 +1,42 @@
+/**
+ * The one CSV cell writer (src/stats/csv.ts), against OWASP's CSV injection guidance: every
+ * text cell quoted, and a formula start neutralised at the start of the text or after any
+ * separator a spreadsheet might split on.
+ */
+import t from 'tap';
+import { csvCell, toCsv } from '../src/stats/csv.js';
+import { parseCsv } from './csv-helpers.js';
+
+t.test('the issue\'s value opens as text in a ;-splitting spreadsheet', async (t) => {
+  const cell = csvCell('x;=1+1;@SUM(1+1)');
+  t.equal(cell, `"'x;=1+1;@SUM(1+1)"`);
+  t.same(parseCsv(`${cell}\r\n`), [["'x;=1+1;@SUM(1+1)"]]);
+});
+
+t.test('every text cell is quoted, quotes doubled; numbers, booleans and null are not text', async (t) => {
+  t.equal(csvCell('plain'), '"plain"');
+  t.equal(csvCell('a "b"'), '"a ""b"""');
+  t.equal(csvCell(''), '""');
+  t.equal(csvCell(-2.5), '-2.5', 'a negative number stays a number');
+  t.equal(csvCell(0), '0');
+  t.equal(csvCell(true), 'true');
+  t.equal(csvCell(null), '');
+  t.equal(toCsv({ a: 'x', b: 1, c: null }), '"field","value"\r\n"a","x"\r\n"b",1\r\n"c",\r\n');
+});
+
+t.test('a formula start at the beginning or after any separator is prefixed with \'', async (t) => {
+  const hostile = [
+    '=1+1', '+1', '-1+2', '@SUM(1)', '\t=1', '\r=1', '\n=1', '\0=1', '\uFF1D1+1',
+    'x,=1', 'x;=1', 'x\t=1', 'x|=1', 'x"=1', "x'=1", 'x\r=1', 'x\n=1', 'x; =1', 'x;+1', 'x;-1', 'x;@SUM(1)', 'x;\uFF20SUM(1)',
+    'a,b;c|@cmd', 'ok ok;=HYPERLINK("http://evil.example","x")',
+  ];
+  for (const v of hostile) {
+    const cell = csvCell(v);
+    t.equal(cell, `"'${v.replace(/"/g, '""')}"`, JSON.stringify(v));
+    const [[parsed]] = parseCsv(`${cell}\r\n`);
+    t.equal(parsed, `'${v}`, 'RFC 4180 reads it back with the prefix');
+  }
+  for (const benign of ['x', 'a-b', 'shoes + socks', 'x; y', 'https://dash.example/app/1', '2026-03-01', 'a=b', 'mail@example.test']) {
+    t.equal(csvCell(benign), `"${benign}"`, `${JSON.stringify(benign)} is left as it is`);
+  }
+});
