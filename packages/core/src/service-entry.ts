@@ -43,7 +43,7 @@ export async function runService(env: Record<string, string | undefined>, spec: 
     const registry = createMetricsRegistry();
     parts = await spec.open({ config, log, registry });
     const app = await createHttpServer({ title: spec.title, config, name: spec.name, ...parts.server });
-    if (parts.checks) await app.register(opsPlugin, { registry, checks: parts.checks });
+    if (parts.checks) await app.register(opsPlugin, { registry, checks: parts.checks, metricsToken: config.metricsToken });
     await parts.register(app);
     const opened = parts;
     closeOnSignals(async () => {
