@@ -50,6 +50,7 @@ export const EnvSchema = Type.Object({
   SESSION_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'at least 32 characters' })),
   AUTH_TOKEN_TTL_DAYS: Type.Optional(PositiveInt),
   SQL_API_KEY: Type.Optional(Type.String({ minLength: 16, description: 'at least 16 characters' })),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'at least 16 characters' })),
   SQL_MAX_MEMORY_USAGE: Type.Optional(PositiveInt),
   SQL_MAX_EXECUTION_TIME: Type.Optional(PositiveInt),
   SQL_MAX_RESULT_ROWS: Type.Optional(PositiveInt),
@@ -124,6 +125,8 @@ export interface Config {
   authTokenTtlDays: number;
   /** The bootstrap key of the data team's SQL interface (named keys live in PostgreSQL). */
   sqlApiKey?: string;
+  /** Set: /metrics answers any peer presenting it as a Bearer token. Unset: loopback peers only (ops-plugin.ts). */
+  metricsToken?: string;
   sql: { limits: SqlLimits; quota: SqlQuota; /** E-mails of dashboard users who may manage SQL keys. */ keyAdmins: string[] };
   /**
    * Limits of every HTTP server, sized for tracking beacons (a few hundred bytes): a client
@@ -249,6 +252,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
     sessionSecret: e.SESSION_SECRET,
     authTokenTtlDays: Number(e.AUTH_TOKEN_TTL_DAYS ?? 30),
     sqlApiKey: e.SQL_API_KEY,
+    metricsToken: e.METRICS_TOKEN,
     sql: {
       limits: {
         maxMemoryUsage: num(e.SQL_MAX_MEMORY_USAGE, SQL_LIMIT_DEFAULTS.maxMemoryUsage),

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import type { Server, Socket } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 /**
  * Descriptors kept free for the engines' own files whatever the connection count: chdb's part
@@ -27,8 +28,6 @@ export function defaultMaxConnections(limit = openFileLimit()): number {
   return Math.max(16, limit - Math.min(FD_RESERVE, Math.floor(limit / 4)));
 }
 
-/** A socket whose request is being answered: Node sets _httpMessage from headers parsed to response sent. */
-const answering = (socket: Socket) => (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
 
 /**
  * Caps open connections at `max`. Node's own server.maxConnections refuses the NEW connection,
@@ -37,9 +36,17 @@ const answering = (socket: Socket) => (socket as Socket & { _httpMessage?: unkno
  * has no request being answered (idle keep-alive, or headers still trickling in); only when
  * every open connection is answering a request is the new one refused. A beacon's request
  * is parsed within a millisecond of connecting, so it is neither the oldest nor idle.
+ *
+ * The connections without a request being answered are a set of their own, oldest first (a
+ * connection re-enters it when its answer is sent): finding the victim is taking the set's
+ * first entry. Scanning all connections for one cost O(open connections) per new connection
+ * once the cap was full of requests in progress, ~19,000 checks each under a flood of slow
+ * bodies, on the event loop that has to cut them.
  */
 export function guardConnections(server: Server, max: number): { open(): number; shutdown(): void } {
   const sockets = new Set<Socket>();
+  /** The subset with no request being answered, in the order they became so. */
+  const idle = new Set<Socket>();
   let closing = false;
   server.on('connection', (socket: Socket) => {
     if (closing) {
@@ -47,19 +54,23 @@ export function guardConnections(server: Server, max: number): { open(): number;
       return;
     }
     if (sockets.size >= max) {
-      let victim: Socket | undefined;
-      for (const s of sockets) {
-        if (!answering(s)) { victim = s; break; }
-      }
+      const victim: Socket | undefined = idle.values().next().value;
       if (!victim) {
         socket.destroy();
         return;
       }
       sockets.delete(victim);
+      idle.delete(victim);
       victim.destroy();
     }
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    idle.add(socket);
+    socket.once('close', () => { sockets.delete(socket); idle.delete(socket); });
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const { socket } = req;
+    idle.delete(socket);
+    res.once('finish', () => { if (sockets.has(socket)) idle.add(socket); });
   });
   return {
     open: () => sockets.size,
@@ -70,7 +81,7 @@ export function guardConnections(server: Server, max: number): { open(): number;
      */
     shutdown() {
       closing = true;
-      for (const s of sockets) if (!answering(s)) s.destroy();
+      for (const s of idle) s.destroy();
     },
   };
 }

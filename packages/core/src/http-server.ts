@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { loadConfig, type Config } from './config.js';
 import { defaultMaxConnections, guardConnections, openFileLimit } from './connection-guard.js';
 import { lazyChildLogger, loggerOptions, type Logger } from './logger.js';
+import { cutLateRequests } from './request-deadline.js';
 
 export interface HttpServerOptions {
   title: string;
@@ -22,6 +23,14 @@ export interface HttpServerOptions {
   /** Longest request head (request line + headers) accepted; Node's default (16 KiB) otherwise. */
   maxHeaderSize?: number;
 }
+
+/**
+ * listen(2)'s queue of connections the kernel completed and the server has not accepted yet
+ * (Node's default 511; the kernel caps it at net.core.somaxconn). A burst past the queue is
+ * dropped and retried by the clients' kernels with back-off, so those connections reach the
+ * server, and its deadlines, seconds late.
+ */
+export const LISTEN_BACKLOG = 65_535;
 
 const defaultNotFound = (_req: FastifyRequest, reply: FastifyReply) => reply.code(404).send({ success: false, message: 'Not found.' });
 
@@ -61,7 +70,9 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
   const fdLimit = openFileLimit();
   const maxConnections = limits.maxConnections ?? defaultMaxConnections(fdLimit);
   const guard = guardConnections(app.server, maxConnections);
-  app.addHook('preClose', (done) => { guard.shutdown(); done(); });
+  // Node's own requestTimeout check runs late under a flood; this one counts from the accept.
+  const deadlines = cutLateRequests(app.server, limits.requestTimeoutMs);
+  app.addHook('preClose', (done) => { guard.shutdown(); deadlines.stop(); done(); });
   app.log.info({ maxConnections, fdLimit }, 'http connection cap');
   await app.register(swagger, {
     openapi: {

@@ -11,7 +11,7 @@ export const REDACT_PATHS = [
   'token', '*.token', 'apiKey', '*.apiKey', 'key', '*.key', 'email', '*.email', 'to', '*.to',
   'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]',
   'req.headers["x-clickhouse-key"]', 'headers.authorization', 'headers.cookie',
-  'sessionSecret', 'databaseUrl', 'clickhouse.password', 'mail.resendApiKey', 'sqlApiKey',
+  'sessionSecret', 'databaseUrl', 'clickhouse.password', 'mail.resendApiKey', 'sqlApiKey', 'metricsToken',
 ];
 
 export function loggerOptions(level: string, name?: string): LoggerOptions {

@@ -1,5 +1,6 @@
 import type {} from '@fastify/swagger';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Histogram, Counter, type Registry } from 'prom-client';
 
@@ -18,6 +19,27 @@ export interface OpsOptions {
   checks: ReadinessCheck[];
   /** How long one readiness probe may take before the store counts as down. */
   checkTimeoutMs?: number;
+  /** METRICS_TOKEN: see metricsAccess. */
+  metricsToken?: string;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+/**
+ * Who may read /metrics (route names, traffic, error rates, heap: not for the public). With a
+ * token: anyone presenting `Authorization: Bearer <token>` (compared in constant time, as
+ * digests, so neither its bytes nor its length leak through timing). Without one: only a
+ * connection from this host that no proxy forwarded (a reverse proxy on the same host connects
+ * from loopback too, and always adds X-Forwarded-For or Forwarded).
+ */
+export function metricsAccess(token: string | undefined): (req: FastifyRequest) => boolean {
+  if (token !== undefined) {
+    const expected = digest(`Bearer ${token}`);
+    return (req) => timingSafeEqual(digest(req.headers.authorization ?? ''), expected);
+  }
+  return (req) => LOOPBACK.test(req.socket.remoteAddress ?? '')
+    && req.headers['x-forwarded-for'] === undefined && req.headers.forwarded === undefined;
 }
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
@@ -93,7 +115,13 @@ const ops: FastifyPluginAsync<OpsOptions> = async (app: FastifyInstance, opts) =
     return { status: !ok ? 'unavailable' : degraded ? 'degraded' : 'ok', stores };
   });
 
-  app.get('/metrics', { schema: { tags: ['operations'], hide: true } }, async (_req, reply) => {
+  const mayReadMetrics = metricsAccess(opts.metricsToken);
+  app.get('/metrics', { schema: { tags: ['operations'], hide: true } }, async (req, reply) => {
+    if (!mayReadMetrics(req)) {
+      // 404 without a token configured: from outside, the route does not exist.
+      if (opts.metricsToken === undefined) return reply.code(404).type('text/plain; charset=utf-8').send('Not found.\n');
+      return reply.code(401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send('Unauthorized.\n');
+    }
     reply.header('content-type', registry.contentType);
     return registry.metrics();
   });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { createHttpServer, closeOnSignals, exitOnStartupError, loadConfigOrExit, type HttpServerOptions } from './http-server.js';
+import { createHttpServer, closeOnSignals, LISTEN_BACKLOG, exitOnStartupError, loadConfigOrExit, type HttpServerOptions } from './http-server.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetricsRegistry, type Registry } from './metrics.js';
 import { opsPlugin, type ReadinessCheck } from './ops-plugin.js';
@@ -43,14 +43,14 @@ export async function runService(env: Record<string, string | undefined>, spec: 
     const registry = createMetricsRegistry();
     parts = await spec.open({ config, log, registry });
     const app = await createHttpServer({ title: spec.title, config, name: spec.name, ...parts.server });
-    if (parts.checks) await app.register(opsPlugin, { registry, checks: parts.checks });
+    if (parts.checks) await app.register(opsPlugin, { registry, checks: parts.checks, metricsToken: config.metricsToken });
     await parts.register(app);
     const opened = parts;
     closeOnSignals(async () => {
       await app.close();
       await opened.close();
     }, log);
-    await app.listen({ port: spec.port(config), host: config.host });
+    await app.listen({ port: spec.port(config), host: config.host, backlog: LISTEN_BACKLOG });
   } catch (err) {
     log.fatal({ err }, `${spec.name} start-up failed`);
     await parts?.close().catch(() => undefined);

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { TRACKING_LIMITS } from './tracking-schema.js';
 
 /**
  * The normalised event as it travels on the bus (JSON) and lands in ClickHouse `events`
@@ -24,7 +25,8 @@ export const StoredEvent = Type.Object({
   received_at: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{3}$' }),
   ab_test: Type.Boolean(),
   ab_group: Type.Union([Type.Literal('control'), Type.Literal('test'), Type.Null()]),
-  popup_version: Type.String(),
+  /** Bounded like the tracking field, so a message that bypassed the ingest cannot add a huge statistics row either. */
+  popup_version: Type.String({ maxLength: TRACKING_LIMITS.popupVersionMaxLength }),
   /** 'popup' | 'chat_button' | '' */
   open_way: Type.String(),
   order_num: Type.String({ maxLength: 512 }),

@@ -19,6 +19,12 @@ export const TRACKING_LIMITS = Object.freeze({
   chatbotIdMaxLength: 512,
   urlMaxLength: 2048,
   userAgentMaxLength: 1024,
+  /**
+   * Not in the original limits: each distinct version is a row of popup-metrics and a line of
+   * the analytics page, so an unbounded version let one anonymous batch grow a shop's page by a
+   * megabyte. 100 characters hold any version name a person types.
+   */
+  popupVersionMaxLength: 100,
   quantityMin: 1,
   /**
    * Not in the documented limits: our own guards so that Σ value × quantity over 50 items stays a finite,
@@ -89,7 +95,9 @@ export const TrackingData = Type.Object({
   orderNum: Type.Optional(Type.Union([
     Type.String({ maxLength: L.orderNumMaxLength }), Type.Number(), Type.Null(),
   ], { errorMessage: `must be a string of at most ${L.orderNumMaxLength} characters` })),
-  popup_version: Type.Optional(Type.Union([Type.String(), Type.Number(), Type.Null()], { errorMessage: 'must be a string' })),
+  popup_version: Type.Optional(Type.Union([
+    Type.String({ maxLength: L.popupVersionMaxLength }), Type.Number(), Type.Null(),
+  ], { errorMessage: `must be a string of at most ${L.popupVersionMaxLength} characters` })),
   /** '' is treated like absent: some widgets send empty strings for unset fields. */
   open_way: Type.Optional(Type.Union([
     Type.Literal('popup'), Type.Literal('chat_button'), Type.Literal(''), Type.Null(),

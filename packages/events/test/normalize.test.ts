@@ -230,6 +230,8 @@ t.test('bus encoding round-trips through the consumer decoder', async (t) => {
   t.notOk(isStoredEvent({ ...event, received_at: '2026-13-01 00:00:00.000' }));
   const huge = decodeStoredEvent(JSON.stringify({ ...event, items: [{ ...event.items[0], quantity: 5_000_000_000 }] }));
   t.match(huge, { ok: false, reason: 'invalid_event' }, 'a quantity UInt32 cannot hold is refused, not wrapped');
+  const longVersion = decodeStoredEvent(JSON.stringify({ ...event, popup_version: 'v'.repeat(101) }));
+  t.match(longVersion, { ok: false, reason: 'invalid_event', errors: { popup_version: [/100/] } }, 'the consumer bounds popup_version as the ingest does');
 });
 
 t.test('isValidReceivedAt: calendar days, leap years, time fields and DateTime64 range', async (t) => {

@@ -74,6 +74,8 @@ const rows: Row[] = [
   ['open_way other', base({ open_way: 'email' }), { fields: ['data.open_way'] }],
   ['popup_version number', base({ popup_version: 3 }), 'ok'],
   ['popup_version object', base({ popup_version: {} }), { fields: ['data.popup_version'] }],
+  ['popup_version 100 characters', base({ popup_version: 'v'.repeat(L.popupVersionMaxLength) }), 'ok'],
+  ['popup_version 101 characters', base({ popup_version: 'v'.repeat(L.popupVersionMaxLength + 1) }), { fields: ['data.popup_version'] }],
   ['items at 50', base({ items: Array.from({ length: L.itemsMax }, () => ({ value: 1 })) }), 'ok'],
   ['items at 51', base({ items: Array.from({ length: L.itemsMax + 1 }, () => ({ value: 1 })) }), { fields: ['data.items'] }],
   ['items not an array', base({ items: { value: 1 } }), { fields: ['data.items'] }],

@@ -17,6 +17,8 @@ export interface ConsumerAppOptions {
   bus: EventBus;
   clickhouse: ClickHouseEngine;
   consumer: Consumer;
+  /** METRICS_TOKEN (config.metricsToken): who may read /metrics, see the core's metricsAccess. */
+  metricsToken?: string;
 }
 
 /**
@@ -50,5 +52,5 @@ export function consumerReadinessChecks(opts: Omit<ConsumerAppOptions, 'registry
  * has no routes). The entry point registers it; tests build the same app.
  */
 export const consumerApp = fp(async (app: FastifyInstance, opts: ConsumerAppOptions) => {
-  await app.register(opsPlugin, { registry: opts.registry, checks: consumerReadinessChecks(opts) });
+  await app.register(opsPlugin, { registry: opts.registry, checks: consumerReadinessChecks(opts), metricsToken: opts.metricsToken });
 }, { name: 'chatlytics-consumer' });

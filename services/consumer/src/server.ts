@@ -32,7 +32,7 @@ await runService(process.env, {
       const consumer = createConsumer({ config, bus, clickhouse, log, registry });
       return {
         async register(app) {
-          await app.register(consumerApp, { registry, bus, clickhouse, consumer });
+          await app.register(consumerApp, { registry, bus, clickhouse, consumer, metricsToken: config.metricsToken });
           await consumer.start();
         },
         // Let the consumer write and commit its batch, then close the stores.

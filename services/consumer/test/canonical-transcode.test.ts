@@ -107,6 +107,7 @@ t.test('hand-picked edges: declined, or identical to the general path', async (t
     ['token too short', text.replace(/"token":"[^"]+"/, '"token":"abcdefg"')],
     ['ab_group outside the union', text.replace('"ab_group":null', '"ab_group":"other"')],
     ['51 items', JSON.stringify({ ...base, items: Array.from({ length: 51 }, () => base.items[0]) })],
+    ['popup_version of 101 characters', JSON.stringify({ ...base, popup_version: 'v'.repeat(101) })],
     ['truncated', text.slice(0, -1)],
   ];
   t.equal(fast(Buffer.from(text)).declined, false, 'the unmodified event is taken');
@@ -125,6 +126,7 @@ t.test('hand-picked edges: declined, or identical to the general path', async (t
     ['null base, test group', JSON.stringify({ ...base, total_value_base: null, ab_group: 'test', ab_test: true })],
     ['50 items', JSON.stringify({ ...base, items: Array.from({ length: 50 }, (_, i) => ({ ...base.items[0], item_id: `sku-${i}` })) })],
     ['a long url (two-byte length)', JSON.stringify({ ...base, url: `https://shop.example/${'p'.repeat(2000)}` })],
+    ['popup_version of 100 characters', JSON.stringify({ ...base, popup_version: 'v'.repeat(100) })],
     ['leap day', text.replace(/"received_at":"[^"]+"/, '"received_at":"2024-02-29 10:00:00.000"')],
   ];
   for (const [what, variant] of taken) {
@@ -140,7 +142,7 @@ const escapable = fc.string({ unit: fc.constantFrom('"', '\\', '/', '\n', '\t', 
 const edgeString = fc.oneof(
   fc.string({ maxLength: 20 }),
   fc.string({ unit: fc.constantFrom('"', '\\', '\u0000', 'ä', '\ud800', '\u{1f600}', 'a', '.'), maxLength: 12 }),
-  fc.constantFrom('', 'a'.repeat(3), 'x'.repeat(50), 'x'.repeat(51), 'y'.repeat(128), 'y'.repeat(129), 'z'.repeat(512), 'z'.repeat(513), 'w'.repeat(2049)),
+  fc.constantFrom('', 'a'.repeat(3), 'x'.repeat(50), 'x'.repeat(51), 'y'.repeat(128), 'y'.repeat(129), 'v'.repeat(100), 'v'.repeat(101), 'z'.repeat(512), 'z'.repeat(513), 'w'.repeat(2049)),
 );
 const text = mix(fc.oneof(printable, escapable), edgeString);
 const edgeNumber = fc.oneof(fc.double(), fc.constantFrom(0, -0, 4294967296, 1e21, 5e-324, Number.MAX_VALUE, -1, 2.5));

@@ -13,7 +13,7 @@ import { createPublisher, PUBLISHER_DEFAULTS, type EventPublisher, type Publishe
 import { preflightResponseSchema, trackBodySchema, trackQuerySchema, trackResponseSchema } from './schemas.js';
 import { createTrackHandler } from './track-handler.js';
 import { registerBatchRoute } from './batch-handler.js';
-import { registerTrackRateLimit } from './rate-limit.js';
+import { registerTrackRateLimit, type TrackRateLimitOptions } from './rate-limit.js';
 import { registerTrackerScriptRoute } from './tracker-route.js';
 
 export interface IngestAppOptions {
@@ -31,6 +31,8 @@ export interface IngestAppOptions {
   publisher?: EventPublisher;
   /** Batching and overload bounds of the publisher created here. */
   batching?: Omit<PublisherOptions, 'bus' | 'metrics'>;
+  /** The rate-limit store's bound and clock (tests); the budget itself is config.track. */
+  rateLimit?: Pick<TrackRateLimitOptions, 'maxKeys' | 'now'>;
 }
 
 export const TRACK_POST_PATHS = ['/api/analytics/track', '/api/events/track', '/api/save'] as const;
@@ -80,7 +82,7 @@ export const ingestApp: FastifyPluginAsync<IngestAppOptions> = async (app: Fasti
   registerOriginCheck(app, createOriginPolicy(config.track.allowedOrigins));
 
   // One store keyed by client IP for every route of this scope: all aliases share one budget.
-  registerTrackRateLimit(app, { max: config.track.rateLimitPerMinute, timeWindowMs: 60_000 });
+  const chargeMore = registerTrackRateLimit(app, { max: config.track.rateLimitPerMinute, timeWindowMs: 60_000, ...opts.rateLimit });
 
   const handler = createTrackHandler({ publisher, metrics, clock, hashClient });
   const common = {
@@ -117,7 +119,7 @@ export const ingestApp: FastifyPluginAsync<IngestAppOptions> = async (app: Fasti
       },
     }, handler);
   }
-  registerBatchRoute(app, { publisher, metrics, registry, clock, hashClient });
+  registerBatchRoute(app, { publisher, metrics, registry, clock, hashClient, chargeMore });
   registerTrackerScriptRoute(app);
   for (const prefix of TRACK_PREFIXES) {
     await app.register(async (scope) => { scope.setNotFoundHandler(trackNotFound); }, { prefix });

@@ -7,6 +7,7 @@ import { answerPreflight } from './cors.js';
 import { BUS_RETRY_AFTER_SECONDS, TrackError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
 import type { EventPublisher } from './publisher.js';
+import type { ChargeMore } from './rate-limit.js';
 import { preflightResponseSchema } from './schemas.js';
 
 export const BATCH_PATH = '/api/analytics/batch';
@@ -17,6 +18,8 @@ export interface BatchRouteDeps {
   registry: Registry;
   clock: () => Date;
   hashClient: (ip: string) => string;
+  /** The per-client budget: the batch's events beyond the first, charged before any is validated. */
+  chargeMore: ChargeMore;
 }
 
 interface Rejected { index: number; code: 'ANALYTICS_001' | 'ANALYTICS_002' | 'ANALYTICS_005'; errors: FieldErrors }
@@ -26,7 +29,8 @@ const droppedCounter = (registry: Registry) => (registry.getSingleMetric('chatly
 
 /**
  * POST /api/analytics/batch, inside the tracking plugin's scope (its body parsers, error
- * handler, origin check and rate limit apply: one batch is one request of the per-IP budget).
+ * handler, origin check and rate limit apply: a batch of N events costs N of the per-client
+ * budget, and one that does not fit is refused whole with 429, as the tracker resends it whole).
  * Each event goes through the single route's validation and normalisation; the 200 is sent only
  * once every accepted event is durable, so a client may forget the batch on a 200 and must
  * resend all of it otherwise (the events' `data.event_id` makes the resend harmless).
@@ -42,6 +46,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     if (body.events.length > BATCH_LIMITS.maxEvents) {
       throw new TrackError('ANALYTICS_002', { errors: { events: [`A batch may hold at most ${BATCH_LIMITS.maxEvents} events.`] } });
     }
+    deps.chargeMore(request, reply, body.events.length);
     if (Number.isSafeInteger(body.dropped) && (body.dropped as number) > 0) {
       dropped.inc(body.dropped as number);
       request.log.warn({ dropped: body.dropped }, 'a tracker dropped events from its full queue');

@@ -83,8 +83,8 @@ t.test('the 200 waits until the events are durable; a bus failure is a 503 with 
   t.notMatch(res.body, /secret/);
 });
 
-t.test('one batch is one request of the per-IP budget the other tracking routes share', async (t) => {
-  const { app } = await buildIngest({ env: { TRACK_RATE_LIMIT_PER_MINUTE: '3' } });
+t.test('a batch spends one event of the per-IP budget the other tracking routes share per event', async (t) => {
+  const { app } = await buildIngest({ env: { TRACK_RATE_LIMIT_PER_MINUTE: '5' } });
   t.teardown(() => app.close());
   const statuses = [];
   statuses.push((await app.inject({ method: 'POST', url: '/api/analytics/track', payload: visitor() })).statusCode);
@@ -92,7 +92,7 @@ t.test('one batch is one request of the per-IP budget the other tracking routes 
   statuses.push((await app.inject({ method: 'GET', url: `/api/events/track?e=visitor&u=${TOKEN}` })).statusCode);
   const limited = await app.inject({ method: 'POST', url: URL, payload: { events: [visitor(4)] } });
   statuses.push(limited.statusCode);
-  t.same(statuses, [200, 200, 200, 429]);
+  t.same(statuses, [200, 200, 200, 429], '1 + 3 + 1 events spend the 5');
   t.ok(Number(limited.headers['retry-after']) > 0);
   const script = await app.inject({ method: 'GET', url: '/tracker.js' });
   t.equal(script.statusCode, 200, 'loading the script spends no budget and is not refused');

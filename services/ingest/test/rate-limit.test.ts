@@ -88,9 +88,9 @@ t.test('the batch route shares the budget; /tracker.js and preflights do not spe
     t.equal(script.statusCode, 200);
     t.notOk('x-ratelimit-limit' in script.headers, 'the script is not counted');
   }
-  const batch = await app.inject({ method: 'POST', url: '/api/analytics/batch', payload: { events: [event, event] } });
+  const batch = await app.inject({ method: 'POST', url: '/api/analytics/batch', payload: { events: [event] } });
   t.equal(batch.statusCode, 200);
-  t.equal(batch.headers['x-ratelimit-remaining'], '1', 'one batch is one request');
+  t.equal(batch.headers['x-ratelimit-remaining'], '1', 'a batch of one event costs one');
   t.equal((await app.inject({ method: 'POST', url: '/api/analytics/track', payload: event })).statusCode, 200);
   t.equal((await app.inject({ method: 'POST', url: '/api/analytics/batch', payload: { events: [event] } })).statusCode, 429);
 });
@@ -104,4 +104,70 @@ t.test('IPv6 clients are budgeted per /64; IPv4-mapped addresses as their IPv4',
   t.equal((await from('2001:db8:1:3::1')).statusCode, 200, 'another /64');
   t.equal((await from('198.51.100.7')).statusCode, 200);
   t.equal((await from('::ffff:198.51.100.7')).statusCode, 429, 'the mapped form is the same client');
+});
+
+t.test('a batch costs one event of the budget per event; one that does not fit is refused whole', async (t) => {
+  const { app, bus } = await buildIngest({ env: { TRACK_RATE_LIMIT_PER_MINUTE: '150' } });
+  t.teardown(() => app.close());
+  const batch = (n: number) => app.inject({ method: 'POST', url: '/api/analytics/batch', payload: { events: Array.from({ length: n }, () => event) } });
+  const hundred = await batch(100);
+  t.equal(hundred.statusCode, 200);
+  t.equal(hundred.headers['x-ratelimit-remaining'], '50', 'a batch of 100 events costs 100');
+  const tooMany = await batch(60);
+  t.equal(tooMany.statusCode, 429, '60 events do not fit in the 50 left');
+  t.same(tooMany.json(), { success: false, error: { code: null, message: 'Too many requests.' } });
+  const retryAfter = Number(tooMany.headers['retry-after']);
+  t.ok(retryAfter > 0 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+  t.equal(bus.events().length, 100, 'nothing of the refused batch was published');
+  t.equal((await batch(49)).headers['x-ratelimit-remaining'], '0', 'the refused batch spent only its first event: 49 still fit');
+  t.equal((await app.inject({ method: 'POST', url: '/api/analytics/track', payload: event })).statusCode, 429, 'the budget is spent');
+});
+
+t.test('a batch larger than the whole budget passes in a fresh window (costs the whole budget)', async (t) => {
+  let now = 0;
+  const { app } = await buildIngest({ env: { TRACK_RATE_LIMIT_PER_MINUTE: '10' }, rateLimit: { now: () => now } });
+  t.teardown(() => app.close());
+  const batch = () => app.inject({ method: 'POST', url: '/api/analytics/batch', payload: { events: Array.from({ length: 30 }, () => event) } });
+  const first = await batch();
+  t.equal(first.statusCode, 200);
+  t.equal(first.headers['x-ratelimit-remaining'], '0');
+  t.equal((await batch()).statusCode, 429);
+  now += 60_000;
+  t.equal((await batch()).statusCode, 200, 'the tracker resending after Retry-After gets through');
+});
+
+t.test('a flood of 10,000 distinct IPv6 /64s does not reset a spent budget', async (t) => {
+  const { app } = await buildIngest({ env: { TRACK_RATE_LIMIT_PER_MINUTE: '3' } });
+  t.teardown(() => app.close());
+  const from = (remoteAddress: string) => app.inject({ method: 'POST', url: '/api/analytics/track', payload: event, remoteAddress });
+  const victim = '198.51.100.20';
+  for (let i = 0; i < 3; i++) t.equal((await from(victim)).statusCode, 200);
+  t.equal((await from(victim)).statusCode, 429, 'spent');
+  for (let i = 0; i < 10_000; i++) {
+    const res = await from(`2001:db8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::1`);
+    if (res.statusCode !== 200) { t.fail(`flood request ${i}: ${res.statusCode}`); break; }
+  }
+  t.equal((await from(victim)).statusCode, 429, 'still spent after the flood (LocalStore forgot it after 5,000 keys)');
+});
+
+t.test('a full store refuses clients it does not know, and keeps every budget it holds', async (t) => {
+  let now = 0;
+  const { app } = await buildIngest({ env: { TRACK_RATE_LIMIT_PER_MINUTE: '2' }, rateLimit: { maxKeys: 3, now: () => now } });
+  t.teardown(() => app.close());
+  const from = (remoteAddress: string) => app.inject({ method: 'POST', url: '/api/analytics/track', payload: event, remoteAddress });
+  t.equal((await from('192.0.2.1')).statusCode, 200);
+  t.equal((await from('192.0.2.1')).statusCode, 200);
+  now = 10_000;
+  t.equal((await from('192.0.2.2')).statusCode, 200);
+  t.equal((await from('192.0.2.3')).statusCode, 200);
+  const newcomer = await from('192.0.2.4');
+  t.equal(newcomer.statusCode, 429, 'full: a newcomer is refused');
+  t.equal(newcomer.headers['retry-after'], '50', 'until the oldest window ends');
+  t.equal((await from('192.0.2.1')).statusCode, 429, 'the spent budget is still spent');
+  t.equal((await from('192.0.2.2')).statusCode, 200, 'a held budget still counts');
+  now = 60_000;
+  t.equal((await from('192.0.2.4')).statusCode, 200, 'the oldest window ended: room for the newcomer');
+  t.equal((await from('192.0.2.1')).statusCode, 429, 'full again: the client whose window ended is a newcomer now');
+  now = 70_000;
+  t.equal((await from('192.0.2.1')).statusCode, 200, 'a fresh window once the next ones ended');
 });

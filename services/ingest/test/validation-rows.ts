@@ -46,6 +46,8 @@ export const rows: Row[] = [
   ['url 2049', ev({ url: s(2049) }), bad('data.url')],
   ['user_agent 1024', ev({ user_agent: s(1024) }), ok],
   ['user_agent 1025', ev({ user_agent: s(1025) }), bad('data.user_agent')],
+  ['popup_version 100', ev({ popup_version: s(L.popupVersionMaxLength) }), ok],
+  ['popup_version 101', ev({ popup_version: s(L.popupVersionMaxLength + 1) }), bad('data.popup_version')],
   ['open_way chat_button', ev({ open_way: 'chat_button' }), ok],
   ['open_way other', ev({ open_way: 'banner' }), bad('data.open_way')],
   ['data not an object', ev(undefined, { data: [1] }), { status: 400, code: 'ANALYTICS_001' }],

@@ -59,6 +59,7 @@ export async function buildStandalone(config: Config, log: Logger, opts: { plugi
   try {
     await app.register(opsPlugin, {
       registry,
+      metricsToken: config.metricsToken,
       checks: [
         { name: 'postgres', check: () => engines.postgres.ping() },
         { name: 'clickhouse', check: async () => { if (!(await engines.clickhouse.ping())) throw new Error('ClickHouse did not answer'); } },

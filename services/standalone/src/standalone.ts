@@ -1,5 +1,5 @@
 import { createLogger, acquireDataDirLock } from '@chatlytics/core';
-import { closeOnSignals, exitOnStartupError, loadConfigOrExit } from '@chatlytics/core/http';
+import { closeOnSignals, exitOnStartupError, LISTEN_BACKLOG, loadConfigOrExit } from '@chatlytics/core/http';
 import { buildStandalone } from './standalone-app.js';
 
 // Entry point of `npm start`: the only place (with the other entry points) that reads process.env.
@@ -17,7 +17,7 @@ try {
     await runtime.close();
     await lock.release();
   }, log);
-  await runtime.app.listen({ port: config.port, host: config.host });
+  await runtime.app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
 } catch (err) {
   log.fatal({ err }, 'start-up failed');
   await lock.release();

@@ -1,8 +1,8 @@
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import type { Database } from '@chatlytics/postgres';
-import { createEventStatsRepository, type AbGroupTotals, type PurchaseTotals } from './event-stats-repository.js';
+import { createEventStatsRepository, type AbGroupTotals, type PopupRow, type PurchaseTotals } from './event-stats-repository.js';
 import { createConversationStatsRepository, type StatsChatbot } from './conversation-stats-repository.js';
-import { buildAnalysisReport, conversationLink } from './insights-report.js';
+import { buildAnalysisReport, compareBytes, conversationLink } from './insights-report.js';
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from './ab-significance.js';
 import { percent, ratio, round2 } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
@@ -16,6 +16,36 @@ export interface StatsRepositoryDeps {
 
 /** Per the statistics definitions in services/dashboard/README.md: an insights report covers at most the 100 most recently started conversations. */
 export const INSIGHTS_CONVERSATION_LIMIT = 100;
+/**
+ * Per the statistics definitions in services/dashboard/README.md: popup-metrics shows at most
+ * this many versions. Versions are anonymous input; without a bound one batch of invented
+ * versions grew a shop's analytics page by a megabyte.
+ */
+export const POPUP_VERSIONS_SHOWN = 50;
+/** The row the versions beyond POPUP_VERSIONS_SHOWN are summed into; `other_versions` tells it from a version of that name. */
+export const OTHER_POPUP_VERSIONS = '(other)';
+
+type PopupMetricRow = PopupRow & { other_versions?: number };
+
+/**
+ * The POPUP_VERSIONS_SHOWN versions with the most displays (then opens, then version byte
+ * order), still in version order, and one `(other)` row last with the exact sums of the rest.
+ */
+export function boundPopupRows(rows: readonly PopupRow[], shown = POPUP_VERSIONS_SHOWN): PopupMetricRow[] {
+  if (rows.length <= shown) return [...rows];
+  const ranked = [...rows].sort((a, b) => b.popup_displayed_count - a.popup_displayed_count
+    || b.popup_opened_count - a.popup_opened_count || compareBytes(a.popup_version, b.popup_version));
+  const kept = ranked.slice(0, shown).sort((a, b) => compareBytes(a.popup_version, b.popup_version));
+  const rest = ranked.slice(shown);
+  const other: PopupMetricRow = {
+    popup_version: OTHER_POPUP_VERSIONS,
+    popup_displayed_count: rest.reduce((n, r) => n + r.popup_displayed_count, 0),
+    popup_opened_count: rest.reduce((n, r) => n + r.popup_opened_count, 0),
+    other_versions: rest.length,
+  };
+  return [...kept, other];
+}
+
 /** p-values keep 6 decimals: rounded to 2, anything below 0.005 would read as 0. */
 const P_VALUE_DECIMALS = 6;
 
@@ -94,7 +124,7 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
     async popupMetrics(chatbotId: string, w: StatsWindow) {
       const { rows, conversations } = await events.popupMetrics(chatbotId, w);
       return {
-        metrics: rows.map((r) => ({ ...r, open_rate: percent(r.popup_opened_count, r.popup_displayed_count) })),
+        metrics: boundPopupRows(rows).map((r) => ({ ...r, open_rate: percent(r.popup_opened_count, r.popup_displayed_count) })),
         conversations: { ...conversations, popup_ratio: percent(conversations.from_popup, conversations.total) },
       };
     },

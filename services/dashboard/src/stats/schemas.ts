@@ -77,7 +77,8 @@ export const PopupMetricsResponse = Type.Object({
     popup_displayed_count: Count,
     popup_opened_count: Count,
     open_rate: Rate,
-  })),
+    other_versions: Type.Optional(Type.Integer({ minimum: 1, description: 'only on the last row, `(other)`: how many versions beyond the 50 shown it sums' })),
+  }), { maxItems: 51, description: 'at most 50 versions (the most displayed, in version order), then one `(other)` row summing the rest' }),
   conversations: Type.Object({
     total: Count,
     from_popup: Count,

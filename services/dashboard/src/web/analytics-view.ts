@@ -76,6 +76,10 @@ export function csvLinks(chatbotId: string, frame: number | DateRange): RawHtml 
 ${CSV_STATS.map(([name, label]) => html`<a class="button secondary" href="/api/dashboard/analytics/stats/${name}?${q.toString()}" download data-csv="${name}">${label}<span class="sr-only"> as CSV</span></a>`)}</nav>`;
 }
 
+/** The summed row names how many versions it holds (services/dashboard/README.md, popup-metrics). */
+const versionLabel = (m: { popup_version: string; other_versions?: number }) =>
+  m.other_versions === undefined ? m.popup_version : `${m.popup_version}: ${m.other_versions} more versions`;
+
 export function analyticsBody(d: AnalyticsData, isRange = false, downloads: RawHtml = html``): RawHtml {
   const { overview: o, engagement: e, popup: p, purchases: u, timeseries: ts } = d;
   const length = `${o.timeframe_days} ${o.timeframe_days === 1 ? 'day' : 'days'}`;
@@ -110,9 +114,9 @@ ${stat('Chatted', 'engagement.chatted_ratio', e.chatted_ratio, fmtPercent(e.chat
 </dl></section>
 
 <section aria-labelledby="h-popup"><h2 id="h-popup">Popups</h2>
-${p.metrics.length ? barChart('Popup open rate per version', p.metrics.map((m) => ({ label: m.popup_version, value: m.open_rate, note: `${fmtInt(m.popup_opened_count)} of ${fmtInt(m.popup_displayed_count)}` })), fmtPercent) : html`<p>No popup was shown in this window.</p>`}
+${p.metrics.length ? barChart('Popup open rate per version', p.metrics.map((m) => ({ label: versionLabel(m), value: m.open_rate, note: `${fmtInt(m.popup_opened_count)} of ${fmtInt(m.popup_displayed_count)}` })), fmtPercent) : html`<p>No popup was shown in this window.</p>`}
 <div class="scroll"><table><thead><tr><th scope="col">Version</th><th scope="col">Shown</th><th scope="col">Opened</th><th scope="col">Open rate</th></tr></thead>
-<tbody>${p.metrics.map((m) => html`<tr><th scope="row">${m.popup_version}</th><td>${fmtInt(m.popup_displayed_count)}</td><td>${fmtInt(m.popup_opened_count)}</td><td>${fmtPercent(m.open_rate)}</td></tr>`)}</tbody></table></div>
+<tbody>${p.metrics.map((m) => html`<tr><th scope="row">${versionLabel(m)}</th><td>${fmtInt(m.popup_displayed_count)}</td><td>${fmtInt(m.popup_opened_count)}</td><td>${fmtPercent(m.open_rate)}</td></tr>`)}</tbody></table></div>
 <dl class="stats">
 ${stat('Conversations started', 'popup-metrics.conversations.total', p.conversations.total, fmtInt(p.conversations.total))}
 ${stat('From a popup', 'popup-metrics.conversations.from_popup', p.conversations.from_popup, fmtInt(p.conversations.from_popup))}
