@@ -140,6 +140,7 @@ export { createIngestMetrics } from './metrics.js';
 export { TRACK_BODY_LIMIT } from './body-parsers.js';
 export { waitForBus } from './bus-ready.js';
 export { createPolicySource } from './policy/source.js';
+export { createChatbotPolicyRepository } from './policy/policy-repository.js';
 export { type ChatbotPolicySource, type ChatbotPolicyRow, DEFAULT_CHATBOT_POLICY } from './policy/chatbot-policy.js';
 export { createCachedPolicySource, POLICY_TTL_MS } from './policy/policy-cache.js';
 export { limitHeapGrowth, INGEST_HEAP_GROWING_PERCENT } from './heap-policy.js';
