@@ -26,6 +26,12 @@ const conversationCount = sql<number>`(select count(*)::int from conversations c
 
 /** Chatbots, always scoped to one account: another account's chatbot does not exist here. */
 export function createChatbotRepository({ db }: { db: Database }) {
+  async function findForAccount(accountId: string, id: string): Promise<ChatbotRow | null> {
+    const [row] = await db.select({ ...returned, conversations: conversationCount })
+      .from(chatbots).where(and(eq(chatbots.accountId, accountId), eq(chatbots.id, id))).limit(1);
+    return row ?? null;
+  }
+
   return {
     /** Ordered by name (then id, for a stable order between equal names): the order of a picker. */
     async listForAccount(accountId: string): Promise<ChatbotRow[]> {
@@ -34,11 +40,7 @@ export function createChatbotRepository({ db }: { db: Database }) {
         .orderBy(asc(chatbots.name), asc(chatbots.id));
     },
 
-    async findForAccount(accountId: string, id: string): Promise<ChatbotRow | null> {
-      const [row] = await db.select({ ...returned, conversations: conversationCount })
-        .from(chatbots).where(and(eq(chatbots.accountId, accountId), eq(chatbots.id, id))).limit(1);
-      return row ?? null;
-    },
+    findForAccount,
 
     /** A new chatbot of the account, not yet integrated (no events until its snippet is embedded). */
     async create(accountId: string, input: { name: string; language: string; abTestEnabled: boolean } & ChatbotTrackingSettings): Promise<ChatbotRow> {
@@ -56,7 +58,7 @@ export function createChatbotRepository({ db }: { db: Database }) {
         await db.update(chatbots).set({ ...set, updatedAt: sql`now()` })
           .where(and(eq(chatbots.accountId, accountId), eq(chatbots.id, id)));
       }
-      return this.findForAccount(accountId, id);
+      return findForAccount(accountId, id);
     },
 
     /**
