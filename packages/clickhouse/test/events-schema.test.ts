@@ -80,7 +80,7 @@ t.test('events_rejected stores a reason code and the raw payload', async (t) => 
   const recent = new Date(Date.now() - 86_400_000).toISOString().replace('T', ' ').slice(0, 23);
   const row = { received_at: recent, reason: 'invalid_schema', error: '/token: too short', payload: '{"token":"x"}', source: 'consumer' };
   await engine.insert('events_rejected', [row]);
-  t.same(await engine.query('SELECT * FROM events_rejected'), [row]);
+  t.same(await engine.query('SELECT * FROM events_rejected'), [{ ...row, chatbot_id: '', event_id: '' }], 'chatbot and event id empty for the consumer\'s own rejections');
 });
 
 t.test('migration runner rules', async (t) => {

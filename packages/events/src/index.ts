@@ -10,3 +10,4 @@ export * from './client-hash.js';
 export * from './safe-json.js';
 export type { FieldErrors } from './field-errors.js';
 export * from './bot-filter.js';
+export * from './set-aside.js';

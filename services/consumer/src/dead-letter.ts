@@ -4,6 +4,8 @@ import type { RejectedMessage } from './segment.js';
 
 /** The consumer's name in `events_rejected.source` (the ingest records its own refusals too). */
 export const REJECT_SOURCE = 'consumer';
+/** `events_rejected.source` of a purchase the ingest set aside: the decision was the ingest's. */
+export const SET_ASIDE_SOURCE = 'ingest';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -49,13 +51,18 @@ export function unwrapDeadLetter(value: Buffer): Buffer | undefined {
   }
 }
 
-/** A row of `events_rejected`. received_at = when the bus accepted the message. */
+/**
+ * A row of `events_rejected`. received_at = when the bus accepted the message (for a set-aside
+ * purchase, within a second of its own received_at: the app's window counts use this column).
+ */
 export function toRejectedRow(reject: RejectedMessage) {
   return {
     received_at: clickhouseTime(reject.busTimestamp),
     reason: reject.reason,
     error: reject.error.slice(0, 1000),
     payload: reject.payload.toString('utf8'),
-    source: REJECT_SOURCE,
+    source: reject.setAside ? SET_ASIDE_SOURCE : REJECT_SOURCE,
+    chatbot_id: reject.setAside?.chatbotId ?? '',
+    event_id: reject.setAside?.eventId ?? '',
   };
 }

@@ -1,4 +1,5 @@
 import { AppError } from '@chatlytics/core';
+import type { SetAsideReason } from '@chatlytics/events';
 
 /**
  * Why a message never reached `events`. These codes are the `reason` column of
@@ -15,7 +16,8 @@ export const RejectReason = {
   /** A step threw an error not marked retriable: a bug, recorded instead of blocking the partition. */
   Internal: 'internal',
 } as const;
-export type RejectReason = (typeof RejectReason)[keyof typeof RejectReason];
+/** Plus the reasons the ingest sets a purchase aside for (@chatlytics/events SET_ASIDE_REASONS): not poison. */
+export type RejectReason = (typeof RejectReason)[keyof typeof RejectReason] | SetAsideReason;
 
 /** Coded errors of the consumer service (like fastify's lib/errors.js); tests assert the codes. */
 export const ConsumerErrorCode = {

@@ -51,9 +51,12 @@ export function createFlushCommit(deps: FlushCommitDeps) {
       // The dead-letter stream below is the durable record; the table is the queryable copy.
       log.error({ err, count: rejects.length }, 'events_rejected refused the rows; they are still dead-lettered');
     }
-    await retrying('publish dead letters', retry, () => deps.bus.publishDeadLetter(rejects.map((r) => toDeadLetter(r, stream))));
-    const first = rejects[0];
-    log.warn({ count: rejects.length, reasons: [...new Set(rejects.map((r) => r.reason))], first: { partition: first.partition, offset: first.offset, step: first.step, error: first.error } }, 'poison messages dead-lettered');
+    // Set-aside purchases are a decision, not poison: the table is their record.
+    const poison = rejects.filter((r) => !r.setAside);
+    if (poison.length === 0) return;
+    await retrying('publish dead letters', retry, () => deps.bus.publishDeadLetter(poison.map((r) => toDeadLetter(r, stream))));
+    const first = poison[0];
+    log.warn({ count: poison.length, reasons: [...new Set(poison.map((r) => r.reason))], first: { partition: first.partition, offset: first.offset, step: first.step, error: first.error } }, 'poison messages dead-lettered');
   }
 
   return async function commit(segments: readonly Segment[], selection: Selection, rejects: RejectedMessage[]): Promise<void> {

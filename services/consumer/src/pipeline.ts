@@ -2,9 +2,10 @@ import { isRetriable } from '@chatlytics/core';
 import { createCanonicalStep } from './canonical-step.js';
 import { createDecodeStep, type Decoded } from './decode-step.js';
 import { createEncodeStep } from './encode-step.js';
+import { createSetAsideStep } from './set-aside-step.js';
 import { RejectReason } from './errors.js';
 import type { ConsumerMetrics } from './metrics.js';
-import { deadLetter, retry, type DropReason, type Incoming, type Step, type StepResult } from './step.js';
+import { deadLetter, retry, type DropReason, type SetAside, type Incoming, type Step, type StepResult } from './step.js';
 import { createValidateStep, type Validated } from './validate-step.js';
 
 /**
@@ -15,11 +16,12 @@ export type AnyStep = Step<unknown, unknown>;
 
 /**
  * The steps every message goes through, in order. The fast path is first: it turns what the
- * ingest wrote, byte for byte, into a row; anything else goes on to decode → validate → encode.
+ * ingest wrote, byte for byte, into a row; anything else goes on to decode → validate →
+ * set-aside (a purchase the ingest set aside goes to `events_rejected`) → encode.
  */
 export function createMessageSteps(): AnyStep[] {
-  const chain: [Step<Incoming, Incoming>, Step<Incoming, Decoded>, Step<Decoded, Validated>, Step<Validated, never>] = [
-    createCanonicalStep(), createDecodeStep(), createValidateStep(), createEncodeStep(),
+  const chain: [Step<Incoming, Incoming>, Step<Incoming, Decoded>, Step<Decoded, Validated>, Step<Validated, Validated>, Step<Validated, never>] = [
+    createCanonicalStep(), createDecodeStep(), createValidateStep(), createSetAsideStep(), createEncodeStep(),
   ];
   return chain;
 }
@@ -28,7 +30,7 @@ export function createMessageSteps(): AnyStep[] {
 export type Outcome =
   | { kind: 'row' }
   | { kind: 'drop'; reason: DropReason }
-  | { kind: 'dead-letter'; reason: RejectReason; error: string; step: string }
+  | { kind: 'dead-letter'; reason: RejectReason; error: string; step: string; setAside?: SetAside }
   | { kind: 'retry'; error: unknown };
 
 export type PipelineMetrics = Pick<ConsumerMetrics, 'drops' | 'stepSeconds' | 'stepMessages'>;

@@ -4,7 +4,7 @@ import type { RejectReason } from './errors.js';
 import { takeBody } from './body-pool.js';
 import { CANONICAL_STEP } from './canonical-step.js';
 import type { MessagePipeline } from './pipeline.js';
-import type { Incoming } from './step.js';
+import type { Incoming, SetAside } from './step.js';
 
 /** A poison message, kept whole for the dead-letter stream and `events_rejected`. */
 export interface RejectedMessage {
@@ -17,6 +17,8 @@ export interface RejectedMessage {
   partition: number;
   offset: string;
   busTimestamp: number;
+  /** Set for a purchase the ingest set aside: recorded in `events_rejected` only, not dead-lettered. */
+  setAside?: SetAside;
 }
 
 /**
@@ -66,9 +68,10 @@ export const rowEventId = (s: Segment, i: number) => uuidText(s.body, s.rowStart
 export const rowReceivedAt = (s: Segment, i: number) => rowReceivedAtMs(s.body, s.rowStarts[i]);
 
 /** A message as poison: its bytes and origin, for the dead-letter stream and `events_rejected`. */
-const asRejected = (m: ConsumedMessage, why: { reason: RejectReason; error: string; step: string }): RejectedMessage => ({
+const asRejected = (m: ConsumedMessage, why: { reason: RejectReason; error: string; step: string; setAside?: SetAside }): RejectedMessage => ({
   reason: why.reason, error: why.error, step: why.step,
   payload: m.value, key: m.key, partition: m.partition, offset: m.offset, busTimestamp: m.timestamp,
+  ...(why.setAside ? { setAside: why.setAside } : {}),
 });
 
 /** Row i as the poison it becomes when ClickHouse refuses it. */

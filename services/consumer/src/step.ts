@@ -18,14 +18,21 @@ export type DropReason = (typeof DropReason)[keyof typeof DropReason];
  * - `row`: the message is a row of the insert body now;
  * - `drop`: nothing to store and nothing wrong (counted by reason, committed);
  * - `dead-letter`: poison, recorded in the dead-letter stream and `events_rejected` (committed);
+ *   with `setAside`, a purchase the ingest set aside: recorded in `events_rejected` only;
  * - `retry`: a passing failure; the whole batch is handed back uncommitted and redelivered.
  */
 export type StepResult<T> =
   | { kind: 'ok'; value: T }
   | { kind: 'row' }
   | { kind: 'drop'; reason: DropReason }
-  | { kind: 'dead-letter'; reason: RejectReason; error: string }
+  | { kind: 'dead-letter'; reason: RejectReason; error: string; setAside?: SetAside }
   | { kind: 'retry'; error: unknown };
+
+/**
+ * A purchase the ingest set aside (set-aside-step.ts): recorded in `events_rejected` with its
+ * chatbot and event id, but not poison, so not dead-lettered.
+ */
+export interface SetAside { chatbotId: string; eventId: string }
 
 export const ok = <T>(value: T): StepResult<T> => ({ kind: 'ok', value });
 /** One shared object: the fast path ends here for nearly every message, and allocates nothing. */

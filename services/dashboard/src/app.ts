@@ -33,6 +33,7 @@ import { appAssets } from './web/assets.js';
 import { TIMEFRAME_CHOICES } from './web/analytics-view.js';
 import { appPageRoutes } from './web/routes.js';
 import { manageRoutes } from './web/manage-routes.js';
+import { trackingSettingsRoutes } from './web/tracking-settings-routes.js';
 import { dataSourcePageRoutes } from './web/data-source-routes.js';
 import { createVisitorEventRepository } from './repositories/visitor-event-repository.js';
 
@@ -125,6 +126,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   if (stats && opts.clickhouse) {
     await app.register(appPageRoutes, { deps, stats, visitorEvents: createVisitorEventRepository(opts.clickhouse) });
     await app.register(manageRoutes, { deps });
+    await app.register(trackingSettingsRoutes, { deps });
     await app.register(dataSourcePageRoutes, { deps });
   }
   await app.register(async (api) => {

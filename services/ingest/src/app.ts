@@ -12,6 +12,7 @@ import { createOriginPolicy } from './origin-policy.js';
 import { createPublisher, PUBLISHER_DEFAULTS, type EventPublisher, type PublisherOptions } from './publisher.js';
 import { preflightResponseSchema, trackBodySchema, trackQuerySchema, trackResponseSchema } from './schemas.js';
 import { createTrackHandler } from './track-handler.js';
+import { defaultPolicySource, type ChatbotPolicySource } from './policy/chatbot-policy.js';
 import { registerBatchRoute } from './batch-handler.js';
 import { registerTrackRateLimit, type TrackRateLimitOptions } from './rate-limit.js';
 import { registerTrackerScriptRoute } from './tracker-route.js';
@@ -33,6 +34,11 @@ export interface IngestAppOptions {
   batching?: Omit<PublisherOptions, 'bus' | 'metrics'>;
   /** The rate-limit store's bound and clock (tests); the budget itself is config.track. */
   rateLimit?: Pick<TrackRateLimitOptions, 'maxKeys' | 'now'>;
+  /**
+   * Each chatbot's allowed origins and purchase rules (src/policy/). The entry points pass one
+   * backed by PostgreSQL (createPolicySource); without it every chatbot has the defaults.
+   */
+  policies?: ChatbotPolicySource;
 }
 
 export const TRACK_POST_PATHS = ['/api/analytics/track', '/api/events/track', '/api/save'] as const;
@@ -84,7 +90,8 @@ export const ingestApp: FastifyPluginAsync<IngestAppOptions> = async (app: Fasti
   // One store keyed by client IP for every route of this scope: all aliases share one budget.
   const chargeMore = registerTrackRateLimit(app, { max: config.track.rateLimitPerMinute, timeWindowMs: 60_000, ...opts.rateLimit });
 
-  const handler = createTrackHandler({ publisher, metrics, clock, hashClient });
+  const policies = opts.policies ?? defaultPolicySource;
+  const handler = createTrackHandler({ publisher, metrics, clock, hashClient, policies });
   const common = {
     bodyLimit: TRACK_BODY_LIMIT,
     // A HEAD twin of the GET form would record an event on every link-checker probe.
@@ -119,7 +126,7 @@ export const ingestApp: FastifyPluginAsync<IngestAppOptions> = async (app: Fasti
       },
     }, handler);
   }
-  registerBatchRoute(app, { publisher, metrics, registry, clock, hashClient, chargeMore });
+  registerBatchRoute(app, { publisher, metrics, registry, clock, hashClient, policies, chargeMore });
   registerTrackerScriptRoute(app);
   for (const prefix of TRACK_PREFIXES) {
     await app.register(async (scope) => { scope.setNotFoundHandler(trackNotFound); }, { prefix });
@@ -134,4 +141,8 @@ export { createOriginPolicy } from './origin-policy.js';
 export { createIngestMetrics } from './metrics.js';
 export { TRACK_BODY_LIMIT } from './body-parsers.js';
 export { waitForBus } from './bus-ready.js';
+export { createPolicySource } from './policy/source.js';
+export { createChatbotPolicyRepository } from './policy/policy-repository.js';
+export { type ChatbotPolicySource, type ChatbotPolicyRow, DEFAULT_CHATBOT_POLICY } from './policy/chatbot-policy.js';
+export { createCachedPolicySource, POLICY_TTL_MS } from './policy/policy-cache.js';
 export { limitHeapGrowth, INGEST_HEAP_GROWING_PERCENT } from './heap-policy.js';

@@ -1,20 +1,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import type { BusMessage } from '@chatlytics/bus';
-import { encodeStoredEvent, normalizeEvent, validateTrackingBody, type FieldErrors } from '@chatlytics/events';
+import { normalizeEvent, validateTrackingBody, type FieldErrors } from '@chatlytics/events';
 import { BATCH_LIMITS, batchBodySchema, batchResponseSchema } from './batch-schemas.js';
 import { answerPreflight } from './cors.js';
 import { BUS_RETRY_AFTER_SECONDS, TrackError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
 import type { EventPublisher } from './publisher.js';
 import type { ChargeMore } from './rate-limit.js';
+import type { ChatbotPolicySource } from './policy/chatbot-policy.js';
+import { enforce, type Enforced } from './policy/enforce.js';
 import { preflightResponseSchema } from './schemas.js';
 
 export const BATCH_PATH = '/api/analytics/batch';
 
 export interface BatchRouteDeps {
   publisher: Pick<EventPublisher, 'publish'>;
-  metrics: Pick<IngestMetrics, 'accepted' | 'rejected'>;
+  metrics: Pick<IngestMetrics, 'accepted' | 'rejected' | 'setAside'>;
+  policies: ChatbotPolicySource;
   registry: Registry;
   clock: () => Date;
   hashClient: (ip: string) => string;
@@ -59,12 +62,17 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
       log: request.log,
     };
     const rejected: Rejected[] = [];
-    const messages: BusMessage[] = [];
+    const checks: Promise<Enforced>[] = [];
+    const origin = request.headers.origin;
     body.events.forEach((input, index) => {
       const result = validateTrackingBody(input);
-      if (result.ok) messages.push(encodeStoredEvent(normalizeEvent(result.value, ctx)));
+      if (result.ok) checks.push(enforce(deps.policies, normalizeEvent(result.value, ctx), result.value.data, origin));
       else rejected.push({ index, code: result.code, errors: result.errors });
     });
+    // Per request: one event naming a chatbot that refuses this origin refuses the whole batch
+    // (403 ANALYTICS_003), as the track route would; a tracker's batch comes from one page.
+    const enforced = await Promise.all(checks);
+    const messages: BusMessage[] = enforced.map((e) => e.message);
     try {
       // The publisher gathers these into one bus write (with other requests' events).
       await Promise.all(messages.map((m) => deps.publisher.publish(m)));
@@ -73,6 +81,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
       throw new TrackError('ANALYTICS_004', { retryAfter: BUS_RETRY_AFTER_SECONDS, cause: err });
     }
     deps.metrics.accepted.inc(messages.length);
+    for (const e of enforced) if (e.setAside) deps.metrics.setAside.inc({ reason: e.setAside });
     for (const r of rejected) deps.metrics.rejected.inc({ reason: r.code });
     reply.code(200);
     return { success: true, accepted: messages.length, rejected };

@@ -1,15 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { encodeStoredEvent, normalizeEvent, validateTrackingBody } from '@chatlytics/events';
+import { normalizeEvent, validateTrackingBody } from '@chatlytics/events';
 import { BUS_RETRY_AFTER_SECONDS, TrackError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
 import { PublisherOverloadedError, type EventPublisher } from './publisher.js';
+import type { ChatbotPolicySource } from './policy/chatbot-policy.js';
+import { enforce } from './policy/enforce.js';
 
 /** After an overload refusal: the queue drains in well under a second at the bus's pace. */
 export const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 
 export interface TrackHandlerDeps {
   publisher: Pick<EventPublisher, 'publish'>;
-  metrics: Pick<IngestMetrics, 'accepted'>;
+  metrics: Pick<IngestMetrics, 'accepted' | 'setAside'>;
+  policies: ChatbotPolicySource;
   clock: () => Date;
   hashClient: (ip: string) => string;
 }
@@ -32,8 +35,9 @@ export function createTrackHandler(deps: TrackHandlerDeps) {
       clientHash: deps.hashClient(request.ip),
       log: request.log,
     });
+    const { message, setAside } = await enforce(deps.policies, event, result.value.data, request.headers.origin);
     try {
-      await deps.publisher.publish(encodeStoredEvent(event));
+      await deps.publisher.publish(message);
     } catch (err) {
       // Overload is answered many times a second while it lasts: counted in metrics, not logged.
       if (err instanceof PublisherOverloadedError) throw new TrackError('ANALYTICS_004', { retryAfter: OVERLOAD_RETRY_AFTER_SECONDS, cause: err });
@@ -41,6 +45,7 @@ export function createTrackHandler(deps: TrackHandlerDeps) {
       throw new TrackError('ANALYTICS_004', { retryAfter: BUS_RETRY_AFTER_SECONDS, cause: err });
     }
     deps.metrics.accepted.inc();
+    if (setAside) deps.metrics.setAside.inc({ reason: setAside });
     reply.code(200);
     return { success: true };
   };

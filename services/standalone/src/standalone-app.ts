@@ -3,7 +3,7 @@ import { createMetricsRegistry, opsPlugin, resolveSessionSecret, type Config, ty
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createHttpServer } from '@chatlytics/core/http';
 import { CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, createQueryLogWriter, sqlKeyAuth } from '@chatlytics/clickhouse';
-import { ingestApp, waitForBus } from '@chatlytics/ingest';
+import { createPolicySource, ingestApp, waitForBus } from '@chatlytics/ingest';
 import { createSqlKeyRepository, dashboardApp, dashboardSecuritySchemes, pagesNotFound } from '@chatlytics/dashboard';
 import { createConsumer } from '@chatlytics/consumer';
 import { openEngines, clickhouseDataPath } from './engines.js';
@@ -66,7 +66,10 @@ export async function buildStandalone(config: Config, log: Logger, opts: { plugi
         { name: 'bus', check: async () => { await engines.bus.ping(); return { consumer_lag: await engines.bus.lag() }; } },
       ],
     });
-    await app.register(ingestApp, { config, bus: engines.bus, log, registry, clientHashSecret: secret });
+    await app.register(ingestApp, {
+      config, bus: engines.bus, log, registry, clientHashSecret: secret,
+      policies: createPolicySource({ db: engines.postgres.db, log, registry }),
+    });
     await app.register(dashboardApp, {
       config, postgres: engines.postgres, clickhouse: engines.clickhouse, log,
       sessionSecret: secret,

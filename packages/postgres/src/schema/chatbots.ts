@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import {
-  boolean, customType, date, foreignKey, index, integer, jsonb, pgTable, real, text, timestamp, unique, uuid,
+  boolean, customType, date, foreignKey, index, integer, jsonb, numeric, pgTable, real, text, timestamp, unique, uuid,
   type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
 import { accounts, createdAt, updatedAt } from './accounts.js';
@@ -26,6 +26,20 @@ export const chatbots = pgTable('chatbots', {
   language: text('language').notNull().default('en'),
   integratedAt: date('integrated_at', { mode: 'string' }),
   settings: jsonb('settings').$type<ChatbotSettings>().notNull().default({}),
+  /**
+   * The shop's browser origins (services/ingest/README.md, "Per-chatbot origins"): a browser
+   * event from any other origin is refused. Empty: any origin.
+   */
+  allowedOrigins: text('allowed_origins').array().notNull().default(sql`'{}'::text[]`),
+  /** A purchase worth more EUR than this is set aside, not counted (DEFAULT_MAX_PURCHASE_EUR). */
+  maxPurchaseEur: numeric('max_purchase_eur', { mode: 'number' }).notNull().default(100000),
+  /** Only purchases signed with purchase_signing_secret count (and claim their order number). */
+  requireSignedPurchases: boolean('require_signed_purchases').notNull().default(false),
+  /**
+   * The HMAC key of signed purchases. In clear because the ingest computes the HMAC with it;
+   * shown once when generated and never returned by the API or the pages afterwards.
+   */
+  purchaseSigningSecret: text('purchase_signing_secret'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [

@@ -19,6 +19,10 @@ export const ChatbotDetail = Type.Object({
   ...ChatbotListItem.properties,
   companyName: Nullable(Type.String()),
   supportEmail: Nullable(Type.String()),
+  allowedOrigins: Type.Array(Type.String(), { description: "The shop's browser origins; a browser event from any other is refused (403 ANALYTICS_003). Empty: any origin" }),
+  maxPurchaseEur: Type.Number({ description: 'A purchase worth more EUR than this is set aside, not counted as revenue' }),
+  requireSignedPurchases: Type.Boolean({ description: 'Only purchases signed by the shop\'s backend count (services/ingest/README.md, "Verified purchases")' }),
+  hasSigningSecret: Type.Boolean({ description: 'Whether a purchase signing secret exists; the secret itself is only shown when generated' }),
 });
 
 export function presentChatbot(row: ChatbotRow, now: Date) {
@@ -44,8 +48,16 @@ export function presentChatbotDetail(row: ChatbotRow, now: Date) {
     ...presentChatbot(row, now),
     companyName: text(row.settings?.companyName),
     supportEmail: text(row.settings?.supportEmail),
+    allowedOrigins: row.allowedOrigins,
+    maxPurchaseEur: row.maxPurchaseEur,
+    requireSignedPurchases: row.requireSignedPurchases,
+    hasSigningSecret: row.hasSigningSecret,
   };
 }
+
+export const SigningSecret = Type.String({
+  description: 'The purchase signing secret (HMAC-SHA256 key). Shown this once: store it in the shop\'s backend; only a new one can be generated later',
+});
 
 export const CreatedChatbot = Type.Object({
   ...ChatbotDetail.properties,

@@ -1,7 +1,23 @@
+import { randomBytes } from 'node:crypto';
 import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { chatbots, type Database } from '@chatlytics/postgres';
 
-export type ChatbotRow = typeof chatbots.$inferSelect & { conversations: number };
+/** A chatbot as the dashboard sees it: never its purchase signing secret, only whether it has one. */
+export type ChatbotRow = Omit<typeof chatbots.$inferSelect, 'purchaseSigningSecret'> & { conversations: number; hasSigningSecret: boolean };
+
+/** The settings the tracking endpoint enforces (services/ingest/README.md); all optional in a change. */
+export interface ChatbotTrackingSettings {
+  allowedOrigins?: string[];
+  maxPurchaseEur?: number;
+  requireSignedPurchases?: boolean;
+}
+
+/** 32 random bytes: the HMAC key a shop's backend signs its purchases with; shown once. */
+export const newSigningSecret = () => `cps_${randomBytes(32).toString('base64url')}`;
+
+const { purchaseSigningSecret, ...visibleColumns } = getTableColumns(chatbots);
+const hasSigningSecret = sql<boolean>`(${purchaseSigningSecret} is not null)`.mapWith(Boolean);
+const returned = { ...visibleColumns, hasSigningSecret };
 
 // Spelled out: drizzle renders columns unqualified inside a single-table select, and an
 // unqualified `id` in this subquery would mean the conversation's own id.
@@ -10,26 +26,50 @@ const conversationCount = sql<number>`(select count(*)::int from conversations c
 
 /** Chatbots, always scoped to one account: another account's chatbot does not exist here. */
 export function createChatbotRepository({ db }: { db: Database }) {
+  async function findForAccount(accountId: string, id: string): Promise<ChatbotRow | null> {
+    const [row] = await db.select({ ...returned, conversations: conversationCount })
+      .from(chatbots).where(and(eq(chatbots.accountId, accountId), eq(chatbots.id, id))).limit(1);
+    return row ?? null;
+  }
+
   return {
     /** Ordered by name (then id, for a stable order between equal names): the order of a picker. */
     async listForAccount(accountId: string): Promise<ChatbotRow[]> {
-      return db.select({ ...getTableColumns(chatbots), conversations: conversationCount })
+      return db.select({ ...returned, conversations: conversationCount })
         .from(chatbots).where(eq(chatbots.accountId, accountId))
         .orderBy(asc(chatbots.name), asc(chatbots.id));
     },
 
-    async findForAccount(accountId: string, id: string): Promise<ChatbotRow | null> {
-      const [row] = await db.select({ ...getTableColumns(chatbots), conversations: conversationCount })
-        .from(chatbots).where(and(eq(chatbots.accountId, accountId), eq(chatbots.id, id))).limit(1);
-      return row ?? null;
-    },
+    findForAccount,
 
     /** A new chatbot of the account, not yet integrated (no events until its snippet is embedded). */
-    async create(accountId: string, input: { name: string; language: string; abTestEnabled: boolean }): Promise<ChatbotRow> {
+    async create(accountId: string, input: { name: string; language: string; abTestEnabled: boolean } & ChatbotTrackingSettings): Promise<ChatbotRow> {
       const [row] = await db.insert(chatbots).values({
         accountId, name: input.name, language: input.language, settings: { abTestEnabled: input.abTestEnabled },
-      }).returning();
+        ...trackingColumns(input),
+      }).returning(returned);
       return { ...row, conversations: 0 };
+    },
+
+    /** Changes the tracking settings given; null when the account has no such chatbot. */
+    async updateTrackingSettings(accountId: string, id: string, input: ChatbotTrackingSettings): Promise<ChatbotRow | null> {
+      const set = trackingColumns(input);
+      if (Object.keys(set).length > 0) {
+        await db.update(chatbots).set({ ...set, updatedAt: sql`now()` })
+          .where(and(eq(chatbots.accountId, accountId), eq(chatbots.id, id)));
+      }
+      return findForAccount(accountId, id);
+    },
+
+    /**
+     * A new purchase signing secret replaces the old one at once (purchases signed with the old
+     * one stop counting when the ingest's cache renews, within 15 s); the only time it is returned.
+     */
+    async rotateSigningSecret(accountId: string, id: string): Promise<string | null> {
+      const secret = newSigningSecret();
+      const rows = await db.update(chatbots).set({ purchaseSigningSecret: secret, updatedAt: sql`now()` })
+        .where(and(eq(chatbots.accountId, accountId), eq(chatbots.id, id))).returning({ id: chatbots.id });
+      return rows.length > 0 ? secret : null;
     },
 
     async existsForAccount(accountId: string, id: string): Promise<boolean> {
@@ -40,3 +80,11 @@ export function createChatbotRepository({ db }: { db: Database }) {
   };
 }
 export type ChatbotRepository = ReturnType<typeof createChatbotRepository>;
+
+function trackingColumns(input: ChatbotTrackingSettings) {
+  return {
+    ...(input.allowedOrigins !== undefined ? { allowedOrigins: input.allowedOrigins } : {}),
+    ...(input.maxPurchaseEur !== undefined ? { maxPurchaseEur: input.maxPurchaseEur } : {}),
+    ...(input.requireSignedPurchases !== undefined ? { requireSignedPurchases: input.requireSignedPurchases } : {}),
+  };
+}

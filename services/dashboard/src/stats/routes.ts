@@ -9,6 +9,7 @@ import {
   StatsQuery, TimeseriesResponse,
 } from './schemas.js';
 import type { StatsService } from './service.js';
+import { SetAsideResponse } from './set-aside.js';
 
 export interface StatsRoutesOptions {
   /** The statistics of the JSON API and of the app pages (one cache, one set of definitions). */
@@ -57,6 +58,9 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
 
   app.get('/analytics/stats/purchases', route('Purchases, revenue and conversion with and without chat; A/B test', PurchasesResponse, StatsQuery), async (req) =>
     stats.purchases(account(req), req.query.chatbot_id, frame(req.query)));
+
+  app.get('/analytics/stats/set-aside-purchases', route('Purchases accepted but not counted: implausible, or unverified when signatures are required', SetAsideResponse, StatsQuery), async (req) =>
+    stats.setAsidePurchases(account(req), req.query.chatbot_id, frame(req.query)));
 
   app.get('/analytics/stats/timeseries', route('Daily visitors, conversations, purchases and revenue (UTC days)', TimeseriesResponse, StatsQuery), async (req) =>
     stats.timeseries(account(req), req.query.chatbot_id, frame(req.query)));

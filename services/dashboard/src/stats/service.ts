@@ -5,6 +5,7 @@ import { createInFlight, createResultCache } from './cache.js';
 import type { StatsChatbot } from './conversation-stats-repository.js';
 import { checkDateRange, RANGE_MESSAGES, rangeWindow, type StatsFrame } from './date-range.js';
 import { createStatsRepository } from './repository.js';
+import { createSetAsideRepository } from './set-aside.js';
 import { daysWindow, parseInsightsTimeframe, utcDate, type StatsWindow } from './timeframe.js';
 
 export interface StatsServiceOptions {
@@ -32,6 +33,7 @@ export const DEFAULT_TIMEFRAME_DAYS = 7;
  */
 export function createStatsService(opts: StatsServiceOptions) {
   const repo = createStatsRepository({ clickhouse: opts.clickhouse, db: opts.db, appUrl: opts.appUrl });
+  const setAside = createSetAsideRepository({ clickhouse: opts.clickhouse });
   const clock = opts.clock ?? (() => new Date());
   const cache = createResultCache({ ttlMs: opts.cacheTtlMs ?? DEFAULT_STATS_CACHE_TTL_MS });
 
@@ -97,6 +99,9 @@ export function createStatsService(opts: StatsServiceOptions) {
     // abTestEnabled changes the body's shape: it belongs in the key.
     purchases: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
       daysStat(accountId, chatbotId, frame, at, 'purchases', (c, w) => repo.purchases(c, w), (c) => `/${c.abTestEnabled}`),
+    /** Purchases accepted but set aside (implausible, unverified) in the window: the app's note under revenue. */
+    setAsidePurchases: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
+      daysStat(accountId, chatbotId, frame, at, 'set-aside-purchases', (c, w) => setAside.setAsidePurchases(c.id, w)),
     async conversationInsights(accountId: string, chatbotId: string, timeframe: string) {
       await ownChatbot(accountId, chatbotId);
       return cached(accountId, 'conversation-insights', chatbotId, timeframe.trim().toLowerCase(), async () => {

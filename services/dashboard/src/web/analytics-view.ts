@@ -5,6 +5,7 @@ import type { StatsService } from '../stats/service.js';
 import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';
 import { jsonBlock } from './layout.js';
 import { barChart, intervalChart } from './svg-charts.js';
+import { setAsideNote } from './tracking-settings-views.js';
 
 type Awaited2<T> = T extends Promise<infer U> ? U : T;
 export interface AnalyticsData {
@@ -13,6 +14,9 @@ export interface AnalyticsData {
   popup: Awaited2<ReturnType<StatsService['popupMetrics']>>;
   purchases: Awaited2<ReturnType<StatsService['purchases']>>;
   timeseries: Awaited2<ReturnType<StatsService['timeseries']>>;
+  /** Purchases accepted but not counted (implausible, unverified): a note under revenue when there are any. */
+  chatbotId?: string;
+  setAside?: Awaited2<ReturnType<StatsService['setAsidePurchases']>>;
 }
 
 export const TIMEFRAME_CHOICES = [1, 7, 30, 90];
@@ -134,7 +138,7 @@ ${stat('Conversion with chat', 'purchases.conversion_rate_with_chat', u.conversi
 ${stat('Conversion without chat', 'purchases.conversion_rate_without_chat', u.conversion_rate_without_chat, fmtPercent(u.conversion_rate_without_chat))}
 ${stat('Order value with chat', 'purchases.aov_with_chat', u.aov_with_chat, fmtEur(u.aov_with_chat))}
 ${stat('Order value without chat', 'purchases.aov_without_chat', u.aov_without_chat, fmtEur(u.aov_without_chat))}
-</dl></section>
+</dl>${d.setAside ? setAsideNote(d.chatbotId ?? '', d.setAside) : ''}</section>
 ${'ab_test' in u ? abBlock(u.ab_test) : ''}`;
 }
 

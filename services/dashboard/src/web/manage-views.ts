@@ -126,5 +126,5 @@ ${flashMessages(flash)}
 <label for="snippet">Snippet</label>
 <textarea id="snippet" class="copy" readonly rows="4">${embed.snippet}</textarea>
 <p class="hint">Select the field and copy it. The tracker is served from <code>${embed.trackerUrl}</code>.</p>
-<p><a href="/app/${bot.id}/analytics">Open ${bot.name}'s analytics</a> · <a href="/app">All chatbots</a></p></section>`;
+<p><a href="/app/${bot.id}/analytics">Open ${bot.name}'s analytics</a> · <a href="/app/${bot.id}/tracking">Tracking settings: allowed origins, signed purchases</a> · <a href="/app">All chatbots</a></p></section>`;
 }

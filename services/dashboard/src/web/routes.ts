@@ -122,14 +122,14 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     // One window for every block. The ClickHouse statistics first, the longest first:
     // PostgreSQL's overview runs on this thread (PGlite) and would otherwise delay their start.
     const at = deps.clock();
-    const [purchases, timeseries, engagement, popup, overview] = await Promise.all([
+    const [purchases, timeseries, engagement, popup, overview, setAside] = await Promise.all([
       stats.purchases(accountId, current.id, frame, at), stats.timeseries(accountId, current.id, frame, at),
       stats.engagement(accountId, current.id, frame, at), stats.popupMetrics(accountId, current.id, frame, at),
-      stats.overview(accountId, current.id, frame, at),
+      stats.overview(accountId, current.id, frame, at), stats.setAsidePurchases(accountId, current.id, frame, at),
     ]);
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries }, typeof frame !== 'number', csvLinks(current.id, frame))}`,
+      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries, setAside, chatbotId: current.id }, typeof frame !== 'number', csvLinks(current.id, frame))}`,
     });
   });
 

@@ -1,0 +1,83 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { DEFAULT_CURRENCY } from './currency.js';
+import type { StoredEvent } from './stored-event.js';
+
+/**
+ * Why the ingest set a purchase aside instead of letting it count (services/ingest/README.md,
+ * "Purchases that do not count"). A closed list: it is the `reason` column of
+ * `events_rejected` for these rows and a metric label.
+ */
+export const SET_ASIDE_REASONS = ['implausible_value', 'implausible_quantity', 'unverified_signature', 'missing_signature'] as const;
+export type SetAsideReason = (typeof SET_ASIDE_REASONS)[number];
+
+/** The EUR cap of a chatbot that has not set its own (`chatbots.max_purchase_eur`'s default). */
+export const DEFAULT_MAX_PURCHASE_EUR = 100_000;
+/** No shop sells more of one product in one order; a line above this is set aside. */
+export const PLAUSIBLE_QUANTITY_MAX = 10_000;
+
+/**
+ * A set-aside purchase travels on the bus as its StoredEvent JSON with one extra key,
+ * `set_aside`, after the others. Not a StoredEvent property on purpose: the properties are the
+ * columns of `events`, and such a purchase never becomes a row there. The extra key also makes
+ * the message non-canonical, so the consumer's fast path declines it and its general path
+ * writes it to `events_rejected`.
+ */
+export function encodeSetAsideEvent(event: StoredEvent, reason: SetAsideReason): { key: string; value: Buffer } {
+  return { key: event.token, value: Buffer.from(JSON.stringify({ ...event, set_aside: reason })) };
+}
+
+/** `set_aside` of a decoded message: undefined when absent, null when present but not a known reason. */
+export function setAsideReasonOf(value: object): SetAsideReason | null | undefined {
+  const reason = (value as { set_aside?: unknown }).set_aside;
+  if (reason === undefined) return undefined;
+  return (SET_ASIDE_REASONS as readonly unknown[]).includes(reason) ? reason as SetAsideReason : null;
+}
+
+export interface PurchasePolicy {
+  maxPurchaseEur: number;
+  requireSignedPurchases: boolean;
+  /** The chatbot's purchase signing secret; null when none was generated. */
+  signingSecret: string | null;
+}
+
+/**
+ * The text a shop's backend signs (services/ingest/README.md, "Verified purchases"): chatbot
+ * id, order number, Σ value × quantity over the items with exactly two decimals, and the
+ * currency (data.currency upper-cased, EUR when absent), joined by '\n'. The shop's own amount
+ * in its own currency: the EUR conversion is ours, the backend does not know it.
+ */
+export function purchaseSigningText(event: Pick<StoredEvent, 'chatbot_id' | 'order_num' | 'total_value' | 'currency'>): string {
+  return `${event.chatbot_id}\n${event.order_num}\n${event.total_value.toFixed(2)}\n${event.currency || DEFAULT_CURRENCY}`;
+}
+
+/** HMAC-SHA256 of the signing text, lower-case hex: what `data.signature` must hold. */
+export function signPurchase(secret: string, text: string): string {
+  return createHmac('sha256', secret).update(text, 'utf8').digest('hex');
+}
+
+const HEX_64 = /^[0-9a-fA-F]{64}$/;
+
+/** Constant-time check of a signature against the purchase. */
+export function purchaseSignatureValid(secret: string, event: Parameters<typeof purchaseSigningText>[0], signature: string): boolean {
+  if (!HEX_64.test(signature)) return false;
+  const expected = Buffer.from(signPurchase(secret, purchaseSigningText(event)), 'hex');
+  return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
+}
+
+/**
+ * Whether a purchase counts, and if not why. The signature first (with signing required, an
+ * unsigned purchase is unverified whatever it claims), then plausibility: a quantity no shop
+ * sells, or an EUR value over the chatbot's cap (either sign: a negative one would erase real
+ * revenue). A value in an unknown currency has no EUR value and no statistic counts it.
+ * Other events always count.
+ */
+export function setAsideReason(event: StoredEvent, signature: unknown, policy: PurchasePolicy): SetAsideReason | undefined {
+  if (event.event !== 'purchase') return undefined;
+  if (policy.requireSignedPurchases) {
+    if (typeof signature !== 'string' || signature === '') return 'missing_signature';
+    if (policy.signingSecret === null || !purchaseSignatureValid(policy.signingSecret, event, signature)) return 'unverified_signature';
+  }
+  if (event.items.some((item) => item.quantity > PLAUSIBLE_QUANTITY_MAX)) return 'implausible_quantity';
+  if (event.total_value_base !== null && Math.abs(event.total_value_base) > policy.maxPurchaseEur) return 'implausible_value';
+  return undefined;
+}
