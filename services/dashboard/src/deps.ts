@@ -11,6 +11,7 @@ import type { DataSourceRepository } from './repositories/data-source-repository
 import type { SearchRepository } from './repositories/search-repository.js';
 import type { SessionRepository } from './repositories/session-repository.js';
 import type { UserRepository } from './repositories/user-repository.js';
+import type { DigestRepository } from './digest/repository.js';
 import type { RawContentStorage } from './storage/raw-content-storage.js';
 
 /** What the dashboard's route plugins are given; built once in app.ts. */
@@ -33,5 +34,7 @@ export interface DashboardDeps {
     users: UserRepository;
     credentials: CredentialRepository;
     sessions: SessionRepository;
+    /** Each user's weekly digest switch and the weeks queued (src/digest). */
+    digests: DigestRepository;
   };
 }
