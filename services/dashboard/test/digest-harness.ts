@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { loadConfig } from '@chatlytics/core';
 import { createChdbEngine, runMigrations, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { users } from '@chatlytics/postgres';
@@ -77,7 +77,7 @@ export async function digestWorld(t: { teardown(fn: () => unknown): void }, vari
   return {
     tdb, clock, outbox: path.join(tdb.dataDir, 'mail-outbox'),
     async build(extra = {}) {
-      const app = Fastify({ loggerInstance: silentLog, pluginTimeout: 120_000 });
+      const app: FastifyInstance = Fastify({ loggerInstance: silentLog as FastifyBaseLogger, pluginTimeout: 120_000 });
       await app.register(dashboardApp, {
         config, postgres: tdb.postgres, clickhouse: ch, passwordCost: TEST_SCRYPT_COST, clock: () => new Date(clock.now),
         sealIntervalMs: 0, statsCacheTtlMs: 0, digest: { intervalMs: 0 }, passwordReset: { mail: { pollIntervalMs: 50 } }, ...extra,

@@ -197,8 +197,8 @@ t.test('GET/PUT /api/dashboard/notifications and the settings checkbox', async (
   const world = await digestWorld(t, pglite, ch);
   const app = await world.build();
   const cookie = await loginCookie(app, ANN);
-  const api = (method: 'GET' | 'PUT', headers: Record<string, string>, payload?: unknown) =>
-    app.inject({ method, url: '/api/dashboard/notifications', headers, ...(payload === undefined ? {} : { payload }) });
+  const api = (method: 'GET' | 'PUT', headers: Record<string, string>, payload?: Record<string, unknown>) =>
+    app.inject(payload === undefined ? { method, url: '/api/dashboard/notifications', headers } : { method, url: '/api/dashboard/notifications', headers, payload });
 
   t.same((await api('GET', { cookie })).json(), { success: true, data: { weekly_digest: true } }, 'on by default');
   t.same((await api('PUT', { cookie, origin: APP_URL }, { weekly_digest: false })).json(), { success: true, data: { weekly_digest: false } });

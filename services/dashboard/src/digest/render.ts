@@ -76,7 +76,7 @@ function mjmlAlerts(bot: ChatbotDigest): string {
   const body = bot.alerts.length === 0
     ? '<span style="color:#52606d">None.</span>'
     : `<ul style="margin:0;padding-left:20px">${bot.alerts.map((a) =>
-      `<li>${e(a.name)} <span style="color:#52606d">${e(a.firedAt.toISOString().slice(0, 16).replace('T', ' '))} UTC</span>${a.detail ? `<br>${e(a.detail)}` : ''}</li>`).join('')}</ul>`;
+      `<li>${e(a.name)}<br><span style="font-size:13px;color:#52606d">${e(a.firedAt.toISOString().slice(0, 16).replace('T', ' '))} UTC${a.detail ? ` · ${e(a.detail)}` : ''}</span></li>`).join('')}</ul>`;
   return `<mj-text padding-top="12px"><strong>Alerts that fired</strong><br>${body}</mj-text>`;
 }
 
@@ -98,17 +98,22 @@ ${mjmlAlerts(bot)}
 
 function mjmlOf(input: DigestMailInput): string {
   const { content } = input;
-  const intro = `${period(content)} (UTC), compared with the 7 days before (${content.windows.previous.from} to ${content.windows.previous.to}).`;
+  // Dates never break at their hyphens on a narrow screen.
+  const d = (day: string) => `<span style="white-space:nowrap">${e(day)}</span>`;
+  const { current, previous } = content.windows;
+  const intro = `${d(current.from)} to ${d(current.to)} (UTC), compared with the 7 days before (${d(previous.from)} to ${d(previous.to)}).`;
+  const preview = `${period(content)} (UTC), compared with the 7 days before.`;
   return `<mjml lang="en">
 <mj-head>
 <mj-title>${e(subjectOf(content))}</mj-title>
-<mj-preview>${e(intro)}</mj-preview>
-<mj-attributes><mj-all font-family="Helvetica, Arial, sans-serif" /><mj-text font-size="15px" line-height="22px" color="#1f2933" /></mj-attributes>
+<mj-preview>${e(preview)}</mj-preview>
+<mj-attributes><mj-all font-family="Helvetica, Arial, sans-serif" /><mj-text font-size="15px" line-height="22px" color="#1f2933" padding="4px 0" />
+<mj-table padding="4px 0" /><mj-button padding="16px 0 8px" /></mj-attributes>
 </mj-head>
 <mj-body background-color="#f4f5f7" width="600px">
 <mj-section padding="20px 16px 12px"><mj-column>
 <mj-text font-size="22px" font-weight="bold" padding-bottom="4px">Your Chatlytics week</mj-text>
-<mj-text color="#52606d">${e(intro)}</mj-text>
+<mj-text color="#52606d">${intro}</mj-text>
 </mj-column></mj-section>
 ${content.chatbots.length === 0 ? '<mj-section background-color="#ffffff" padding="16px"><mj-column><mj-text>Your account has no chatbot yet.</mj-text></mj-column></mj-section>' : content.chatbots.map((b) => mjmlChatbot(b, input.appUrl)).join('\n')}
 <mj-section padding="12px 16px 24px"><mj-column>
