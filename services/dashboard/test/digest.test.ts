@@ -30,13 +30,13 @@ for (const variant of databaseVariants()) {
     const transport: MailTransport = { kind: 'outbox', async send(mail) { sent.push(mail); } };
     const config = loadConfig({ APP_URL, SESSION_SECRET: SECRET });
     // One service per "process": each has its own statistics service and scheduler.
-    const process = () => buildDigestService({
+    const dashboardProcess = () => buildDigestService({
       config, db, transport, log: silentLog, clock: () => new Date(world.clock.now), secret: SECRET,
       stats: createStatsService({ clickhouse: ch, db, appUrl: APP_URL, clock: () => new Date(world.clock.now), cacheTtlMs: 0 }),
       chatbots: createChatbotRepository({ db }),
     });
     const jobs = async () => (await db.select({ n: sql<number>`count(*)::int` }).from(emailJobs).where(eq(emailJobs.kind, DIGEST_JOB)))[0].n;
-    const [a, b] = [process(), process()];
+    const [a, b] = [dashboardProcess(), dashboardProcess()];
 
     world.clock.now = Date.parse('2026-02-09T06:59:59.999Z');
     t.same(await Promise.all([a.queueDue(), b.queueDue()]), [0, 0], 'Monday 06:59: not due yet');
@@ -49,13 +49,13 @@ for (const variant of databaseVariants()) {
     const schedulers = [a, b].map((digests) => createDigestScheduler({ digests, postgres: world.tdb.postgres, log: silentLog, intervalMs: 0 }));
     await Promise.all(schedulers.map((s) => s.runOnce()));
     world.clock.now = Date.parse('2026-02-15T23:59:00.000Z');
-    t.equal(await process().queueDue(), 0, 'a restart on Sunday queues nothing again');
+    t.equal(await dashboardProcess().queueDue(), 0, 'a restart on Sunday queues nothing again');
     t.equal(await jobs(), 3);
     const weeks = await db.select().from(digestSends);
     t.same(new Set(weeks.map((w) => w.weekStart)), new Set(['2026-02-09']), 'keyed by the Monday of the week');
 
     world.clock.now = Date.parse('2026-02-16T07:00:00.000Z');
-    t.equal(await process().queueDue(), 3, 'the next week: again once each');
+    t.equal(await dashboardProcess().queueDue(), 3, 'the next week: again once each');
     t.equal(await jobs(), 6);
     const [job] = await db.select().from(emailJobs).where(eq(emailJobs.kind, DIGEST_JOB)).orderBy(sql`created_at desc`).limit(1);
     t.equal(job.payload.sendDay, '2026-02-16');
@@ -236,4 +236,22 @@ t.test('the week and its windows', async (t) => {
   t.same(dueWeek(new Date('2026-02-12T18:00:00Z'), { weekday: 4, hourUtc: 18 }), { weekStart: '2026-02-09', sendAt: new Date('2026-02-12T18:00:00Z') });
   t.same(digestWindows('2026-03-02'), { current: { from: '2026-02-23', to: '2026-03-01' }, previous: { from: '2026-02-16', to: '2026-02-22' } });
   t.equal(NOW - Date.parse('2026-02-09T07:00:00Z'), DAY + 3_600_000);
+});
+
+t.test('the insights timeframe FROM..TO: the window and refusals of from/to', async (t) => {
+  const { parseInsightsTimeframe } = await import('../src/stats/timeframe.js');
+  const now = new Date(NOW);
+  t.same(parseInsightsTimeframe(' 2026-02-02..2026-02-08 ', now), { ok: true, window: { from: new Date('2026-02-02T00:00:00.000Z'), to: new Date('2026-02-08T23:59:59.999Z') } });
+  t.same(parseInsightsTimeframe('2026-02-09..2026-02-10', now), { ok: true, window: { from: new Date('2026-02-09T00:00:00.000Z'), to: now } }, 'cut at now');
+  for (const bad of ['2026-02-08..2026-02-02', '2026-02-02..2026-02-11', '2026-02-30..2026-03-01', '2024-01-01..2026-01-01', '1899-12-31..1900-01-02']) {
+    t.equal(parseInsightsTimeframe(bad, now).ok, false, bad);
+  }
+  const world = await digestWorld(t, pglite, ch);
+  const app = await world.build();
+  const get = (timeframe: string) => app.inject({ method: 'GET', url: '/api/dashboard/analytics/stats/conversation-insights', query: { chatbot_id: IDS.botA, timeframe }, headers: asKey });
+  const reversed = await get('2026-02-08..2026-02-02');
+  t.equal(reversed.statusCode, 422);
+  t.same(reversed.json().errors, { timeframe: ['The to date must not be before the from date.'] });
+  t.equal((await get('2026-02-02..2026-02-08')).statusCode, 200);
+  t.equal((await get('2026-02-02...2026-02-08')).statusCode, 422, 'the pattern is exact');
 });
