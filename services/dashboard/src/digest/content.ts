@@ -43,9 +43,9 @@ export interface DigestContent {
 export const TOP_ITEMS = 3;
 
 /**
- * The digest's figures, read through the statistics service with the account's own
- * credentials' rules (ownership, windows, rounding): each one is what
- * `GET /api/dashboard/analytics/stats/…?from=…&to=…` answers for the same days.
+ * The digest's figures, read through the statistics service (the account's ownership check, the
+ * range window, the rounding): each one is what `GET /api/dashboard/analytics/stats/…?from=…&to=…`
+ * (insights: `timeframe=FROM..TO`) answers the account for the same days.
  */
 export function createDigestContent(deps: { stats: StatsService; chatbots: ChatbotRepository; firedAlerts?: FiredAlertsSource }) {
   const { stats } = deps;

@@ -9,7 +9,7 @@ import type { DigestContentReader } from './content.js';
 import { createDigestRepository } from './repository.js';
 import { renderDigest } from './render.js';
 import { dueWeek, sendTimeOf, utcDay, type DigestSchedule } from './schedule.js';
-import { UNSUBSCRIBE_PATH, type UnsubscribeSigner } from './unsubscribe.js';
+import type { UnsubscribeSigner } from './unsubscribe.js';
 
 /** Kind of the digest's rows in email_jobs. */
 export const DIGEST_JOB = 'weekly_digest';
@@ -103,4 +103,3 @@ export function createDigestService(d: DigestServiceDeps) {
   };
 }
 export type DigestService = ReturnType<typeof createDigestService>;
-export { UNSUBSCRIBE_PATH };
