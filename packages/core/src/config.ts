@@ -43,6 +43,11 @@ export const EnvSchema = Type.Object({
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
   RESEND_TEMPLATE_ID: Type.Optional(Type.String({ minLength: 1 })),
   PASSWORD_RESET_EXPIRE_MINUTES: Type.Optional(PositiveNumber),
+  DIGEST_WEEKDAY: Type.Optional(Type.String({
+    pattern: '^([1-7]|[Mm]on(day)?|[Tt]ue(sday)?|[Ww]ed(nesday)?|[Tt]hu(rsday)?|[Ff]ri(day)?|[Ss]at(urday)?|[Ss]un(day)?)$',
+    description: 'a weekday: 1 (Monday) to 7 (Sunday) or its English name',
+  })),
+  DIGEST_HOUR_UTC: Type.Optional(Type.String({ pattern: '^([0-9]|1[0-9]|2[0-3])$', description: 'an hour from 0 to 23' })),
   PASSWORD_RESET_THROTTLE_SECONDS: Type.Optional(PositiveNumber),
   TRACK_RATE_LIMIT_PER_MINUTE: Type.Optional(PositiveInt),
   ALLOWED_ORIGINS: Type.Optional(Type.String()),
@@ -118,6 +123,8 @@ export interface Config {
   ingestPublicUrl: string;
   mail: { resendApiKey?: string; resendBaseUrl?: string; from: string; templateId?: string };
   passwordReset: { expireMinutes: number; throttleSeconds: number };
+  /** When the weekly digest goes out: ISO weekday (1 = Monday … 7 = Sunday) and hour, UTC. */
+  digest: { weekday: number; hourUtc: number };
   track: { rateLimitPerMinute: number; allowedOrigins?: string[] };
   trustProxy?: string[];
   sessionSecret?: string;
@@ -182,6 +189,10 @@ const num = (v: string | undefined, dflt: number) => (v === undefined ? dflt : N
 const list = (v: string | undefined) =>
   v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean);
 
+const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+/** `1`–`7` or a name the schema accepted (`Monday`, `mon`, …) as the ISO weekday number. */
+const weekdayNumber = (v: string) => (/^[1-7]$/.test(v) ? Number(v) : WEEKDAYS.indexOf(v.slice(0, 3).toLowerCase()) + 1);
+
 /** Parse the environment; throws ConfigError whose message is one line naming the variable. */
 export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = process.cwd()): Config {
   const env: Record<string, string> = {};
@@ -243,6 +254,10 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
     passwordReset: {
       expireMinutes: Number(e.PASSWORD_RESET_EXPIRE_MINUTES ?? 60),
       throttleSeconds: Number(e.PASSWORD_RESET_THROTTLE_SECONDS ?? 60),
+    },
+    digest: {
+      weekday: weekdayNumber(e.DIGEST_WEEKDAY ?? '1'),
+      hourUtc: Number(e.DIGEST_HOUR_UTC ?? 7),
     },
     track: {
       rateLimitPerMinute: Number(e.TRACK_RATE_LIMIT_PER_MINUTE ?? 120),

@@ -24,6 +24,14 @@ t.test('defaults follow the configuration table in README.md', async (t) => {
   t.equal(c.dashboardPort, 3002);
   t.equal(c.consumerPort, 3003);
   t.equal(c.sql.limits.maxThreads, 1, 'a data-team query runs on one thread');
+  t.same(c.digest, { weekday: 1, hourUtc: 7 }, 'the weekly digest: Monday 07:00 UTC');
+});
+
+t.test('DIGEST_WEEKDAY takes 1-7 or an English weekday name; DIGEST_HOUR_UTC 0-23', async (t) => {
+  const cases: [string, number][] = [['1', 1], ['7', 7], ['monday', 1], ['Sunday', 7], ['wed', 3], ['Fri', 5], ['saturday', 6], ['thu', 4], ['Tuesday', 2]];
+  for (const [value, weekday] of cases) t.equal(loadConfig({ DIGEST_WEEKDAY: value }).digest.weekday, weekday, value);
+  t.equal(loadConfig({ DIGEST_HOUR_UTC: '0' }).digest.hourUtc, 0);
+  t.equal(loadConfig({ DIGEST_HOUR_UTC: '23' }).digest.hourUtc, 23);
 });
 
 t.test('parses lists, booleans and fractions', async (t) => {
@@ -54,6 +62,8 @@ const bad: [string, string][] = [
   ['PASSWORD_RESET_EXPIRE_MINUTES', '-1'], ['KAFKA_CREATE_TOPICS', 'maybe'], ['KAFKA_PARTITIONS', '0'], ['CLICKHOUSE_DATABASE', 'a-b'],
   ['KAFKA_RETENTION_HOURS', '0'], ['CONSUMER_LAG_ALERT_SECONDS', '1.5'],
   ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '0'], ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '17'], ['SQL_MAX_THREADS', '0'],
+  ['DIGEST_WEEKDAY', '0'], ['DIGEST_WEEKDAY', '8'], ['DIGEST_WEEKDAY', 'someday'], ['DIGEST_WEEKDAY', 'mo'], ['DIGEST_HOUR_UTC', '24'], ['DIGEST_HOUR_UTC', '-1'],
+  ['DIGEST_HOUR_UTC', '7.5'],
 ];
 for (const [name, value] of bad) {
   t.test(`a bad ${name} stops start-up with one line naming it`, async (t) => {

@@ -36,6 +36,11 @@ import { manageRoutes } from './web/manage-routes.js';
 import { trackingSettingsRoutes } from './web/tracking-settings-routes.js';
 import { dataSourcePageRoutes } from './web/data-source-routes.js';
 import { createVisitorEventRepository } from './repositories/visitor-event-repository.js';
+import { createDigestRepository } from './digest/repository.js';
+import {
+  buildDigestService, createUnsubscribeSigner, DEFAULT_DIGEST_INTERVAL_MS, digestSchedulerPlugin, notificationRoutes, unsubscribeRoutes, type DigestTuning,
+} from './digest/index.js';
+import { createMailTransport } from './mail/transport.js';
 
 export interface DashboardOptions {
   config: Config;
@@ -57,6 +62,8 @@ export interface DashboardOptions {
   statsCacheTtlMs?: number;
   /** Between runs of the hour sealer (src/stats/sealer.ts; default 60 s); 0 never runs it (tests that seal call it themselves). */
   sealIntervalMs?: number;
+  /** The weekly digest (src/digest): scheduler interval, the alerts source; tests shorten or stop the scheduler. */
+  digest?: DigestTuning;
 }
 
 /** Paths whose unknown sub-paths answer the dashboard's JSON 404 (see the response and error rules in services/dashboard/README.md). */
@@ -84,6 +91,7 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
       credentials: createCredentialRepository({ db }),
       sessions: createSessionRepository({ db }),
       loginFailures: createLoginFailureRepository({ db }),
+      digests: createDigestRepository({ db }),
     },
   };
 }
@@ -110,10 +118,26 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
 
   // Without ClickHouse there are no app pages: a form log-in then lands on the profile.
   await app.register(authRoutes, { deps, home: opts.clickhouse ? APP_HOME : HOME_AFTER_LOGIN });
-  await app.register(passwordResetApp, { ...opts.passwordReset, deps, db: opts.postgres.db, secret });
   const stats = opts.clickhouse
     ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock, cacheTtlMs: opts.statsCacheTtlMs })
     : undefined;
+  // One transport for every e-mail; the digest needs the statistics, so only a dashboard with ClickHouse sends it.
+  const transport = opts.passwordReset?.mail?.transport ?? createMailTransport(opts.config, deps.log.child({ component: 'mail' }));
+  const digest = stats
+    ? buildDigestService({
+      config: opts.config, db: opts.postgres.db, stats, chatbots: deps.repos.chatbots, secret, transport,
+      log: deps.log.child({ component: 'digest' }), clock: opts.digest?.clock ?? deps.clock, firedAlerts: opts.digest?.firedAlerts,
+    })
+    : undefined;
+  await app.register(passwordResetApp, {
+    ...opts.passwordReset, mail: { ...opts.passwordReset?.mail, transport }, jobHandlers: digest?.handlers, deps, db: opts.postgres.db, secret,
+  });
+  if (digest) {
+    await app.register(digestSchedulerPlugin, {
+      digests: digest, postgres: opts.postgres, log: deps.log, intervalMs: opts.digest?.intervalMs ?? DEFAULT_DIGEST_INTERVAL_MS,
+    });
+  }
+  await app.register(unsubscribeRoutes, { digests: deps.repos.digests, signer: createUnsubscribeSigner(secret) });
   if (opts.clickhouse) {
     await app.register(sealerPlugin, {
       clickhouse: opts.clickhouse, postgres: opts.postgres, log: deps.log, clock: deps.clock, intervalMs: opts.sealIntervalMs ?? DEFAULT_SEAL_INTERVAL_MS,
@@ -134,6 +158,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     await api.register(chatbotRoutes, { deps });
     await api.register(apiKeyRoutes, { deps });
     await api.register(dataSourceRoutes, { deps });
+    await api.register(notificationRoutes, { deps, digests: deps.repos.digests });
     await api.register(sqlKeyRoutes, { deps, sqlKeys: createSqlKeyRepository({ db: opts.postgres.db }) });
     if (stats) await api.register(statsRoutes, { stats });
   }, { prefix: DASHBOARD_API_PREFIX });
@@ -171,3 +196,5 @@ export { dashboardSecuritySchemes, ErrorResponse, errorResponses, Success } from
 export { pagesNotFound } from './pages/not-found.js';
 export { importFixture, type ImportOptions, type ImportSummary } from './fixtures/import.js';
 export { FixtureSchema, parseFixture, type Fixture } from './fixtures/schema.js';
+export { buildDigestService, type DigestTuning, type FiredAlert, type FiredAlertsSource } from './digest/index.js';
+export { createMailTransport } from './mail/transport.js';

@@ -45,6 +45,14 @@ t.test('the CLI while npm start runs on the same DATA_DIR', async (t) => {
   t.match(chatbot, { name: 'Live bot', language: 'de', abTestEnabled: true });
   t.equal(embed.snippet, `<script async src="https://track.example.com/tracker.js" data-chatbot-id="${chatbot.id}" data-ab-test="true"></script>`);
 
+  // The digest runs in the server on its open stores and writes to its outbox (no RESEND_API_KEY).
+  const digest = await cli(dataDir, ['digest:send', '--email', 'live@shop.test']);
+  ok(t, digest, 'digest:send');
+  t.match(digest.json().sent, { to: 'live@shop.test', chatbots: 1, transport: 'outbox' });
+  const outbox = fs.readdirSync(path.join(dataDir, 'mail-outbox')).filter((f) => f.endsWith('.json'));
+  t.equal(outbox.length, 1, 'the digest is in the outbox');
+  t.match(JSON.parse(fs.readFileSync(path.join(dataDir, 'mail-outbox', outbox[0]), 'utf8')).text, '== Live bot ==');
+
   const created = await cli(dataDir, ['api-keys:create', '--email', 'live@shop.test', '--name', 'backend']);
   ok(t, created, 'api-keys:create');
   const { key, id } = created.json();

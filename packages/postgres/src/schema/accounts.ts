@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /** Every timestamp is timestamptz: instants, never wall-clock times of some server's zone. */
 export const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -22,6 +22,8 @@ export const users = pgTable('users', {
   name: text('name').notNull().default(''),
   /** `scrypt$N$r$p$salt$hash`: the parameters travel with the hash, so the cost can be raised later. */
   passwordHash: text('password_hash').notNull(),
+  /** The weekly digest e-mail (services/dashboard/README.md "Weekly digest"): on for every new user. */
+  weeklyDigest: boolean('weekly_digest').notNull().default(true),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [

@@ -17,6 +17,8 @@ export interface OutgoingMail {
   providerTemplate?: { id: string; variables: Record<string, string> };
   /** The job id: a retried job is the same e-mail, which the provider then sends once. */
   idempotencyKey: string;
+  /** Extra headers, e.g. List-Unsubscribe of the weekly digest (RFC 2369, RFC 8058). */
+  headers?: Record<string, string>;
 }
 
 export interface MailTransport {
@@ -42,7 +44,7 @@ export function createResendTransport(opts: { apiKey: string; baseUrl?: string; 
   return {
     kind: 'resend',
     async send(mail) {
-      const base = { from: opts.from, to: mail.to, subject: mail.subject };
+      const base = { from: opts.from, to: mail.to, subject: mail.subject, ...(mail.headers ? { headers: mail.headers } : {}) };
       const payload = mail.providerTemplate
         ? { ...base, template: { id: mail.providerTemplate.id, variables: mail.providerTemplate.variables } }
         : { ...base, html: mail.html, text: mail.text };
@@ -59,6 +61,8 @@ export interface OutboxMail {
   subject: string;
   html: string;
   text: string;
+  /** Only when the e-mail has extra headers. */
+  headers?: Record<string, string>;
   sentAt: string;
 }
 
@@ -73,7 +77,9 @@ export function createOutboxTransport(opts: { dir: string; log: FastifyBaseLogge
     async send(mail) {
       await fs.mkdir(opts.dir, { recursive: true });
       const sentAt = clock();
-      const body: OutboxMail = { to: mail.to, subject: mail.subject, html: mail.html, text: mail.text, sentAt: sentAt.toISOString() };
+      const body: OutboxMail = {
+        to: mail.to, subject: mail.subject, html: mail.html, text: mail.text, ...(mail.headers ? { headers: mail.headers } : {}), sentAt: sentAt.toISOString(),
+      };
       const name = `${sentAt.toISOString().replace(/[:.]/g, '-')}-${mail.idempotencyKey}.json`;
       const tmp = path.join(opts.dir, `.${name}.${randomBytes(4).toString('hex')}.tmp`);
       await fs.writeFile(tmp, JSON.stringify(body, null, 2));

@@ -5,7 +5,7 @@ import type { DashboardDeps } from '../deps.js';
 import { createEmailJobRepository } from '../mail/job-repository.js';
 import { loadMailTemplates, TEMPLATES_DIR } from '../mail/templates.js';
 import { createMailTransport, type MailTransport } from '../mail/transport.js';
-import { createMailWorker, type MailWorkerOptions } from '../mail/worker.js';
+import { createMailWorker, type JobHandler, type MailWorkerOptions } from '../mail/worker.js';
 import { createRouteLimiter } from './rate-limit.js';
 import { changePasswordRoute } from './change-route.js';
 import { passwordResetRoutes } from './routes.js';
@@ -30,6 +30,8 @@ export interface PasswordResetOptions extends PasswordResetTuning {
   db: Database;
   /** The session secret: it also seals reset tokens inside queued mail jobs. */
   secret: string;
+  /** Handlers of other e-mail job kinds (the weekly digest) run by the same worker. */
+  jobHandlers?: Record<string, JobHandler>;
 }
 
 /**
@@ -61,7 +63,7 @@ export const passwordResetApp: FastifyPluginAsync<PasswordResetOptions> = async 
   await app.register(changePasswordRoute, { deps, service, limiter: createRouteLimiter(app, opts.rateLimits?.resetsPerMinute ?? 10) });
 
   if (opts.mail?.worker !== false) {
-    const worker = createMailWorker({ ...opts.mail, jobs: createEmailJobRepository({ db }), handlers: service.handlers, log });
+    const worker = createMailWorker({ ...opts.mail, jobs: createEmailJobRepository({ db }), handlers: { ...opts.jobHandlers, ...service.handlers }, log });
     app.addHook('onReady', async () => worker.start());
     app.addHook('onClose', async () => worker.stop());
   }

@@ -31,6 +31,7 @@ const POSITIVE = '[0-9]*[1-9][0-9]*';
 export const INSIGHTS_TIMEFRAME_PATTERN = `^\\s*(${[
   ...['day', 'week', 'month', ...MONTH_NAMES].map(anyCase),
   POSITIVE,
+  '[0-9]{4}-[0-9]{2}-[0-9]{2}\\.\\.[0-9]{4}-[0-9]{2}-[0-9]{2}',
   `${POSITIVE}\\s+(${['minute', 'hour', 'day', 'week', 'month'].map(anyCase).join('|')})[sS]?`,
 ].join('|')})\\s*$`;
 
@@ -38,7 +39,7 @@ export const InsightsQuery = Type.Object({
   chatbot_id: ChatbotId,
   timeframe: Type.String({
     minLength: 1, maxLength: 50, pattern: INSIGHTS_TIMEFRAME_PATTERN,
-    description: 'day | week | month | N minute(s)|hour(s)|day(s)|week(s)|month(s) | a month name | N (days)',
+    description: 'day | week | month | N minute(s)|hour(s)|day(s)|week(s)|month(s) | a month name | N (days) | YYYY-MM-DD..YYYY-MM-DD (whole UTC days)',
   }),
   format: StatsFormat,
 });

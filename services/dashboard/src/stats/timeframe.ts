@@ -1,3 +1,5 @@
+import { checkDateRange, rangeWindow } from './date-range.js';
+
 /**
  * Statistics windows (see the statistics definitions in services/dashboard/README.md): W = [start, now], both ends inclusive, in UTC.
  * Pure functions of their inputs and of the `now` they are given, so tests pin the clock.
@@ -40,6 +42,9 @@ export function subtractMonths(now: Date, months: number): Date {
   return d;
 }
 
+/** A range of whole days in the insights timeframe: `from..to`. */
+const INSIGHTS_RANGE = /^([0-9]{4}-[0-9]{2}-[0-9]{2})\.\.([0-9]{4}-[0-9]{2}-[0-9]{2})$/;
+
 export type TimeframeResult = { ok: true; window: StatsWindow } | { ok: false; message: string };
 
 /**
@@ -47,10 +52,17 @@ export type TimeframeResult = { ok: true; window: StatsWindow } | { ok: false; m
  * `day|week|month` = 1, 7, 30 days; `N minute(s)|hour(s)|day(s)|week(s)|month(s)` with N ≥ 1
  * (months are calendar months); a month name = the first day of that month, 00:00 UTC, of
  * `now`'s year (a month later in the year gives an empty window: it has not started yet);
- * a positive integer = that many days. Anything else is refused.
+ * a positive integer = that many days; `YYYY-MM-DD..YYYY-MM-DD` = those whole UTC days, as `from`/`to`
+ * of the day-count statistics (same rules, same window). Anything else is refused.
  */
 export function parseInsightsTimeframe(raw: string, now: Date): TimeframeResult {
   const text = raw.trim().toLowerCase();
+  const range = INSIGHTS_RANGE.exec(text);
+  if (range) {
+    const checked = checkDateRange(range[1], range[2], now);
+    if (!checked.ok) return { ok: false, message: Object.values(checked.errors).flat().join(' ') };
+    return { ok: true, window: rangeWindow(checked.range, now).window };
+  }
   const to = new Date(now.getTime());
   let from: Date | undefined;
 

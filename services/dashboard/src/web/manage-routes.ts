@@ -21,6 +21,7 @@ const KeyParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 // Form fields arrive as text; the API's own body schemas judge them in the handler, so a bad
 // value comes back in the form (422) rather than as the generic error page.
 const KeyForm = Type.Object({ name: Type.Optional(Type.String()), scope: Type.Optional(Type.String()) });
+const NotificationsForm = Type.Optional(Type.Object({ weekly_digest: Type.Optional(Type.String({ maxLength: 10 })) }));
 const ChatbotForm = Type.Object({ name: Type.Optional(Type.String()), language: Type.Optional(Type.String()), abTest: Type.Optional(Type.String()) });
 
 /** The field errors of `value` under one of the API's body schemas, or null when it passes. */
@@ -35,7 +36,7 @@ function checker(schema: TSchema) {
  * and revoke through the same repositories and rules as the JSON management API.
  */
 export const manageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
-  const { credentials, chatbots } = deps.repos;
+  const { credentials, chatbots, digests } = deps.repos;
   const checkKey = checker(ApiKeyCreateBody);
   const checkChatbot = checker(ChatbotCreateBody);
   const config = { auth: 'session' as const, page: true };
@@ -53,11 +54,26 @@ export const manageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = 
   const settings = async (req: FastifyRequest, flash: ReturnType<typeof takeFlash>, form = { name: '', scope: 'read', errors: null as FieldErrors | null }) => {
     const { accountId, userId } = principalOf(req);
     const tokens = userId ? await credentials.listAuthTokens(userId, deps.clock()) : [];
-    return { title: 'Settings', ...(await frame(accountId)), body: settingsBody(await credentials.listApiKeys(accountId), tokens, flash, form) };
+    const weeklyDigest = userId ? await digests.enabled(userId) : null;
+    return {
+      title: 'Settings', ...(await frame(accountId)),
+      body: settingsBody(await credentials.listApiKeys(accountId), tokens, flash, form, weeklyDigest === null ? undefined : { weeklyDigest }),
+    };
   };
 
-  app.get('/app/settings', { config, schema: schema('Settings: API keys, auth tokens, password') }, async (req, reply) =>
+  app.get('/app/settings', { config, schema: schema('Settings: API keys, auth tokens, notifications, password') }, async (req, reply) =>
     sendAppPage(reply, await settings(req, takeFlash(req, reply))));
+
+  app.post('/app/settings/notifications', {
+    config, schema: schema('Switch the weekly digest, back to the settings', { body: NotificationsForm }, { 302: Redirect }),
+  }, async (req, reply) => {
+    const { userId } = principalOf(req);
+    // An unchecked box is absent from the form: absent means off.
+    const on = req.body?.weekly_digest === 'true';
+    if (!userId || !(await digests.setEnabled(userId, on))) throw Errors.notFound();
+    setFlash(reply, { status: on ? 'The weekly digest is on.' : 'The weekly digest is off.' }, deps.cookies);
+    return reply.redirect('/app/settings', 302);
+  });
 
   app.post('/app/settings/api-keys', {
     config, schema: schema('Create an API key; the page shows it once', { body: KeyForm }, { 201: Page }),

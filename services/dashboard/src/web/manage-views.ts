@@ -54,8 +54,8 @@ ${tokens.length === 0 ? html`<p>You have no auth token.</p>` : html`<div class="
 </section>`;
 }
 
-/** The settings page: the account's API keys (never the keys), the form for a new one, the user's tokens, the account links. */
-export function settingsBody(keys: KeyRow[], tokens: TokenRow[], flash: Flash | null, form: { name: string; scope: string; errors: FieldErrors | null }): RawHtml {
+/** The settings page: the account's API keys (never the keys), the form for a new one, the user's tokens, notifications, the account links. */
+export function settingsBody(keys: KeyRow[], tokens: TokenRow[], flash: Flash | null, form: { name: string; scope: string; errors: FieldErrors | null }, notifications?: { weeklyDigest: boolean }): RawHtml {
   return html`<h1>Settings</h1>
 ${flashMessages(flash)}
 <section aria-labelledby="h-keys"><h2 id="h-keys">API keys</h2>
@@ -70,6 +70,7 @@ ${scopeField(form.scope, form.errors)}
 <button type="submit">Create API key</button>
 </form></section>
 ${tokensSection(tokens)}
+${notifications ? notificationsSection(notifications.weeklyDigest) : ''}
 <section aria-labelledby="h-account"><h2 id="h-account">Account</h2>
 <ul class="plain"><li><a href="/settings/profile">Profile: e-mail address</a></li></ul>
 <h3 id="h-password">Change the password</h3>
@@ -81,6 +82,16 @@ ${passwordField('password_confirmation', 'Confirm the new password', 'new-passwo
 </form>
 <form method="post" action="/app/send-password-reset"><p>Forgot the current one? We e-mail you a link to choose a new password.</p>
 <button type="submit" class="secondary">Send password reset link</button></form></section>`;
+}
+
+/** The user's e-mail switches (POST /app/settings/notifications). */
+function notificationsSection(weeklyDigest: boolean): RawHtml {
+  return html`<section aria-labelledby="h-notifications"><h2 id="h-notifications">E-mail notifications</h2>
+<form class="stacked" method="post" action="/app/settings/notifications">
+<div class="field"><label><input type="checkbox" name="weekly_digest" value="true"${weeklyDigest ? raw(' checked') : ''} aria-describedby="weekly-digest-hint"> Weekly digest</label>
+<p class="hint" id="weekly-digest-hint">Every week, each chatbot's last 7 days against the 7 before: visitors, conversations, conversion and revenue after chat, top complaints.</p></div>
+<button type="submit" class="secondary">Save notifications</button>
+</form></section>`;
 }
 
 /** The answer to a created key: the one time the key itself is shown. */

@@ -20,6 +20,8 @@ export async function runCommand(input: CommandInput, ctx: CommandContext): Prom
     case 'sql-keys:list':
     case 'sql-keys:revoke':
       return (await import('./sql-key-commands.js')).runSqlKeyCommand(ctx, input);
+    case 'digest:send':
+      return (await import('./digest-commands.js')).sendDigest(ctx, input.email);
     default:
       return (await import('./data-commands.js')).runDataCommand(ctx, input);
   }

@@ -9,7 +9,7 @@ import { buildDemoFixture } from './demo-fixture.js';
 import type { CommandContext } from './context.js';
 import type { CommandInput } from './spec.js';
 
-async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean; migrate?: boolean }, fn: (e: Engines) => Promise<T>): Promise<T> {
+export async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean; migrate?: boolean }, fn: (e: Engines) => Promise<T>): Promise<T> {
   if (ctx.stores) {
     // The running server's bus belongs to its consumer; replay is refused before it gets here (src/cli.ts).
     if (opts.bus) throw new UsageError('this command needs the event bus of a stopped server');

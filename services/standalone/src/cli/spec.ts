@@ -21,7 +21,8 @@ export type CommandInput =
   | { command: 'sql-keys:revoke'; key: string }
   | { command: 'demo' }
   | { command: 'rollups:rebuild' }
-  | { command: 'replay'; argv: string[] };
+  | { command: 'replay'; argv: string[] }
+  | { command: 'digest:send'; email: string };
 
 export type CommandName = CommandInput['command'];
 
@@ -39,6 +40,7 @@ export const USAGE: Record<CommandName, string> = {
   demo: 'demo',
   'rollups:rebuild': 'rollups:rebuild',
   replay: 'replay --from <ISO-8601> [--stream events|dead-letter]',
+  'digest:send': 'digest:send --email E',
 };
 
 export const usageText = () => `usage: npm run cli -- <command>\n${Object.values(USAGE).map((u) => `  ${u}`).join('\n')}`;
@@ -102,6 +104,8 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
     }
     case 'chatbots:create':
       return chatbotCreate(args);
+    case 'digest:send':
+      return { command: name, email: email(required(args, 'email', USAGE[name])) };
     case 'replay':
       // The consumer's own check, run before any engine starts so a typo costs no start-up.
       try {

@@ -1,0 +1,91 @@
+import type { ChatbotRepository } from '../repositories/chatbot-repository.js';
+import type { StatsService } from '../stats/service.js';
+import { digestWindows, type DigestWindows } from './schedule.js';
+
+/**
+ * An alert that fired, as the alerts feature reports it for the digest. The digest reads them
+ * only through DigestOptions.firedAlerts, so the alerts table stays that feature's business.
+ */
+export interface FiredAlert {
+  name: string;
+  firedAt: Date;
+  detail?: string;
+}
+/** The alerts of one chatbot that fired in [from, to]. */
+export type FiredAlertsSource = (chatbotId: string, from: Date, to: Date) => Promise<FiredAlert[]>;
+
+/** A figure of the last 7 days and of the 7 before. */
+export interface Compared { current: number; previous: number }
+
+export interface ChatbotDigest {
+  id: string;
+  name: string;
+  /** engagement.total_users */
+  visitors: Compared;
+  /** overview.total_conversations */
+  conversations: Compared;
+  /** purchases.conversion_rate_with_chat (percent) */
+  conversionWithChat: Compared;
+  /** purchases.total_revenue_chatted_purchased (EUR) */
+  revenueAfterChat: Compared;
+  /** conversation-insights of the current window: the first 3 of each ranked list. */
+  topComplaints: { item: string; count: number }[];
+  topMissingInformation: { item: string; count: number }[];
+  /** Null when no alerts source is wired in (the section is left out). */
+  alerts: FiredAlert[] | null;
+}
+
+export interface DigestContent {
+  windows: DigestWindows;
+  chatbots: ChatbotDigest[];
+}
+
+export const TOP_ITEMS = 3;
+
+/**
+ * The digest's figures, read through the statistics service (the account's ownership check, the
+ * range window, the rounding): each one is what `GET /api/dashboard/analytics/stats/…?from=…&to=…`
+ * (insights: `timeframe=FROM..TO`) answers the account for the same days.
+ */
+export function createDigestContent(deps: { stats: StatsService; chatbots: ChatbotRepository; firedAlerts?: FiredAlertsSource }) {
+  const { stats } = deps;
+
+  async function figures(accountId: string, chatbotId: string, range: { from: string; to: string }) {
+    const [engagement, overview, purchases] = await Promise.all([
+      stats.engagement(accountId, chatbotId, range),
+      stats.overview(accountId, chatbotId, range),
+      stats.purchases(accountId, chatbotId, range),
+    ]);
+    return {
+      visitors: engagement.total_users,
+      conversations: overview.total_conversations,
+      conversionWithChat: purchases.conversion_rate_with_chat,
+      revenueAfterChat: purchases.total_revenue_chatted_purchased,
+    };
+  }
+
+  return async function digestOf(accountId: string, sendDay: string): Promise<DigestContent> {
+    const windows = digestWindows(sendDay);
+    const chatbots: ChatbotDigest[] = [];
+    // One chatbot at a time: a weekly job has no deadline, and the machine serves requests meanwhile.
+    for (const bot of await deps.chatbots.listForAccount(accountId)) {
+      const current = await figures(accountId, bot.id, windows.current);
+      const previous = await figures(accountId, bot.id, windows.previous);
+      const insights = await stats.conversationInsights(accountId, bot.id, `${windows.current.from}..${windows.current.to}`);
+      const compared = (k: keyof typeof current): Compared => ({ current: current[k], previous: previous[k] });
+      const top = (list: { item: string; count: number }[]) => list.slice(0, TOP_ITEMS).map(({ item, count }) => ({ item, count }));
+      const alerts = deps.firedAlerts
+        ? await deps.firedAlerts(bot.id, new Date(`${windows.current.from}T00:00:00.000Z`), new Date(`${windows.current.to}T23:59:59.999Z`))
+        : null;
+      chatbots.push({
+        id: bot.id, name: bot.name,
+        visitors: compared('visitors'), conversations: compared('conversations'),
+        conversionWithChat: compared('conversionWithChat'), revenueAfterChat: compared('revenueAfterChat'),
+        topComplaints: top(insights.most_common_complaints), topMissingInformation: top(insights.missing_information_overview),
+        alerts,
+      });
+    }
+    return { windows, chatbots };
+  };
+}
+export type DigestContentReader = ReturnType<typeof createDigestContent>;
