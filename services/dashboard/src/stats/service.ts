@@ -92,7 +92,8 @@ export function createStatsService(opts: StatsServiceOptions) {
 
   /**
    * `compare=previous`: the statistic over `W` and over the period before it, asked at once (the
-   * engines' connections run them side by side) from one "now", so the two windows meet exactly.
+   * engines' connections run them side by side) from one "now", so the two windows meet exactly
+   * (within the cache's half second when one of them is an answer the cache kept).
    * The answer is the statistic's own body plus `previous`, the same body over the previous period.
    */
   const withPrevious = async <T extends object>(frame: StatsFrame, one: (at: Date, period: Period) => Promise<T>, at?: Date): Promise<T & { previous: T }> => {
