@@ -6,7 +6,10 @@
  * CPU the process spent per request (every thread: the embedded ClickHouse's and PGlite's too;
  * steadier than the times when comparing two versions). The
  * statistics cache is off (BENCH_PAGE_CACHE_MS, default 0), so every request runs its queries, as
- * the first visitor after the cache expired would: issue 19 sets p95 ≤ 50 ms per page. Also the
+ * the first visitor after the cache expired would: issue 19 sets p95 ≤ 50 ms per page, issue 43
+ * ≤ 400 ms for the analytics page compared with the previous period (its default; `compare=none`
+ * rows measure it without). Then each windowed statistic of the JSON API with and without
+ * `compare=previous` (issue 43: ≤ 1.6× its own time). Also the
  * size of each page's scripts and style sheets, raw and gzip-compressed (the issue's 200 KB gzip
  * budget for the heaviest page; the server itself sends them uncompressed).
  * Env: BENCH_PAGE_REQUESTS (per page, default 50), BENCH_PAGE_CACHE_MS (default 0),
@@ -28,6 +31,9 @@ const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 50);
 const CACHE_MS = Number(process.env.BENCH_PAGE_CACHE_MS ?? 0);
 const WARM_UP = 3;
 const TARGET_P95_MS = 50;
+/** The analytics page compared with the previous period (issue 43). */
+const COMPARED_P95_MS = 400;
+const COMPARE_MAX_RATIO = 1.6;
 const HOST = '127.0.0.1:3000';
 const DAY = 86_400_000;
 
@@ -53,9 +59,12 @@ async function pages(app: FastifyInstance, cookie: string): Promise<[string, str
   const day = (back: number) => new Date(Date.now() - back * DAY).toISOString().slice(0, 10);
   const list: [string, string][] = [
     ['chatbot list', '/app'],
-    ['analytics, 7 days', `/app/${bot.id}/analytics?timeframe=7`],
-    ['analytics, 30 days', `/app/${bot.id}/analytics?timeframe=30`],
-    ['analytics, a 7-day range', `/app/${bot.id}/analytics?from=${day(13)}&to=${day(7)}`],
+    ['analytics, 7 days, compared', `/app/${bot.id}/analytics?timeframe=7`],
+    ['analytics, 7 days', `/app/${bot.id}/analytics?timeframe=7&compare=none`],
+    ['analytics, 30 days, compared', `/app/${bot.id}/analytics?timeframe=30`],
+    ['analytics, 30 days', `/app/${bot.id}/analytics?timeframe=30&compare=none`],
+    ['analytics, 7-day range, compared', `/app/${bot.id}/analytics?from=${day(13)}&to=${day(7)}`],
+    ['analytics, a 7-day range', `/app/${bot.id}/analytics?from=${day(13)}&to=${day(7)}&compare=none`],
     ['insights, month', `/app/${bot.id}/insights?timeframe=month`],
     ['live', `/app/${bot.id}/live`],
     ['settings', '/app/settings'],
@@ -74,6 +83,41 @@ async function pages(app: FastifyInstance, cookie: string): Promise<[string, str
 }
 
 const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+
+/** Server times of `REQUESTS` sequential GETs after the warm-up, sorted; the CPU per request; the last body; non-200 answers. */
+async function measure(app: FastifyInstance, url: string, headers: Record<string, string>) {
+  const times: number[] = [];
+  let bad = 0;
+  let body = '';
+  let cpu = process.cpuUsage();
+  for (let i = 0; i < WARM_UP + REQUESTS; i++) {
+    if (i === WARM_UP) cpu = process.cpuUsage();
+    const start = performance.now();
+    const res = await app.inject({ method: 'GET', url, headers });
+    const ms = performance.now() - start;
+    if (res.statusCode !== 200) bad++;
+    if (i >= WARM_UP) times.push(ms);
+    body = res.body;
+  }
+  const used = process.cpuUsage(cpu);
+  return { times: times.sort((a, b) => a - b), cpuMs: (used.user + used.system) / 1000 / REQUESTS, body, bad };
+}
+
+/** Each windowed statistic over 30 days, alone and with compare=previous: p50, p95 and their ratio. */
+async function compareRows(app: FastifyInstance, cookie: string, chatbotId: string): Promise<string[]> {
+  const rows: string[] = [];
+  for (const stat of ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']) {
+    const url = `/api/dashboard/analytics/stats/${stat}?chatbot_id=${chatbotId}&timeframe=30`;
+    const plain = await measure(app, url, { host: HOST, cookie });
+    const both = await measure(app, `${url}&compare=previous`, { host: HOST, cookie });
+    if (plain.bad || both.bad) throw new Error(`${stat}: ${plain.bad + both.bad} answers not 200`);
+    const ratio = pct(both.times, 0.5) / pct(plain.times, 0.5);
+    rows.push(`${stat.padEnd(14)} alone p50 ${pct(plain.times, 0.5).toFixed(1).padStart(6)} ms p95 ${pct(plain.times, 0.95).toFixed(1).padStart(6)} ms`
+      + `   compare=previous p50 ${pct(both.times, 0.5).toFixed(1).padStart(6)} ms p95 ${pct(both.times, 0.95).toFixed(1).padStart(6)} ms`
+      + `   ×${ratio.toFixed(2)} (p50) ${ratio <= COMPARE_MAX_RATIO ? `(≤ ${COMPARE_MAX_RATIO}×)` : `(OVER ${COMPARE_MAX_RATIO}×)`}  CPU ×${(both.cpuMs / plain.cpuMs).toFixed(2)}`);
+  }
+  return rows;
+}
 
 /** Scripts and style sheets a page loads, raw and gzip bytes (what a compressing proxy would send). */
 async function assetBytes(app: FastifyInstance, html: string): Promise<{ raw: number; gzip: number }> {
@@ -109,32 +153,21 @@ async function main(): Promise<void> {
     const cookie = await logIn(app);
     const rows: string[] = [];
     let heaviest = { label: '', gzip: 0, raw: 0 };
-    for (const [label, url] of await pages(app, cookie)) {
-      const times: number[] = [];
-      let bad = 0;
-      let html = '';
-      let cpu = process.cpuUsage();
-      for (let i = 0; i < WARM_UP + REQUESTS; i++) {
-        if (i === WARM_UP) cpu = process.cpuUsage();
-        const start = performance.now();
-        const res = await app.inject({ method: 'GET', url, headers: { host: HOST, cookie, accept: 'text/html' } });
-        const ms = performance.now() - start;
-        if (res.statusCode !== 200) bad++;
-        if (i >= WARM_UP) times.push(ms);
-        html = res.body;
-      }
-      const used = process.cpuUsage(cpu);
-      const cpuMs = (used.user + used.system) / 1000 / REQUESTS;
-      times.sort((a, b) => a - b);
+    const list = await pages(app, cookie);
+    for (const [label, url] of list) {
+      const { times, cpuMs, body: html, bad } = await measure(app, url, { host: HOST, cookie, accept: 'text/html' });
       const assets = await assetBytes(app, html);
       if (assets.gzip > heaviest.gzip) heaviest = { label, ...assets };
       const p95 = pct(times, 0.95);
-      rows.push(`${label.padEnd(26)} p50 ${pct(times, 0.5).toFixed(1).padStart(6)} ms  p95 ${p95.toFixed(1).padStart(6)} ms  max ${times.at(-1)!.toFixed(1).padStart(6)} ms`
-        + `  ${p95 <= TARGET_P95_MS ? `(≤ ${TARGET_P95_MS} ms)` : `(OVER ${TARGET_P95_MS} ms)`}  CPU ${cpuMs.toFixed(1).padStart(5)} ms  html ${(html.length / 1024).toFixed(0)} KiB`
+      const target = label.endsWith(', compared') ? COMPARED_P95_MS : TARGET_P95_MS;
+      rows.push(`${label.padEnd(32)} p50 ${pct(times, 0.5).toFixed(1).padStart(6)} ms  p95 ${p95.toFixed(1).padStart(6)} ms  max ${times.at(-1)!.toFixed(1).padStart(6)} ms`
+        + `  ${p95 <= target ? `(≤ ${target} ms)` : `(OVER ${target} ms)`}  CPU ${cpuMs.toFixed(1).padStart(5)} ms  html ${(html.length / 1024).toFixed(0)} KiB`
         + `  js+css ${(assets.raw / 1024).toFixed(0)} KiB, gzip ${(assets.gzip / 1024).toFixed(1)} KiB${bad ? `  [${bad} not 200]` : ''}`);
     }
     console.log(rows.join('\n'));
     console.log(`heaviest page's scripts and styles: ${heaviest.label}, ${(heaviest.gzip / 1024).toFixed(1)} KiB gzip (${(heaviest.raw / 1024).toFixed(0)} KiB raw)`);
+    const botId = /\/app\/([0-9a-f-]{36})\/analytics/.exec(list[1][1])![1];
+    console.log(`statistics API, 30 days, alone and with compare=previous:\n${(await compareRows(app, cookie, botId)).join('\n')}`);
   } finally {
     await app.close();
     await engines.close();

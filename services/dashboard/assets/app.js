@@ -1,6 +1,7 @@
 // The app pages' script (progressive enhancement: every page works without it).
 // - the chatbot switcher opens the chosen chatbot at once;
-// - day-by-day and live charts are drawn with uPlot from the page's JSON data blocks;
+// - day-by-day and live charts are drawn with uPlot from the page's JSON data blocks (the
+//   day-by-day one with the previous period dashed when the page compares);
 // - the live view refreshes itself every 5 seconds.
 (function () {
   'use strict';
@@ -16,14 +17,22 @@
   function width(el) { return Math.max(280, Math.min(el.clientWidth || 600, 1100)); }
   var COLORS = ['#1d4ed8', '#0f766e', '#b45309', '#7c3aed'];
 
-  function dayChart(el, days) {
+  var DAY_SERIES = [['Visitors', 'visitors', 'n'], ['Conversations', 'conversations', 'n'], ['Purchases', 'purchases', 'n'], ['Revenue (EUR)', 'revenue', 'eur']];
+
+  // `previous` (compare with the previous period): each series again, dashed, aligned by day
+  // index (the previous period's first day under this window's first day).
+  function dayChart(el, days, previous) {
     var xs = days.map(function (d) { return Date.parse(d.date + 'T00:00:00Z') / 1000; });
-    var series = [{}, ['Visitors', 'visitors', 'n'], ['Conversations', 'conversations', 'n'], ['Purchases', 'purchases', 'n'], ['Revenue (EUR)', 'revenue', 'eur']]
-      .map(function (s, i) {
-        if (i === 0) return {};
-        return { label: s[0], stroke: COLORS[i - 1], width: 2, scale: s[2], points: { show: days.length < 40 } };
+    var series = [{}].concat(DAY_SERIES.map(function (s, i) {
+      return { label: s[0], stroke: COLORS[i], width: 2, scale: s[2], points: { show: days.length < 40 } };
+    }));
+    var data = [xs].concat(DAY_SERIES.map(function (s) { return days.map(function (d) { return d[s[1]]; }); }));
+    if (previous) {
+      DAY_SERIES.forEach(function (s, i) {
+        series.push({ label: s[0] + ', previous period', stroke: COLORS[i], width: 1.5, dash: [6, 4], scale: s[2], points: { show: false } });
+        data.push(days.map(function (_d, j) { return j < previous.length ? previous[j][s[1]] : null; }));
       });
-    var data = [xs].concat(['visitors', 'conversations', 'purchases', 'revenue'].map(function (k) { return days.map(function (d) { return d[k]; }); }));
+    }
     return new uPlot({
       width: width(el), height: 260, series: series, tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
       axes: [
@@ -52,7 +61,7 @@
   var charts = [];
   var seriesEl = document.querySelector('[data-series="timeseries"]');
   var days = readJson('timeseries-data');
-  if (seriesEl && days && days.length) charts.push([seriesEl, dayChart(seriesEl, days)]);
+  if (seriesEl && days && days.length) charts.push([seriesEl, dayChart(seriesEl, days, readJson('timeseries-previous-data'))]);
 
   var liveEl = document.querySelector('[data-live]');
   var minutes = readJson('live-data');

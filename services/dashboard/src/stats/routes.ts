@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import Type, { type TSchema } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import { ANY_CREDENTIAL_SECURITY, errorResponses } from '../schemas/common.js';
 import { CsvBody, csvExport } from './csv.js';
+import type { StatsFrame } from './date-range.js';
 import { strictQueryValidatorCompiler } from './query-validation.js';
 import {
   EngagementResponse, InsightsQuery, InsightsResponse, LiveEventsResponse, OverviewResponse, PopupMetricsResponse, PurchasesResponse,
-  StatsQuery, TimeseriesResponse,
+  StatsQuery, TimeseriesResponse, withPrevious,
 } from './schemas.js';
-import type { StatsService } from './service.js';
+import type { Period, StatsService } from './service.js';
 import { SetAsideResponse } from './set-aside.js';
 
 export interface StatsRoutesOptions {
@@ -47,23 +48,29 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
   const account = (req: Parameters<typeof principalOf>[0]) => principalOf(req).accountId;
   const frame = (q: { timeframe?: number; from?: string; to?: string }) => stats.frameOf(q);
 
-  app.get('/analytics/stats/overview', route('Conversations, AI messages and saved hours (PostgreSQL)', OverviewResponse, StatsQuery), async (req) =>
-    stats.overview(account(req), req.query.chatbot_id, frame(req.query)));
+  /** A day-count statistic over the window of `timeframe` or `from`/`to`; with `compare=previous` over the period before it too. */
+  const answer = <T extends object>(q: Static<typeof StatsQuery>, one: (f: StatsFrame, at?: Date, period?: Period) => Promise<T>) => {
+    const f = frame(q);
+    return q.compare === 'previous' ? stats.withPrevious(f, (at, period) => one(f, at, period)) : one(f);
+  };
 
-  app.get('/analytics/stats/engagement', route('Visitor funnel: approached, opened, chatted', EngagementResponse, StatsQuery), async (req) =>
-    stats.engagement(account(req), req.query.chatbot_id, frame(req.query)));
+  app.get('/analytics/stats/overview', route('Conversations, AI messages and saved hours (PostgreSQL)', withPrevious(OverviewResponse), StatsQuery), async (req) =>
+    answer(req.query, (f, at, period) => stats.overview(account(req), req.query.chatbot_id, f, at, period)));
 
-  app.get('/analytics/stats/popup-metrics', route('Popup displays and opens per version; conversation starts', PopupMetricsResponse, StatsQuery), async (req) =>
-    stats.popupMetrics(account(req), req.query.chatbot_id, frame(req.query)));
+  app.get('/analytics/stats/engagement', route('Visitor funnel: approached, opened, chatted', withPrevious(EngagementResponse), StatsQuery), async (req) =>
+    answer(req.query, (f, at, period) => stats.engagement(account(req), req.query.chatbot_id, f, at, period)));
 
-  app.get('/analytics/stats/purchases', route('Purchases, revenue and conversion with and without chat; A/B test', PurchasesResponse, StatsQuery), async (req) =>
-    stats.purchases(account(req), req.query.chatbot_id, frame(req.query)));
+  app.get('/analytics/stats/popup-metrics', route('Popup displays and opens per version; conversation starts', withPrevious(PopupMetricsResponse), StatsQuery), async (req) =>
+    answer(req.query, (f, at, period) => stats.popupMetrics(account(req), req.query.chatbot_id, f, at, period)));
+
+  app.get('/analytics/stats/purchases', route('Purchases, revenue and conversion with and without chat; A/B test', withPrevious(PurchasesResponse), StatsQuery), async (req) =>
+    answer(req.query, (f, at, period) => stats.purchases(account(req), req.query.chatbot_id, f, at, period)));
+
+  app.get('/analytics/stats/timeseries', route('Daily visitors, conversations, purchases and revenue (UTC days)', withPrevious(TimeseriesResponse), StatsQuery), async (req) =>
+    answer(req.query, (f, at, period) => stats.timeseries(account(req), req.query.chatbot_id, f, at, period)));
 
   app.get('/analytics/stats/set-aside-purchases', route('Purchases accepted but not counted: implausible, or unverified when signatures are required', SetAsideResponse, StatsQuery), async (req) =>
     stats.setAsidePurchases(account(req), req.query.chatbot_id, frame(req.query)));
-
-  app.get('/analytics/stats/timeseries', route('Daily visitors, conversations, purchases and revenue (UTC days)', TimeseriesResponse, StatsQuery), async (req) =>
-    stats.timeseries(account(req), req.query.chatbot_id, frame(req.query)));
 
   app.get('/analytics/stats/live-events', route(`Events per minute over the last ${LIVE_WINDOW_MINUTES} minutes`, LiveEventsResponse,
     Type.Object({ chatbot_id: StatsQuery.properties.chatbot_id, format: StatsQuery.properties.format })), async (req) =>

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type TObject, type TOptional } from 'typebox';
 import { StatsFormat } from './csv.js';
 
 /**
@@ -17,6 +17,9 @@ export const StatsQuery = Type.Object({
   timeframe: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: 'Days to look back; default 7. Not together with from/to' })),
   from: RangeDay('First UTC day of a custom range, YYYY-MM-DD (with to; at most 366 days)'),
   to: RangeDay('Last UTC day of a custom range, YYYY-MM-DD, not after today (with from)'),
+  compare: Type.Optional(Type.Literal('previous', {
+    description: '`previous`: the answer gains `previous`, the same statistic over the period of the same length that ends where this window starts',
+  })),
   format: StatsFormat,
 });
 
@@ -152,6 +155,15 @@ export const TimeseriesResponse = Type.Object({
     revenue: Type.Number({ description: 'EUR, 2 decimals' }),
   }), { description: 'Every UTC day of the window, oldest first; days without events are zeros' }),
 });
+
+/**
+ * A windowed statistic's response with `compare=previous`: its own fields, then `previous`, the
+ * same body over the previous period (with its own timeframe_days, start_date, end_date).
+ */
+export const withPrevious = <S extends TObject>(body: S) => Type.Object({
+  ...body.properties,
+  previous: Type.Optional(body),
+}) as unknown as TObject<S['properties'] & { previous: TOptional<S> }>;
 
 export const LiveEventsResponse = Type.Object({
   minutes: Type.Array(Type.Object({

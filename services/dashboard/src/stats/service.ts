@@ -3,10 +3,11 @@ import type { Database } from '@chatlytics/postgres';
 import { Errors } from '../errors.js';
 import { createInFlight, createResultCache } from './cache.js';
 import type { StatsChatbot } from './conversation-stats-repository.js';
-import { checkDateRange, RANGE_MESSAGES, rangeWindow, type StatsFrame } from './date-range.js';
+import { checkDateRange, RANGE_MESSAGES, type StatsFrame } from './date-range.js';
+import { EARLIEST_PREVIOUS, frameWindow, previousWindow } from './previous-window.js';
 import { createStatsRepository } from './repository.js';
 import { createSetAsideRepository } from './set-aside.js';
-import { daysWindow, parseInsightsTimeframe, utcDate, type StatsWindow } from './timeframe.js';
+import { parseInsightsTimeframe, utcDate, type StatsWindow } from './timeframe.js';
 
 export interface StatsServiceOptions {
   clickhouse: ClickHouseEngine;
@@ -25,6 +26,10 @@ export interface StatsServiceOptions {
 // at most, and identical requests in flight share one query anyway.
 export const DEFAULT_STATS_CACHE_TTL_MS = 500;
 export const DEFAULT_TIMEFRAME_DAYS = 7;
+
+/** Which window of a frame a statistic covers: `W` itself, or the period before it (`compare=previous`). */
+export type Period = 'current' | 'previous';
+export const PREVIOUS_TOO_EARLY = 'The previous period would start before 1900-01-01.';
 
 /**
  * Every statistic as the JSON API answers it, for one account: ownership check, window, cache.
@@ -73,35 +78,51 @@ export function createStatsService(opts: StatsServiceOptions) {
    * sealed-hours lookup (keyed by the window) instead of one per block.
    */
   const daysStat = async <T extends object>(
-    accountId: string, chatbotId: string, frame: StatsFrame, at: Date | undefined, stat: string,
+    accountId: string, chatbotId: string, frame: StatsFrame, at: Date | undefined, period: Period, stat: string,
     load: (chatbot: StatsChatbot, w: StatsWindow) => Promise<T>, keyExtra: (c: StatsChatbot) => string = () => '',
   ) => {
     const chatbot = await ownChatbot(accountId, chatbotId);
     const frameKey = typeof frame === 'number' ? String(frame) : `${frame.from}..${frame.to}`;
-    return cached(accountId, stat, chatbotId, `${frameKey}${keyExtra(chatbot)}`, async () => {
-      const now = at ?? clock();
-      const { days, window: w } = typeof frame === 'number' ? { days: frame, window: daysWindow(frame, now) } : rangeWindow(frame, now);
+    // The previous period goes through the same cache, under a key of its own.
+    const periodKey = period === 'previous' ? 'previous:' : '';
+    return cached(accountId, stat, chatbotId, `${periodKey}${frameKey}${keyExtra(chatbot)}`, async () => {
+      const current = frameWindow(frame, at ?? clock());
+      const { days, window: w } = period === 'previous' ? previousWindow(current) : current;
       return windowed(days, w, await load(chatbot, w));
     });
+  };
+
+  /**
+   * `compare=previous`: the statistic over `W` and over the period before it, asked at once (the
+   * engines' connections run them side by side) from one "now", so the two windows meet exactly
+   * (within the cache's half second when one of them is an answer the cache kept).
+   * The answer is the statistic's own body plus `previous`, the same body over the previous period.
+   */
+  const withPrevious = async <T extends object>(frame: StatsFrame, one: (at: Date, period: Period) => Promise<T>, at?: Date): Promise<T & { previous: T }> => {
+    const now = at ?? clock();
+    if (previousWindow(frameWindow(frame, now)).window.from.getTime() < EARLIEST_PREVIOUS) throw Errors.validation({ compare: [PREVIOUS_TOO_EARLY] });
+    const [current, previous] = await Promise.all([one(now, 'current'), one(now, 'previous')]);
+    return { ...current, previous };
   };
 
   return {
     ownChatbot,
     frameOf,
-    overview: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
-      daysStat(accountId, chatbotId, frame, at, 'overview', (c, w) => repo.overview(c.id, w)),
-    engagement: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
-      daysStat(accountId, chatbotId, frame, at, 'engagement', (c, w) => repo.engagement(c.id, w)),
-    popupMetrics: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
-      daysStat(accountId, chatbotId, frame, at, 'popup-metrics', (c, w) => repo.popupMetrics(c.id, w)),
-    timeseries: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
-      daysStat(accountId, chatbotId, frame, at, 'timeseries', (c, w) => repo.timeseries(c.id, w)),
+    withPrevious,
+    overview: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
+      daysStat(accountId, chatbotId, frame, at, period, 'overview', (c, w) => repo.overview(c.id, w)),
+    engagement: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
+      daysStat(accountId, chatbotId, frame, at, period, 'engagement', (c, w) => repo.engagement(c.id, w)),
+    popupMetrics: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
+      daysStat(accountId, chatbotId, frame, at, period, 'popup-metrics', (c, w) => repo.popupMetrics(c.id, w)),
+    timeseries: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
+      daysStat(accountId, chatbotId, frame, at, period, 'timeseries', (c, w) => repo.timeseries(c.id, w)),
     // abTestEnabled changes the body's shape: it belongs in the key.
-    purchases: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
-      daysStat(accountId, chatbotId, frame, at, 'purchases', (c, w) => repo.purchases(c, w), (c) => `/${c.abTestEnabled}`),
+    purchases: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
+      daysStat(accountId, chatbotId, frame, at, period, 'purchases', (c, w) => repo.purchases(c, w), (c) => `/${c.abTestEnabled}`),
     /** Purchases accepted but set aside (implausible, unverified) in the window: the app's note under revenue. */
     setAsidePurchases: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
-      daysStat(accountId, chatbotId, frame, at, 'set-aside-purchases', (c, w) => setAside.setAsidePurchases(c.id, w)),
+      daysStat(accountId, chatbotId, frame, at, 'current', 'set-aside-purchases', (c, w) => setAside.setAsidePurchases(c.id, w)),
     async conversationInsights(accountId: string, chatbotId: string, timeframe: string) {
       await ownChatbot(accountId, chatbotId);
       return cached(accountId, 'conversation-insights', chatbotId, timeframe.trim().toLowerCase(), async () => {

@@ -4,6 +4,7 @@ import type { DateRange } from '../stats/date-range.js';
 import type { StatsService } from '../stats/service.js';
 import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';
 import { jsonBlock } from './layout.js';
+import { changeBadge, compareLine } from './compare-view.js';
 import { barChart, intervalChart } from './svg-charts.js';
 import { setAsideNote } from './tracking-settings-views.js';
 
@@ -19,27 +20,42 @@ export interface AnalyticsData {
   setAside?: Awaited2<ReturnType<StatsService['setAsidePurchases']>>;
 }
 
+/** The window's page: where its links point, and the previous period's statistics when compared. */
+export interface AnalyticsPage {
+  action: string;
+  frame: number | DateRange;
+  downloads: RawHtml;
+  /** `null`: the comparison is off. */
+  previous: AnalyticsData | null;
+}
+
 export const TIMEFRAME_CHOICES = [1, 7, 30, 90];
 
 /**
  * One number with its key in the JSON API (`data-stat`) and its exact value (`data-value`):
- * the end-to-end test compares them with the API's answer for the same window.
+ * the end-to-end test compares them with the API's answer for the same window. With the
+ * previous period's value, its change follows (compare-view.ts).
  */
-export function stat(label: string, key: string, value: number | string, shown: string): RawHtml {
-  return html`<div class="stat"><dt>${label}</dt><dd data-stat="${key}" data-value="${value}">${shown}</dd></div>`;
+export function stat(label: string, key: string, value: number | string, shown: string, previous?: { value: number | string; shown: string }): RawHtml {
+  const change = previous ? changeBadge(value, previous.value, previous.shown) : '';
+  return html`<div class="stat"><dt>${label}</dt><dd data-stat="${key}" data-value="${value}">${shown}</dd>${change}</div>`;
 }
 
 /** The timeframe picker: four common windows as links, any 1–365 days in the form. */
-export function timeframeForm(action: string, days: number | null, error: string | null): RawHtml {
-  return html`<form class="timeframe" method="get" action="${action}">
+export function timeframeForm(action: string, days: number | null, error: string | null, compareOff = false): RawHtml {
+  const off = compareOff ? '&compare=none' : '';
+  return html`<form class="timeframe" method="get" action="${action}">${compareOff ? COMPARE_OFF_FIELD : ''}
 <span class="label" id="tf-quick">Timeframe</span>
-<span class="quick" role="group" aria-labelledby="tf-quick">${TIMEFRAME_CHOICES.map((d) => html`<a href="${action}?timeframe=${d}"${d === days ? html` aria-current="true"` : ''}>${d === 1 ? '24 hours' : `${d} days`}</a>`)}</span>
+<span class="quick" role="group" aria-labelledby="tf-quick">${TIMEFRAME_CHOICES.map((d) => html`<a href="${action}?timeframe=${d}${off}"${d === days ? html` aria-current="true"` : ''}>${d === 1 ? '24 hours' : `${d} days`}</a>`)}</span>
 <label for="timeframe">Days (1–365)</label>
 <input id="timeframe" name="timeframe" type="number" min="1" max="365" step="1" inputmode="numeric" value="${days ?? ''}"${error ? html` aria-invalid="true" aria-describedby="timeframe-error"` : ''}>
 <button type="submit">Show</button>
 ${error ? html`<p class="field-error" id="timeframe-error" role="alert">${error}</p>` : ''}
 </form>`;
 }
+
+/** A form of a page whose comparison is off keeps it off. */
+const COMPARE_OFF_FIELD = html`<input type="hidden" name="compare" value="none">`;
 
 /** One date input of the range form, its error tied to it. */
 function dateField(name: 'from' | 'to', label: string, value: string, today: string, errors: FieldErrors | null): RawHtml {
@@ -53,9 +69,9 @@ function dateField(name: 'from' | 'to', label: string, value: string, today: str
  * The custom range: whole UTC days `from` to `to` (the JSON API's `from`/`to`). The values come
  * back as typed when the range is refused, with each field's messages under the form.
  */
-export function rangeForm(action: string, range: DateRange, today: string, errors: FieldErrors | null): RawHtml {
+export function rangeForm(action: string, range: DateRange, today: string, errors: FieldErrors | null, compareOff = false): RawHtml {
   const messages = (name: 'from' | 'to') => (errors?.[name] ?? []).join(' ');
-  return html`<form class="timeframe range" method="get" action="${action}" aria-labelledby="range-label">
+  return html`<form class="timeframe range" method="get" action="${action}" aria-labelledby="range-label">${compareOff ? COMPARE_OFF_FIELD : ''}
 <span class="label" id="range-label">Date range (UTC)</span>
 ${dateField('from', 'From', range.from, today, errors)}
 ${dateField('to', 'To', range.to, today, errors)}
@@ -84,24 +100,38 @@ ${CSV_STATS.map(([name, label]) => html`<a class="button secondary" href="/api/d
 const versionLabel = (m: { popup_version: string; other_versions?: number }) =>
   m.other_versions === undefined ? m.popup_version : `${m.popup_version}: ${m.other_versions} more versions`;
 
-export function analyticsBody(d: AnalyticsData, isRange = false, downloads: RawHtml = html``): RawHtml {
+export function analyticsBody(d: AnalyticsData, page: AnalyticsPage): RawHtml {
   const { overview: o, engagement: e, popup: p, purchases: u, timeseries: ts } = d;
+  const prev = page.previous;
+  const isRange = typeof page.frame !== 'number';
   const length = `${o.timeframe_days} ${o.timeframe_days === 1 ? 'day' : 'days'}`;
-  return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), ${isRange ? length : `last ${length}`}</p>
-${downloads}
+  /** A headline figure: its value in this window and, when compared, in the previous period. */
+  const figure = <B, V extends number | string>(label: string, key: string, pick: (b: B) => V, of: (a: AnalyticsData) => B, show: (v: V) => string) => {
+    const value = pick(of(d));
+    return stat(label, key, value, show(value), prev ? { value: pick(of(prev)), shown: show(pick(of(prev))) } : undefined);
+  };
+  const O = (a: AnalyticsData) => a.overview;
+  const E = (a: AnalyticsData) => a.engagement;
+  const P = (a: AnalyticsData) => a.popup;
+  const U = (a: AnalyticsData) => a.purchases;
+  const str = (v: string) => v;
+  return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), ${isRange ? length : `last ${length}`}${compareLine(page.action, page.frame, prev ? prev.overview : null)}</p>
+${page.downloads}
 <section aria-labelledby="h-overview"><h2 id="h-overview">Overview</h2>
 <dl class="stats">
-${stat('Conversations', 'overview.total_conversations', o.total_conversations, fmtInt(o.total_conversations))}
-${stat('AI messages', 'overview.total_ai_messages', o.total_ai_messages, fmtInt(o.total_ai_messages))}
-${stat('Hours saved', 'overview.saved_hours', o.saved_hours, o.saved_hours)}
-${stat('Visitors', 'engagement.total_users', e.total_users, fmtInt(e.total_users))}
+${figure('Conversations', 'overview.total_conversations', (b) => b.total_conversations, O, fmtInt)}
+${figure('AI messages', 'overview.total_ai_messages', (b) => b.total_ai_messages, O, fmtInt)}
+${figure('Hours saved', 'overview.saved_hours', (b) => b.saved_hours, O, str)}
+${figure('Visitors', 'engagement.total_users', (b) => b.total_users, E, fmtInt)}
 </dl></section>
 
 <section aria-labelledby="h-series"><h2 id="h-series">Day by day</h2>
 <div class="series" data-series="timeseries" aria-hidden="true"></div>
 ${jsonBlock('timeseries-data', ts.days)}
-<details><summary>Table</summary><div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Conversations</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
-<tbody>${ts.days.map((r) => html`<tr><th scope="row">${r.date}</th><td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.conversations)}</td><td>${fmtInt(r.purchases)}</td><td>${fmtEur(r.revenue)}</td></tr>`)}</tbody></table></div></details>
+${prev ? html`${jsonBlock('timeseries-previous-data', prev.timeseries.days)}
+<p class="hint">Dashed lines: the previous period (${prev.timeseries.start_date} to ${prev.timeseries.end_date}), its first day drawn under this window's first day.</p>` : ''}
+${dayTable('Table', ts.days)}
+${prev ? dayTable('Table of the previous period', prev.timeseries.days) : ''}
 </section>
 
 <section aria-labelledby="h-funnel"><h2 id="h-funnel">Engagement funnel</h2>
@@ -112,9 +142,9 @@ ${barChart('Engagement funnel: visitors, approached, opened, chatted', [
     { label: 'Chatted', value: e.total_users_chatted, note: fmtPercent(e.chatted_ratio) },
   ], fmtInt)}
 <dl class="stats">
-${stat('Approached', 'engagement.approached_ratio', e.approached_ratio, fmtPercent(e.approached_ratio))}
-${stat('Opened', 'engagement.opened_ratio', e.opened_ratio, fmtPercent(e.opened_ratio))}
-${stat('Chatted', 'engagement.chatted_ratio', e.chatted_ratio, fmtPercent(e.chatted_ratio))}
+${figure('Approached', 'engagement.approached_ratio', (b) => b.approached_ratio, E, fmtPercent)}
+${figure('Opened', 'engagement.opened_ratio', (b) => b.opened_ratio, E, fmtPercent)}
+${figure('Chatted', 'engagement.chatted_ratio', (b) => b.chatted_ratio, E, fmtPercent)}
 </dl></section>
 
 <section aria-labelledby="h-popup"><h2 id="h-popup">Popups</h2>
@@ -122,24 +152,30 @@ ${p.metrics.length ? barChart('Popup open rate per version', p.metrics.map((m) =
 <div class="scroll"><table><thead><tr><th scope="col">Version</th><th scope="col">Shown</th><th scope="col">Opened</th><th scope="col">Open rate</th></tr></thead>
 <tbody>${p.metrics.map((m) => html`<tr><th scope="row">${versionLabel(m)}</th><td>${fmtInt(m.popup_displayed_count)}</td><td>${fmtInt(m.popup_opened_count)}</td><td>${fmtPercent(m.open_rate)}</td></tr>`)}</tbody></table></div>
 <dl class="stats">
-${stat('Conversations started', 'popup-metrics.conversations.total', p.conversations.total, fmtInt(p.conversations.total))}
-${stat('From a popup', 'popup-metrics.conversations.from_popup', p.conversations.from_popup, fmtInt(p.conversations.from_popup))}
-${stat('From the chat button', 'popup-metrics.conversations.from_chat_button', p.conversations.from_chat_button, fmtInt(p.conversations.from_chat_button))}
-${stat('Popup share', 'popup-metrics.conversations.popup_ratio', p.conversations.popup_ratio, fmtPercent(p.conversations.popup_ratio))}
+${figure('Conversations started', 'popup-metrics.conversations.total', (b) => b.conversations.total, P, fmtInt)}
+${figure('From a popup', 'popup-metrics.conversations.from_popup', (b) => b.conversations.from_popup, P, fmtInt)}
+${figure('From the chat button', 'popup-metrics.conversations.from_chat_button', (b) => b.conversations.from_chat_button, P, fmtInt)}
+${figure('Popup share', 'popup-metrics.conversations.popup_ratio', (b) => b.conversations.popup_ratio, P, fmtPercent)}
 </dl></section>
 
 <section aria-labelledby="h-purchases"><h2 id="h-purchases">Purchases and revenue</h2>
 <dl class="stats">
-${stat('Revenue', 'purchases.total_revenue_purchased', u.total_revenue_purchased, fmtEur(u.total_revenue_purchased))}
-${stat('Revenue after chat', 'purchases.total_revenue_chatted_purchased', u.total_revenue_chatted_purchased, fmtEur(u.total_revenue_chatted_purchased))}
-${stat('Buyers', 'purchases.total_users_purchased', u.total_users_purchased, fmtInt(u.total_users_purchased))}
-${stat('Buyers after chat', 'purchases.total_users_chatted_purchased', u.total_users_chatted_purchased, fmtInt(u.total_users_chatted_purchased))}
-${stat('Conversion with chat', 'purchases.conversion_rate_with_chat', u.conversion_rate_with_chat, fmtPercent(u.conversion_rate_with_chat))}
-${stat('Conversion without chat', 'purchases.conversion_rate_without_chat', u.conversion_rate_without_chat, fmtPercent(u.conversion_rate_without_chat))}
-${stat('Order value with chat', 'purchases.aov_with_chat', u.aov_with_chat, fmtEur(u.aov_with_chat))}
-${stat('Order value without chat', 'purchases.aov_without_chat', u.aov_without_chat, fmtEur(u.aov_without_chat))}
+${figure('Revenue', 'purchases.total_revenue_purchased', (b) => b.total_revenue_purchased, U, fmtEur)}
+${figure('Revenue after chat', 'purchases.total_revenue_chatted_purchased', (b) => b.total_revenue_chatted_purchased, U, fmtEur)}
+${figure('Buyers', 'purchases.total_users_purchased', (b) => b.total_users_purchased, U, fmtInt)}
+${figure('Buyers after chat', 'purchases.total_users_chatted_purchased', (b) => b.total_users_chatted_purchased, U, fmtInt)}
+${figure('Conversion with chat', 'purchases.conversion_rate_with_chat', (b) => b.conversion_rate_with_chat, U, fmtPercent)}
+${figure('Conversion without chat', 'purchases.conversion_rate_without_chat', (b) => b.conversion_rate_without_chat, U, fmtPercent)}
+${figure('Order value with chat', 'purchases.aov_with_chat', (b) => b.aov_with_chat, U, fmtEur)}
+${figure('Order value without chat', 'purchases.aov_without_chat', (b) => b.aov_without_chat, U, fmtEur)}
 </dl>${d.setAside ? setAsideNote(d.chatbotId ?? '', d.setAside) : ''}</section>
 ${'ab_test' in u ? abBlock(u.ab_test) : ''}`;
+}
+
+/** A day-by-day table (the charts' numbers as text), folded. */
+function dayTable(summary: string, days: AnalyticsData['timeseries']['days']): RawHtml {
+  return html`<details><summary>${summary}</summary><div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Conversations</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
+<tbody>${days.map((r) => html`<tr><th scope="row">${r.date}</th><td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.conversations)}</td><td>${fmtInt(r.purchases)}</td><td>${fmtEur(r.revenue)}</td></tr>`)}</tbody></table></div></details>`;
 }
 
 type AbTest = Extract<AnalyticsData['purchases'], { ab_test: unknown }>['ab_test'];

@@ -9,7 +9,7 @@ import { presentChatbot } from '../presenters/chatbot-presenter.js';
 import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
 import { LIVE_WINDOW_MINUTES } from '../stats/routes.js';
 import { checkDateRange, RANGE_MESSAGES, type StatsFrame } from '../stats/date-range.js';
-import type { StatsService } from '../stats/service.js';
+import type { Period, StatsService } from '../stats/service.js';
 import { utcDate } from '../stats/timeframe.js';
 import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-view.js';
 import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
@@ -26,6 +26,8 @@ const AnalyticsQuery = Type.Object({
   timeframe: Type.Optional(Type.String({ maxLength: 50 })),
   from: Type.Optional(Type.String({ maxLength: 50 })),
   to: Type.Optional(Type.String({ maxLength: 50 })),
+  // On unless turned off: the page compares with the previous period by default.
+  compare: Type.Optional(Type.Union([Type.Literal('previous'), Type.Literal('none')])),
 });
 const DEFAULT_DAYS = 7;
 const DEFAULT_INSIGHTS = 'week';
@@ -114,22 +116,29 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     const { all, current } = await chatbotPage(accountId, req.params.id);
     const action = `/app/${current.id}/analytics`;
     const { frame, range, daysError, rangeErrors } = analyticsFrame(req.query, deps.clock());
-    const forms = html`${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors)}`;
+    const compare = req.query.compare !== 'none';
+    const forms = html`${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError, !compare)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors, !compare)}`;
     const viewFrame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
     if (frame === null) {
       return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}` }, 422);
     }
-    // One window for every block. The ClickHouse statistics first, the longest first:
-    // PostgreSQL's overview runs on this thread (PGlite) and would otherwise delay their start.
+    // One window for every block, and its previous period from the same "now". The ClickHouse
+    // statistics first, the longest first: PostgreSQL's overview runs on this thread (PGlite) and
+    // would otherwise delay their start. Each block's two windows run side by side.
     const at = deps.clock();
+    const both = <T extends object>(one: (at: Date, period: Period) => Promise<T>) =>
+      compare ? stats.withPrevious(frame, one, at) : one(at, 'current').then((body) => ({ ...body, previous: null }));
     const [purchases, timeseries, engagement, popup, overview, setAside] = await Promise.all([
-      stats.purchases(accountId, current.id, frame, at), stats.timeseries(accountId, current.id, frame, at),
-      stats.engagement(accountId, current.id, frame, at), stats.popupMetrics(accountId, current.id, frame, at),
-      stats.overview(accountId, current.id, frame, at), stats.setAsidePurchases(accountId, current.id, frame, at),
+      both((a, p) => stats.purchases(accountId, current.id, frame, a, p)), both((a, p) => stats.timeseries(accountId, current.id, frame, a, p)),
+      both((a, p) => stats.engagement(accountId, current.id, frame, a, p)), both((a, p) => stats.popupMetrics(accountId, current.id, frame, a, p)),
+      both((a, p) => stats.overview(accountId, current.id, frame, a, p)), stats.setAsidePurchases(accountId, current.id, frame, at),
     ]);
+    const previous = compare
+      ? { overview: overview.previous!, engagement: engagement.previous!, popup: popup.previous!, purchases: purchases.previous!, timeseries: timeseries.previous! }
+      : null;
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries, setAside, chatbotId: current.id }, typeof frame !== 'number', csvLinks(current.id, frame))}`,
+      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries, setAside, chatbotId: current.id }, { action, frame, downloads: csvLinks(current.id, frame), previous })}`,
     });
   });
 

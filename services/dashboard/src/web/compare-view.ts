@@ -1,0 +1,53 @@
+import { html, type RawHtml } from '../format/html.js';
+import type { DateRange } from '../stats/date-range.js';
+
+/**
+ * The analytics page's comparison with the previous period (`compare=previous` of the JSON API;
+ * see the app pages in services/dashboard/README.md): each headline figure's change, and the
+ * link that turns the comparison off or on. The arrow and the sign carry the meaning, the colour
+ * only repeats it.
+ */
+export type ChangeKind = 'up' | 'down' | 'same' | 'new' | 'none';
+export interface Change { kind: ChangeKind; /** Relative change in percent, 1 decimal; absent for `new` and `none`. */ percent?: number; text: string }
+
+const PCT = new Intl.NumberFormat('en', { maximumFractionDigits: 1 });
+const ARROW: Record<ChangeKind, string> = { up: '▲', down: '▼', same: '', new: '▲', none: '' };
+
+/**
+ * `current` against `previous`: both 0 → `–` (nothing to compare); previous 0 → `new`; equal →
+ * `±0 %`; else (current − previous) / previous × 100, shown with its sign and 1 decimal. A
+ * change that rounds to 0.0 keeps its direction (▲ +0 %): it is a change, however small.
+ */
+export function changeOf(current: number, previous: number): Change {
+  if (current === previous) return current === 0 ? { kind: 'none', text: '–' } : { kind: 'same', percent: 0, text: '±0 %' };
+  if (previous === 0) return { kind: 'new', text: 'new' };
+  const percent = Math.round(((current - previous) / Math.abs(previous)) * 1000) / 10;
+  return current > previous
+    ? { kind: 'up', percent, text: `+${PCT.format(percent)} %` }
+    : { kind: 'down', percent, text: `−${PCT.format(Math.abs(percent))} %` };
+}
+
+/** One figure's change, as the second `<dd>` of its stat: arrow, percentage, the previous value. */
+export function changeBadge(current: number | string, previous: number | string, previousShown: string): RawHtml {
+  const c = changeOf(Number(current), Number(previous));
+  const arrow = ARROW[c.kind] ? html`<span aria-hidden="true">${ARROW[c.kind]}</span> ` : '';
+  // The change and the previous value each stay on one line; a narrow box wraps between them.
+  const context = c.kind === 'none'
+    ? html`<span class="sr-only"> no change, none in either period</span>`
+    : html` <span class="prev">vs ${previousShown}</span><span class="sr-only"> in the previous period</span>`;
+  return html`<dd class="change ${c.kind}" data-change="${c.kind}" data-percent="${c.percent ?? ''}" data-previous="${previous}"><span class="pct">${arrow}${c.text}</span>${context}</dd>`;
+}
+
+/** The query string of a window, with `compare=none` when the comparison is off. */
+export function frameQuery(frame: number | DateRange, compare: boolean): string {
+  const q = new URLSearchParams(typeof frame === 'number' ? { timeframe: String(frame) } : { from: frame.from, to: frame.to });
+  if (!compare) q.set('compare', 'none');
+  return q.toString();
+}
+
+/** The sentence under the window's dates: what is compared, and the link that switches it. */
+export function compareLine(action: string, frame: number | DateRange, previous: { start_date: string; end_date: string; timeframe_days: number } | null): RawHtml {
+  if (!previous) return html` · <a href="${action}?${frameQuery(frame, true)}" data-compare-toggle="on">Compare with the previous period</a>`;
+  const days = `${previous.timeframe_days} ${previous.timeframe_days === 1 ? 'day' : 'days'}`;
+  return html` · compared with the previous ${days}, <span class="nowrap" data-previous-window>${previous.start_date} to ${previous.end_date}</span> · <a href="${action}?${frameQuery(frame, false)}" data-compare-toggle="off">Hide the comparison</a>`;
+}
