@@ -24,11 +24,12 @@ async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean; migrat
 }
 
 /** `migrate`: both stores' migrations, run here rather than by openEngines so that what was applied can be reported. */
-export function migrate(ctx: CommandContext) {
+export function migrate(ctx: CommandContext, opts: { backfill: boolean } = { backfill: false }) {
   return withEngines(ctx, { migrate: false }, async ({ postgres, clickhouse }) => {
     // drizzle's migrator reports nothing; PostgreSQL is simply up to date afterwards.
     await postgres.migrate();
-    const ch = await runMigrations(clickhouse);
+    // --backfill: the whole-table mutations a start-up refuses to run on tables holding rows.
+    const ch = await runMigrations(clickhouse, { cluster: ctx.config.clickhouse.cluster, backfill: opts.backfill });
     return { postgres: 'up to date', clickhouse: { applied: ch.applied, alreadyApplied: ch.alreadyApplied } };
   });
 }
@@ -64,7 +65,7 @@ type DataCommand = Extract<CommandInput, { command: 'migrate' | 'import' | 'demo
 
 export async function runDataCommand(ctx: CommandContext, input: DataCommand): Promise<unknown> {
   switch (input.command) {
-    case 'migrate': return migrate(ctx);
+    case 'migrate': return migrate(ctx, input);
     case 'import': return importFile(ctx, input.json);
     case 'demo': return loadDemo(ctx);
     case 'replay': return replay(ctx, input.argv);
