@@ -148,9 +148,22 @@ function materializedView(s: ClusterState, tokens: Token[], nameAt: number): Ren
   const n = skipIfExists(tokens, nameAt);
   const to = nextSignificant(tokens, n + 1);
   if (!isWord(tokens[to], 'TO')) throw new Error(`cannot render for a cluster: materialized view ${tokens[n].text} needs TO <table>`);
-  const out = tokens.map((t, i) => (i > n && t.kind === 'word' && s.sharded.has(t.text) ? word(t.text + LOCAL_SUFFIX) : t));
+  const out = tokens.map((t, i) => (i > n && isTableReference(s, tokens, i) ? word(t.text + LOCAL_SUFFIX) : t));
   out.splice(n + 1, 0, ...onCluster(s));
   return [{ sql: join(out) }];
+}
+
+/**
+ * A sharded table's name where a table goes (after FROM, JOIN, TO, IN) or qualifying a column
+ * (`events.chatbot_id`): not a column or alias that happens to share the name.
+ */
+function isTableReference(s: ClusterState, tokens: Token[], i: number): boolean {
+  if (tokens[i].kind !== 'word' || !s.sharded.has(tokens[i].text)) return false;
+  let p = i - 1;
+  while (p >= 0 && !significant(tokens[p])) p--;
+  if (tokens[p]?.text === '.') return false;
+  if (/^(FROM|JOIN|TO|IN)$/i.test(tokens[p]?.text ?? '')) return true;
+  return tokens[i + 1]?.text === '.';
 }
 
 function alterTable(s: ClusterState, tokens: Token[], n: number): RenderedStatement[] {

@@ -66,6 +66,9 @@ t.test('a materialized view reads and writes the local tables on each node; plai
   t.same(flat(r, "CREATE MATERIALIZED VIEW IF NOT EXISTS agg_mv TO agg AS SELECT chatbot_id, count() AS n FROM events WHERE event = 'events' AND chatbot_id IN (SELECT chatbot_id FROM events) GROUP BY chatbot_id"), [
     "CREATE MATERIALIZED VIEW IF NOT EXISTS agg_mv ON CLUSTER main TO agg_local AS SELECT chatbot_id, count() AS n FROM events_local WHERE event = 'events' AND chatbot_id IN (SELECT chatbot_id FROM events_local) GROUP BY chatbot_id",
   ]);
+  t.same(flat(r, 'CREATE MATERIALIZED VIEW w TO agg AS SELECT events.chatbot_id, count() AS agg FROM events\nJOIN agg AS a USING (chatbot_id) GROUP BY events.chatbot_id'), [
+    'CREATE MATERIALIZED VIEW w ON CLUSTER main TO agg_local AS SELECT events_local.chatbot_id, count() AS agg FROM events_local\nJOIN agg_local AS a USING (chatbot_id) GROUP BY events_local.chatbot_id',
+  ], 'tables where tables go and as qualifiers; a column alias sharing a table\'s name is left alone');
   const insert = 'INSERT INTO agg SELECT chatbot_id, count() FROM events GROUP BY chatbot_id';
   t.same(flat(r, insert), [insert]);
   t.throws(() => r.render('CREATE MATERIALIZED VIEW v ENGINE = MergeTree ORDER BY x AS SELECT 1 AS x'), /needs TO/);
