@@ -69,7 +69,17 @@ ORDER BY version`;
 /** Every migration rendered for one mode (no store touched): what `migrate --print` shows. */
 export function renderMigrations(migrations: MigrationFile[], opts: { cluster?: string; database: string }): RenderedMigration[] {
   const renderer = createRenderer(opts.cluster ? { cluster: opts.cluster, database: opts.database } : undefined);
-  return migrations.map((m) => ({ file: m.file, version: m.version, statements: m.statements.flatMap((s) => renderer.render(s)) }));
+  return migrations.map((m) => ({
+    file: m.file,
+    version: m.version,
+    statements: m.statements.flatMap((s, i) => {
+      try {
+        return renderer.render(s);
+      } catch (err) {
+        throw migrationError(`Migration ${m.file}, statement ${i + 1}: ${(err as Error).message}`, err);
+      }
+    }),
+  }));
 }
 
 /** The SQL text of `migrate --print`: the ledger's table and every statement, skipped ones as comments. */
