@@ -58,3 +58,42 @@ t.test('an existing store with rows: start-up stops before the mutation; migrate
   const [{ n }] = await base.query<{ n: string }>('SELECT count() AS n FROM events');
   t.equal(Number(n), 2, 'the rows are still there');
 });
+
+/**
+ * No cluster runs here: an engine that answers as a fresh (or filled) cluster would, recording
+ * what the runner sends, shows what a service's start-up sends to one.
+ */
+function clusterAnswering(rows: number): { engine: ClickHouseEngine; sent: string[]; recorded: unknown[] } {
+  const sent: string[] = [];
+  const recorded: unknown[] = [];
+  const engine = {
+    database: 'analytics',
+    async command(sql: string) { sent.push(sql); },
+    async query(sql: string) { return /count\(\)/.test(sql) ? [{ n: String(rows) }] : []; },
+    async insert(_table: string, values: unknown[]) { recorded.push(...values); },
+  } as unknown as ClickHouseEngine;
+  return { engine, sent, recorded };
+}
+
+t.test('a fresh cluster: the replicated ledger, every DDL ON CLUSTER, no mutation, no node-local table', async (t) => {
+  const { engine, sent, recorded } = clusterAnswering(0);
+  const result = await runMigrations(engine, { cluster: 'main' });
+  t.ok(result.applied.length >= 10);
+  t.equal(recorded.length, result.applied.length, 'each migration recorded in the ledger');
+  t.match(sent[0], /^CREATE TABLE IF NOT EXISTS schema_migrations ON CLUSTER main[\s\S]*ReplicatedReplacingMergeTree/);
+  t.same(mutations(sent), []);
+  for (const sql of sent) {
+    const code = sql.replace(/--.*$/gm, '').trim();
+    if (/^(CREATE|ALTER|DROP|TRUNCATE)\b/i.test(code)) t.match(code, / ON CLUSTER main\b/, code.split('\n')[0]);
+    t.notMatch(code, /\bENGINE\s*=\s*(Join|Memory|Set)\b|events_prev_copy_fill|token_id_index/, 'no node-local state');
+  }
+});
+
+t.test('a cluster holding rows: start-up stops before a mutation, as on one node', async (t) => {
+  const { engine, sent } = clusterAnswering(5);
+  await t.rejects(runMigrations(engine, { cluster: 'main' }), { code: 'CLICKHOUSE_005', message: /rewrites every row of events[\s\S]*migrate --backfill/ });
+  t.same(mutations(sent), []);
+  const backfill = clusterAnswering(5);
+  await runMigrations(backfill.engine, { cluster: 'main', backfill: true });
+  t.match(mutations(backfill.sent), [/^\s*ALTER TABLE events_local ON CLUSTER main MATERIALIZE INDEX event_id_bytes/], 'with --backfill: the index, on the local tables');
+});
