@@ -64,3 +64,12 @@ t.test('usage errors', async (t) => {
   t.match(b.stderr, /is not a cluster name/);
   t.notOk(fs.existsSync(dataDir));
 });
+
+t.test('asked of a running server (src/admin), migrate --print prints too and runs nothing', async (t) => {
+  const { loadConfig } = await import('@chatlytics/core');
+  const { runCommand } = await import('../src/cli/commands.js');
+  const config = loadConfig({ DATA_DIR: dataDir });
+  const result = await runCommand({ command: 'migrate', print: true, backfill: false, cluster: 'main' }, { config, log: undefined as never });
+  t.same(result, { sql: printMigrations({ cluster: 'main', database: 'analytics' }) });
+  t.notOk(fs.existsSync(dataDir), 'no store opened');
+});

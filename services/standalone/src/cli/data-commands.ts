@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { rebuildRollups, runMigrations } from '@chatlytics/clickhouse';
+import { printMigrations, rebuildRollups, runMigrations } from '@chatlytics/clickhouse';
 import { parseFixture } from '@chatlytics/dashboard';
 import { runReplayCommand } from '@chatlytics/consumer';
 import { openEngines, type Engines } from '../engines.js';
@@ -24,7 +24,9 @@ async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean; migrat
 }
 
 /** `migrate`: both stores' migrations, run here rather than by openEngines so that what was applied can be reported. */
-export function migrate(ctx: CommandContext, opts: { backfill: boolean } = { backfill: false }) {
+export async function migrate(ctx: CommandContext, opts: { backfill: boolean; print?: boolean; cluster?: string } = { backfill: false }) {
+  // src/cli.ts prints before any store opens; a running server asked the same touches nothing either.
+  if (opts.print) return { sql: printMigrations({ cluster: opts.cluster ?? ctx.config.clickhouse.cluster, database: ctx.config.clickhouse.database }) };
   return withEngines(ctx, { migrate: false }, async ({ postgres, clickhouse }) => {
     // drizzle's migrator reports nothing; PostgreSQL is simply up to date afterwards.
     await postgres.migrate();
