@@ -2,7 +2,11 @@ export type { ClickHouseEngine, InsertOptions, QueryParams } from './types.js';
 export { createChdbEngine, type ChdbEngineOptions } from './chdb-engine.js';
 export { createServerEngine, type ServerEngineOptions } from './server-engine.js';
 export { createClickHouse } from './create.js';
-export { runMigrations, readMigrations, type MigrationFile, type MigrationResult } from './migrations.js';
+export {
+  runMigrations, readMigrations, renderMigrations, printMigrations, ledgerDdl,
+  type MigrationFile, type MigrationResult, type MigrationOptions, type RenderedMigration,
+} from './migrations.js';
+export { createRenderer, LOCAL_SUFFIX, type ClusterOptions, type RenderedStatement } from './cluster-ddl.js';
 export { sqlFile } from './sql-files.js';
 export { clickhouseTime, parseClickhouseTime } from './time.js';
 export { rebuildRollups, type RollupRebuild } from './rollups.js';

@@ -3,8 +3,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ClickHouseEngine } from './types.js';
 import { MIGRATIONS_DIR } from './paths.js';
-import { migrationError } from './errors.js';
+import { ClickHouseErrorCode, migrationError } from './errors.js';
 import { splitStatements } from './sql-split.js';
+import { createRenderer, type RenderedStatement } from './cluster-ddl.js';
 
 /**
  * Applies clickhouse/migrations/NNNN_name.sql in version order, each once, recorded in
@@ -29,15 +30,69 @@ export interface MigrationResult {
 
 const FILE = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 
-const LEDGER_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
+export interface MigrationOptions {
+  dir?: string;
+  /** CLICKHOUSE_CLUSTER: render every statement for this cluster (cluster-ddl.ts). */
+  cluster?: string;
+  /**
+   * Run whole-table mutations (ALTER … UPDATE/DELETE, MATERIALIZE …) on tables holding rows:
+   * `npm run cli -- migrate --backfill` only. Start-up skips them on empty tables (where they do
+   * nothing) and otherwise stops, naming that command, instead of rewriting a table while booting.
+   */
+  backfill?: boolean;
+}
+
+/** The migrations as they would run: the ledger's table first (version 0), then each file's statements. */
+export interface RenderedMigration {
+  file: string;
+  version: number;
+  statements: RenderedStatement[];
+}
+
+// ReplacingMergeTree: two processes starting at once may both record a version; the
+// duplicates collapse, and reads take one row per version meanwhile (LIMIT 1 BY). On a cluster
+// one replicated table with one Keeper path for every node of every shard: the whole cluster
+// reads the same list.
+export function ledgerDdl(cluster?: string): string {
+  const engine = cluster
+    ? `ReplicatedReplacingMergeTree('/clickhouse/tables/all/{database}/schema_migrations', '{shard}-{replica}')`
+    : 'ReplacingMergeTree';
+  return `CREATE TABLE IF NOT EXISTS schema_migrations${cluster ? ` ON CLUSTER ${cluster}` : ''} (
   version UInt32,
   name String,
   checksum String,
   applied_at DateTime64(3, 'UTC') DEFAULT now64(3)
-) ENGINE = ReplacingMergeTree
+) ENGINE = ${engine}
 ORDER BY version`;
-// ReplacingMergeTree: two processes starting at once may both record a version; the
-// duplicates collapse, and reads take one row per version meanwhile (LIMIT 1 BY).
+}
+
+/** Every migration rendered for one mode (no store touched): what `migrate --print` shows. */
+export function renderMigrations(migrations: MigrationFile[], opts: { cluster?: string; database: string }): RenderedMigration[] {
+  const renderer = createRenderer(opts.cluster ? { cluster: opts.cluster, database: opts.database } : undefined);
+  return migrations.map((m) => ({
+    file: m.file,
+    version: m.version,
+    statements: m.statements.flatMap((s, i) => {
+      try {
+        return renderer.render(s);
+      } catch (err) {
+        throw migrationError(`Migration ${m.file}, statement ${i + 1}: ${(err as Error).message}`, err);
+      }
+    }),
+  }));
+}
+
+/** The SQL text of `migrate --print`: the ledger's table and every statement, skipped ones as comments. */
+export function printMigrations(opts: { cluster?: string; database: string; dir?: string }): string {
+  const parts = [`-- ${opts.cluster ? `cluster ${opts.cluster}` : 'single node'}, database ${opts.database}: every migration (the ledger says which ones a store still needs)`, `${ledgerDdl(opts.cluster)};`];
+  for (const m of renderMigrations(readMigrations(opts.dir), opts)) {
+    parts.push(`-- ${m.file}`);
+    for (const s of m.statements) {
+      parts.push(s.skipped ? `-- not run here (${s.skipped}):\n${s.sql.replace(/^/gm, '-- ')}` : `${s.sql};`);
+    }
+  }
+  return `${parts.join('\n\n')}\n`;
+}
 
 export function readMigrations(dir: string = MIGRATIONS_DIR): MigrationFile[] {
   const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
@@ -63,9 +118,12 @@ export function readMigrations(dir: string = MIGRATIONS_DIR): MigrationFile[] {
   });
 }
 
-export async function runMigrations(engine: ClickHouseEngine, dir: string = MIGRATIONS_DIR): Promise<MigrationResult> {
-  const migrations = readMigrations(dir);
-  await engine.command(LEDGER_DDL);
+export async function runMigrations(engine: ClickHouseEngine, options: string | MigrationOptions = {}): Promise<MigrationResult> {
+  const opts = typeof options === 'string' ? { dir: options } : options;
+  const migrations = readMigrations(opts.dir ?? MIGRATIONS_DIR);
+  // Rendered before anything runs: a statement the cluster form cannot express stops here.
+  const rendered = renderMigrations(migrations, { cluster: opts.cluster, database: engine.database });
+  await engine.command(ledgerDdl(opts.cluster));
   const rows = await engine.query<{ version: number; checksum: string }>(
     'SELECT version, checksum FROM schema_migrations ORDER BY version, applied_at LIMIT 1 BY version',
   );
@@ -79,14 +137,19 @@ export async function runMigrations(engine: ClickHouseEngine, dir: string = MIGR
     }
   }
   const applied: string[] = [];
-  for (const m of migrations) {
+  for (const [k, m] of migrations.entries()) {
     if (done.has(m.version)) continue;
-    for (const [i, stmt] of m.statements.entries()) {
+    for (const [i, stmt] of rendered[k].statements.entries()) {
+      if (stmt.skipped) continue;
       try {
+        if (stmt.mutates && !opts.backfill && !(await isEmpty(engine, stmt.mutates))) {
+          throw migrationError(`Migration ${m.file} rewrites every row of ${stmt.mutates}, which holds rows: start-up does not; run \`npm run cli -- migrate --backfill\` (then start again)`);
+        }
         // {database:String}: the one value a migration may need (a name a background mutation
         // resolves without the session's database, migration 0040).
-        await engine.command(stmt, { database: engine.database });
+        if (!stmt.mutates || opts.backfill) await engine.command(stmt.sql, { database: engine.database });
       } catch (err) {
+        if ((err as { code?: string }).code === ClickHouseErrorCode.MIGRATION) throw err;
         throw migrationError(`Migration ${m.file} failed at statement ${i + 1}: ${(err as Error).message}`, err);
       }
     }
@@ -94,4 +157,10 @@ export async function runMigrations(engine: ClickHouseEngine, dir: string = MIGR
     applied.push(`${m.file.slice(0, -4)}`);
   }
   return { applied, alreadyApplied: migrations.length - applied.length };
+}
+
+/** An empty table: a mutation of it has nothing to rewrite (count() reads the parts' row counts, not the rows). */
+async function isEmpty(engine: ClickHouseEngine, table: string): Promise<boolean> {
+  const [row] = await engine.query<{ n: string | number }>(`SELECT count() AS n FROM ${table}`);
+  return Number(row?.n ?? 0) === 0;
 }

@@ -26,6 +26,7 @@ export const EnvSchema = Type.Object({
   CLICKHOUSE_PASSWORD: Type.Optional(Type.String()),
   CLICKHOUSE_DATABASE: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'a database identifier' })),
   CLICKHOUSE_EMBEDDED_CONNECTIONS: Type.Optional(Type.String({ pattern: '^([1-9]|1[0-6])$', description: 'an integer from 1 to 16' })),
+  CLICKHOUSE_CLUSTER: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'a cluster name of remote_servers' })),
   KAFKA_BROKERS: Type.Optional(Type.String({ pattern: '^[^\\s,]+(,[^\\s,]+)*$', description: 'a comma list of host:port' })),
   KAFKA_TOPIC: Type.Optional(Type.String({ minLength: 1, maxLength: 249 })),
   KAFKA_DLQ_TOPIC: Type.Optional(Type.String({ minLength: 1, maxLength: 249 })),
@@ -88,7 +89,11 @@ export interface Config {
   dataDir: string;
   databaseUrl?: string;
   /** embeddedConnections: chdb connections of the embedded engine (queries in parallel). */
-  clickhouse: { url?: string; user: string; password: string; database: string; embeddedConnections: number };
+  /**
+   * cluster: CLICKHOUSE_CLUSTER, the remote_servers cluster the migrations render for (ON CLUSTER,
+   * Replicated*MergeTree, Distributed; clickhouse/README.md "On a cluster"); unset: one node.
+   */
+  clickhouse: { url?: string; user: string; password: string; database: string; embeddedConnections: number; cluster?: string };
   kafka: {
     brokers?: string[];
     topic: string;
@@ -209,6 +214,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
     throw new ConfigError(`Invalid environment variable ${name}: ${why} (got ${JSON.stringify(env[name])})`);
   }
   const e = env as Env;
+  // The embedded engine is one node: ON CLUSTER there names a cluster it cannot have.
+  if (e.CLICKHOUSE_CLUSTER && !e.CLICKHOUSE_URL) throw new ConfigError('Invalid environment variable CLICKHOUSE_CLUSTER: needs CLICKHOUSE_URL (a ClickHouse server of that cluster)');
   const port = (v: string | undefined, d: number, name: string) => {
     if (v === undefined) return d;
     const n = Number(v);
@@ -229,6 +236,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
       password: e.CLICKHOUSE_PASSWORD ?? '',
       database: e.CLICKHOUSE_DATABASE ?? 'analytics',
       embeddedConnections: num(e.CLICKHOUSE_EMBEDDED_CONNECTIONS, 2),
+      cluster: e.CLICKHOUSE_CLUSTER || undefined,
     },
     kafka: {
       brokers: list(e.KAFKA_BROKERS),

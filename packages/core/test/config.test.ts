@@ -8,6 +8,7 @@ t.test('defaults follow the configuration table in README.md', async (t) => {
   t.equal(c.dataDir, '/srv/data');
   t.equal(c.clickhouse.database, 'analytics');
   t.equal(c.clickhouse.embeddedConnections, 2);
+  t.equal(c.clickhouse.cluster, undefined, 'one ClickHouse node unless CLICKHOUSE_CLUSTER names a cluster');
   t.equal(c.kafka.topic, 'analytics-events');
   t.equal(c.kafka.dlqTopic, 'analytics-events-dlq');
   t.equal(c.kafka.groupId, 'analytics-consumer');
@@ -46,6 +47,8 @@ t.test('parses lists, booleans and fractions', async (t) => {
   t.equal(c.kafka.partitions, 12);
   t.equal(c.kafka.replicationFactor, 3);
   t.equal(c.clickhouse.embeddedConnections, 4);
+  t.throws(() => loadConfig({ CLICKHOUSE_CLUSTER: 'chatlytics' }), /^Invalid environment variable CLICKHOUSE_CLUSTER: needs CLICKHOUSE_URL/, 'the embedded engine is one node');
+  t.equal(loadConfig({ CLICKHOUSE_CLUSTER: 'chatlytics', CLICKHOUSE_URL: 'http://ch:8123' }).clickhouse.cluster, 'chatlytics');
   t.equal(c.kafka.retentionHours, 72);
   t.equal(c.consumerLagAlertSeconds, 60);
   t.match(loadConfig({}).kafka, { partitions: 24, replicationFactor: 1, retentionHours: 168, createTopics: true, idempotent: true }, 'Kafka defaults');
@@ -59,7 +62,7 @@ t.test('parses lists, booleans and fractions', async (t) => {
 const bad: [string, string][] = [
   ['PORT', 'abc'], ['PORT', '70000'], ['DATABASE_URL', 'mysql://x'], ['CLICKHOUSE_URL', 'ftp://x'],
   ['TRACK_RATE_LIMIT_PER_MINUTE', '0'], ['LOG_LEVEL', 'loud'], ['SESSION_SECRET', 'short'],
-  ['PASSWORD_RESET_EXPIRE_MINUTES', '-1'], ['KAFKA_CREATE_TOPICS', 'maybe'], ['KAFKA_PARTITIONS', '0'], ['CLICKHOUSE_DATABASE', 'a-b'],
+  ['PASSWORD_RESET_EXPIRE_MINUTES', '-1'], ['KAFKA_CREATE_TOPICS', 'maybe'], ['KAFKA_PARTITIONS', '0'], ['CLICKHOUSE_DATABASE', 'a-b'], ['CLICKHOUSE_CLUSTER', 'a b; DROP'],
   ['KAFKA_RETENTION_HOURS', '0'], ['CONSUMER_LAG_ALERT_SECONDS', '1.5'],
   ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '0'], ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '17'], ['SQL_MAX_THREADS', '0'],
   ['DIGEST_WEEKDAY', '0'], ['DIGEST_WEEKDAY', '8'], ['DIGEST_WEEKDAY', 'someday'], ['DIGEST_WEEKDAY', 'mo'], ['DIGEST_HOUR_UTC', '24'], ['DIGEST_HOUR_UTC', '-1'],

@@ -26,7 +26,7 @@ await runService(process.env, {
     try {
       const clickhouse = await createClickHouse(config, log);
       opened.push(clickhouse);
-      await runMigrations(clickhouse);
+      await runMigrations(clickhouse, { cluster: config.clickhouse.cluster });
       const bus = await createEventBus(config, log, registry);
       opened.push(bus);
       const consumer = createConsumer({ config, bus, clickhouse, log, registry });

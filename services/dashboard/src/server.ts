@@ -18,7 +18,7 @@ await runService(process.env, {
     const clickhouse = await createClickHouse(config, log);
     // Both migrations are idempotent and lock-protected: several dashboards may start at once.
     await postgres.migrate();
-    await runMigrations(clickhouse);
+    await runMigrations(clickhouse, { cluster: config.clickhouse.cluster });
     return {
       server: { securitySchemes: dashboardSecuritySchemes, notFound: pagesNotFound },
       checks: [

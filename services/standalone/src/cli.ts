@@ -34,6 +34,14 @@ try {
 } catch (err) {
   fail((err as Error).message);
 }
+// `migrate --print` renders the SQL files and stops: no lock, no store opened, nothing created.
+if (input.command === 'migrate' && input.print) {
+  const { printMigrations } = await import('@chatlytics/clickhouse/migrations');
+  const sql = printMigrations({ cluster: input.cluster ?? config.clickhouse.cluster, database: config.clickhouse.database });
+  await new Promise<void>((resolve) => process.stdout.write(sql, () => resolve()));
+  process.exit(0);
+}
+
 // Quieter than the servers by default: a CLI user wants the result, not start-up chatter.
 // Logs go to stderr so that stdout stays one JSON document.
 const log = pino(loggerOptions(process.env.LOG_LEVEL ? config.logLevel : 'warn', 'cli'), pino.destination(2));

@@ -32,7 +32,7 @@ export async function openEngines(config: Config, log: Logger, registry?: Regist
     opened.push(clickhouse);
     if (opts.migrate !== false) {
       await postgres.migrate();
-      await runMigrations(clickhouse);
+      await runMigrations(clickhouse, { cluster: config.clickhouse.cluster });
     }
     const bus = opts.bus === false ? undefined : await createEventBus(config, log, registry);
     if (bus) opened.push(bus);

@@ -60,3 +60,51 @@ t.test("the data team user has the embedded interface's limits and quotas, numbe
   t.equal(value(quota, 'queries'), String(SQL_QUOTA_DEFAULTS.queriesPerHour));
   t.equal(value(quota, 'read_rows'), String(SQL_QUOTA_DEFAULTS.readRowsPerHour));
 });
+
+t.test('ClickHouse runs as the cluster CLICKHOUSE_CLUSTER names: two replicas, three Keeper nodes, one macro file each', async (t) => {
+  const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+  const all = (xml: string, tag: string) => [...xml.matchAll(new RegExp(`<${tag}>([^<]*)</${tag}>`, 'g'))].map((m) => m[1]);
+  const mounts = (service: string) => new Map<string, string>((compose.services[service].volumes as string[])
+    .filter((v) => v.startsWith('./')).map((v) => [v.split(':')[1], v.split(':')[0]]));
+
+  const cluster = read('clickhouse/deploy/config.d/cluster.xml').replace(/<!--[\s\S]*?-->/g, '');
+  const name = /<remote_servers>\s*<([A-Za-z_][A-Za-z0-9_]*)>/.exec(cluster)?.[1];
+  for (const service of ['ingest', 'consumer', 'dashboard']) {
+    t.equal(compose.services[service].environment.CLICKHOUSE_CLUSTER, name, `${service} renders for the cluster of remote_servers`);
+    t.ok(compose.services[service].depends_on['clickhouse-2'], `${service} waits for the second replica`);
+  }
+  const replicas = all(cluster.slice(cluster.indexOf('<remote_servers>'), cluster.indexOf('</remote_servers>')), 'host');
+  t.same(replicas, ['clickhouse', 'clickhouse-2'], 'one shard, two replicas, both compose services');
+  t.equal((cluster.match(/<shard>/g) ?? []).length, 1);
+  t.match(cluster, /<internal_replication>true<\/internal_replication>/, 'Distributed writes one replica, replication copies');
+
+  const keeper = read('clickhouse/deploy/keeper/keeper.xml');
+  const keeperPort = all(keeper, 'tcp_port')[0];
+  const zk = cluster.slice(cluster.indexOf('<zookeeper>'), cluster.indexOf('</zookeeper>'));
+  t.same(all(zk, 'host'), ['keeper-1', 'keeper-2', 'keeper-3'], 'ClickHouse knows the three Keeper nodes');
+  t.same([...new Set(all(zk, 'port'))], [keeperPort], 'on the port Keeper listens on');
+  t.same(all(keeper, 'hostname'), ['keeper-1', 'keeper-2', 'keeper-3'], 'the Raft group is the three services');
+  for (const [i, service] of ['keeper-1', 'keeper-2', 'keeper-3'].entries()) {
+    t.ok(compose.services[service].healthcheck, `${service} has a healthcheck`);
+    t.equal(Number(compose.services[service].environment.KEEPER_SERVER_ID), i + 1, `${service} is Raft server ${i + 1}`);
+    t.equal(mounts(service).get('/etc/clickhouse-keeper/keeper_config.xml'), './clickhouse/deploy/keeper/keeper.xml');
+    t.ok(compose.services.clickhouse.depends_on[service], `ClickHouse waits for ${service}`);
+  }
+
+  const macros = ['clickhouse', 'clickhouse-2'].map((service) => {
+    const m = mounts(service);
+    t.ok(compose.services[service].healthcheck, `${service} has a healthcheck`);
+    t.equal(m.get('/etc/clickhouse-server/config.d/cluster.xml'), './clickhouse/deploy/config.d/cluster.xml', `${service} has the cluster`);
+    t.equal(m.get('/etc/clickhouse-server/users.d/data_team.xml'), './clickhouse/deploy/users.d/data_team.xml', `${service} has the data team user`);
+    t.equal(m.get('/etc/clickhouse-server/users.d/cluster_inserts.xml'), './clickhouse/deploy/users.d/cluster_inserts.xml', `${service} has the insert settings`);
+    const xml = read(m.get('/etc/clickhouse-server/config.d/macros.xml')!);
+    return { shard: all(xml, 'shard')[0], replica: all(xml, 'replica')[0] };
+  });
+  t.equal(macros[0].shard, macros[1].shard, 'both nodes are replicas of the same shard');
+  t.not(macros[0].replica, macros[1].replica, 'with distinct replica names');
+  t.not(compose.services.clickhouse.volumes[0], compose.services['clickhouse-2'].volumes[0], 'each node its own data volume');
+
+  const inserts = read('clickhouse/deploy/users.d/cluster_inserts.xml');
+  t.equal(Number(all(inserts, 'insert_quorum')[0]), replicas.length, 'an acknowledged insert is on every replica (copy detection)');
+  t.equal(all(inserts, 'distributed_foreground_insert')[0], '1', 'acknowledged once stored, not queued');
+});

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { rebuildRollups, runMigrations } from '@chatlytics/clickhouse';
+import { printMigrations, rebuildRollups, runMigrations } from '@chatlytics/clickhouse';
 import { parseFixture } from '@chatlytics/dashboard';
 import { runReplayCommand } from '@chatlytics/consumer';
 import { openEngines, type Engines } from '../engines.js';
@@ -24,11 +24,14 @@ export async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean;
 }
 
 /** `migrate`: both stores' migrations, run here rather than by openEngines so that what was applied can be reported. */
-export function migrate(ctx: CommandContext) {
+export async function migrate(ctx: CommandContext, opts: { backfill: boolean; print?: boolean; cluster?: string } = { backfill: false }) {
+  // src/cli.ts prints before any store opens; a running server asked the same touches nothing either.
+  if (opts.print) return { sql: printMigrations({ cluster: opts.cluster ?? ctx.config.clickhouse.cluster, database: ctx.config.clickhouse.database }) };
   return withEngines(ctx, { migrate: false }, async ({ postgres, clickhouse }) => {
     // drizzle's migrator reports nothing; PostgreSQL is simply up to date afterwards.
     await postgres.migrate();
-    const ch = await runMigrations(clickhouse);
+    // --backfill: the whole-table mutations a start-up refuses to run on tables holding rows.
+    const ch = await runMigrations(clickhouse, { cluster: ctx.config.clickhouse.cluster, backfill: opts.backfill });
     return { postgres: 'up to date', clickhouse: { applied: ch.applied, alreadyApplied: ch.alreadyApplied } };
   });
 }
@@ -64,7 +67,7 @@ type DataCommand = Extract<CommandInput, { command: 'migrate' | 'import' | 'demo
 
 export async function runDataCommand(ctx: CommandContext, input: DataCommand): Promise<unknown> {
   switch (input.command) {
-    case 'migrate': return migrate(ctx);
+    case 'migrate': return migrate(ctx, input);
     case 'import': return importFile(ctx, input.json);
     case 'demo': return loadDemo(ctx);
     case 'replay': return replay(ctx, input.argv);

@@ -9,7 +9,7 @@ import { parseArgs, required, UsageError } from './args.js';
  * of after PostgreSQL and ClickHouse have been opened.
  */
 export type CommandInput =
-  | { command: 'migrate' }
+  | { command: 'migrate'; print: boolean; cluster?: string; backfill: boolean }
   | { command: 'import'; file: string; json: unknown }
   | { command: 'users:create'; email: string; password: string; account?: string }
   | { command: 'api-keys:create'; email: string; name?: string; scope: 'read' | 'manage' }
@@ -27,7 +27,7 @@ export type CommandInput =
 export type CommandName = CommandInput['command'];
 
 export const USAGE: Record<CommandName, string> = {
-  migrate: 'migrate',
+  migrate: 'migrate [--backfill] | migrate --print [--cluster NAME]',
   import: 'import <file.json>',
   'users:create': 'users:create --email E --password P [--account NAME]',
   'api-keys:create': 'api-keys:create --email E [--name N] [--scope read|manage]',
@@ -63,6 +63,7 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
   const args = parseArgs(argv);
   switch (name) {
     case 'migrate':
+      return migrateArgs(args);
     case 'demo':
     case 'rollups:rebuild':
     case 'sql-keys:list':
@@ -115,6 +116,20 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
       }
       return { command: name, argv };
   }
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `--print` renders without a store, for CLICKHOUSE_CLUSTER's cluster or `--cluster NAME`; `--backfill` runs whole-table mutations. */
+function migrateArgs(args: ReturnType<typeof parseArgs>): CommandInput {
+  const print = args.options.print === 'true';
+  const cluster = args.options.cluster;
+  if (cluster !== undefined && (!print || !IDENTIFIER.test(cluster))) {
+    throw new UsageError(print ? `--cluster ${JSON.stringify(cluster)} is not a cluster name` : `--cluster goes with --print (a running cluster follows CLICKHOUSE_CLUSTER); usage: ${USAGE.migrate}`);
+  }
+  const backfill = args.options.backfill === 'true';
+  if (print && backfill) throw new UsageError(`--print runs nothing, --backfill runs mutations: one or the other (usage: ${USAGE.migrate})`);
+  return { command: 'migrate', print, cluster, backfill };
 }
 
 // The same rule as the management API's name schema: names appear in the query log.
