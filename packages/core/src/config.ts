@@ -42,6 +42,8 @@ export const EnvSchema = Type.Object({
   RESEND_TEMPLATE_ID: Type.Optional(Type.String({ minLength: 1 })),
   PASSWORD_RESET_EXPIRE_MINUTES: Type.Optional(PositiveNumber),
   PASSWORD_RESET_THROTTLE_SECONDS: Type.Optional(PositiveNumber),
+  ALERT_EVALUATE_SECONDS: Type.Optional(PositiveInt),
+  ALERT_WEBHOOK_ALLOW_PRIVATE: Type.Optional(Bool),
   TRACK_RATE_LIMIT_PER_MINUTE: Type.Optional(PositiveInt),
   ALLOWED_ORIGINS: Type.Optional(Type.String()),
   TRUST_PROXY: Type.Optional(Type.String()),
@@ -104,6 +106,12 @@ export interface Config {
   ingestPublicUrl: string;
   mail: { resendApiKey?: string; resendBaseUrl?: string; from: string; templateId?: string };
   passwordReset: { expireMinutes: number; throttleSeconds: number };
+  /**
+   * Chat-health alerts (services/dashboard/README.md): seconds between evaluations, and whether
+   * webhooks may target loopback or private addresses (off: a user's URL must not reach the
+   * operator's internal network, SSRF).
+   */
+  alerts: { evaluateSeconds: number; webhookAllowPrivate: boolean };
   track: { rateLimitPerMinute: number; allowedOrigins?: string[] };
   trustProxy?: string[];
   sessionSecret?: string;
@@ -223,6 +231,10 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
     passwordReset: {
       expireMinutes: Number(e.PASSWORD_RESET_EXPIRE_MINUTES ?? 60),
       throttleSeconds: Number(e.PASSWORD_RESET_THROTTLE_SECONDS ?? 60),
+    },
+    alerts: {
+      evaluateSeconds: Number(e.ALERT_EVALUATE_SECONDS ?? 60),
+      webhookAllowPrivate: truthy(e.ALERT_WEBHOOK_ALLOW_PRIVATE, false),
     },
     track: {
       rateLimitPerMinute: Number(e.TRACK_RATE_LIMIT_PER_MINUTE ?? 120),

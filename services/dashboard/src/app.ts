@@ -35,6 +35,11 @@ import { appPageRoutes } from './web/routes.js';
 import { manageRoutes } from './web/manage-routes.js';
 import { dataSourcePageRoutes } from './web/data-source-routes.js';
 import { createVisitorEventRepository } from './repositories/visitor-event-repository.js';
+import { createAlertRepository } from './alerts/repository.js';
+import { alertRoutes } from './alerts/routes.js';
+import { alertMailHandlers } from './alerts/mail.js';
+import { alertLoopsPlugin, type AlertTuning } from './alerts/plugin.js';
+import { alertPageRoutes } from './web/alerts-routes.js';
 
 export interface DashboardOptions {
   config: Config;
@@ -56,6 +61,8 @@ export interface DashboardOptions {
   statsCacheTtlMs?: number;
   /** Between runs of the hour sealer (src/stats/sealer.ts; default 60 s); 0 never runs it (tests that seal call it themselves). */
   sealIntervalMs?: number;
+  /** The alert evaluator's and webhook worker's waits (src/alerts/plugin.ts); tests shorten them. */
+  alerts?: AlertTuning;
 }
 
 /** Paths whose unknown sub-paths answer the dashboard's JSON 404 (see the response and error rules in services/dashboard/README.md). */
@@ -108,7 +115,11 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
 
   // Without ClickHouse there are no app pages: a form log-in then lands on the profile.
   await app.register(authRoutes, { deps, home: opts.clickhouse ? APP_HOME : HOME_AFTER_LOGIN });
-  await app.register(passwordResetApp, { ...opts.passwordReset, deps, db: opts.postgres.db, secret });
+  const alerts = createAlertRepository({ db: opts.postgres.db });
+  await app.register(passwordResetApp, {
+    ...opts.passwordReset, deps, db: opts.postgres.db, secret,
+    mailHandlers: (mail) => alertMailHandlers({ ...mail, config: deps.config }),
+  });
   const stats = opts.clickhouse
     ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock, cacheTtlMs: opts.statsCacheTtlMs })
     : undefined;
@@ -118,6 +129,9 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
       // The windows the app offers as links (and the API's day, week and month).
       keepRunsOfDays: TIMEFRAME_CHOICES,
     });
+    await app.register(alertLoopsPlugin, {
+      ...opts.alerts, config: opts.config, alerts, clickhouse: opts.clickhouse, postgres: opts.postgres, log: deps.log, clock: deps.clock,
+    });
   }
   await app.register(pageRoutes, { deps });
   await app.register(appAssets);
@@ -125,12 +139,14 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     await app.register(appPageRoutes, { deps, stats, visitorEvents: createVisitorEventRepository(opts.clickhouse) });
     await app.register(manageRoutes, { deps });
     await app.register(dataSourcePageRoutes, { deps });
+    await app.register(alertPageRoutes, { deps, alerts });
   }
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });
     await api.register(apiKeyRoutes, { deps });
     await api.register(dataSourceRoutes, { deps });
+    await api.register(alertRoutes, { deps, alerts });
     await api.register(sqlKeyRoutes, { deps, sqlKeys: createSqlKeyRepository({ db: opts.postgres.db }) });
     if (stats) await api.register(statsRoutes, { stats });
   }, { prefix: DASHBOARD_API_PREFIX });
@@ -168,3 +184,8 @@ export { dashboardSecuritySchemes, ErrorResponse, errorResponses, Success } from
 export { pagesNotFound } from './pages/not-found.js';
 export { importFixture, type ImportOptions, type ImportSummary } from './fixtures/import.js';
 export { FixtureSchema, parseFixture, type Fixture } from './fixtures/schema.js';
+export { createAlertRepository, webhookBody, type AlertRepository } from './alerts/repository.js';
+export { createAlertEvaluator, ALERT_EVALUATOR_LOCK_KEY, type AlertEvaluator } from './alerts/evaluator.js';
+export { createAlertFigures } from './alerts/figures.js';
+export { createWebhookWorker, createWebhookDeliveryRepository } from './alerts/webhook-queue.js';
+export { signBody, SIGNATURE_HEADER } from './alerts/signature.js';

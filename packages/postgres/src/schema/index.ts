@@ -3,3 +3,4 @@ export * from './chatbots.js';
 export * from './conversations.js';
 export * from './email-jobs.js';
 export * from './sql-keys.js';
+export * from './alerts.js';
