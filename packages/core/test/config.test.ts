@@ -24,6 +24,13 @@ t.test('defaults follow the configuration table in README.md', async (t) => {
   t.equal(c.dashboardPort, 3002);
   t.equal(c.consumerPort, 3003);
   t.equal(c.sql.limits.maxThreads, 1, 'a data-team query runs on one thread');
+  t.same(c.alerts, { evaluateSeconds: 60, webhookAllowPrivate: false }, 'alerts every minute; no webhook to private addresses');
+});
+
+t.test('alert variables', async (t) => {
+  t.same(loadConfig({ ALERT_EVALUATE_SECONDS: '2', ALERT_WEBHOOK_ALLOW_PRIVATE: 'true' }).alerts, { evaluateSeconds: 2, webhookAllowPrivate: true });
+  t.throws(() => loadConfig({ ALERT_EVALUATE_SECONDS: '0' }), /Invalid environment variable ALERT_EVALUATE_SECONDS/);
+  t.throws(() => loadConfig({ ALERT_WEBHOOK_ALLOW_PRIVATE: 'maybe' }), /Invalid environment variable ALERT_WEBHOOK_ALLOW_PRIVATE/);
 });
 
 t.test('parses lists, booleans and fractions', async (t) => {

@@ -82,7 +82,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
       const error = describe(err);
       if (err instanceof WebhookPermanentError || d.attempts >= o.maxAttempts) {
         await o.deliveries.markFailed(d.id, error, clock());
-        opts.log.error({ ...context, code: 'DASHBOARD_018', err: error }, 'webhook delivery failed permanently');
+        opts.log.error({ ...context, code: err instanceof WebhookPermanentError ? 'DASHBOARD_019' : 'DASHBOARD_018', err: error }, 'webhook delivery failed permanently');
       } else {
         const retryInMs = o.backoffBaseMs * 2 ** (d.attempts - 1);
         await o.deliveries.retryAt(d.id, new Date(clock().getTime() + retryInMs), error, clock());
