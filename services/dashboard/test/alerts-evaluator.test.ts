@@ -116,6 +116,28 @@ for (const variant of databaseVariants()) {
       t.equal((await alerts.find(IDS.alpha, alert.id))?.state, 'firing');
     });
 
+    t.test('started, it runs at once and then every interval; stopped, it waits for its run and runs no more', async (t) => {
+      let runs = 0;
+      let inFlight = false;
+      const counting: AlertFiguresReader = async () => {
+        inFlight = true;
+        await new Promise((r) => setTimeout(r, 20));
+        runs++;
+        inFlight = false;
+        return { kind: 'silence', events: 0 };
+      };
+      const loop = evaluator({ figures: counting, intervalMs: 100 });
+      loop.start();
+      const deadline = Date.now() + 10_000;
+      while (runs < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      t.ok(runs >= 3, `${runs} runs`);
+      await loop.stop();
+      t.notOk(inFlight, 'stop() waited for the run in hand');
+      const after = runs;
+      await new Promise((r) => setTimeout(r, 300));
+      t.equal(runs, after, 'no run after stop()');
+    });
+
     t.test('a deleted alert takes its transitions and pending deliveries with it', async (t) => {
       t.ok(await alerts.delete(IDS.alpha, alert.id));
       t.equal((await transitions()).length, 0);

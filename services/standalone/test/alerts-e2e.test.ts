@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createHmac } from 'node:crypto';
 import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
+import { databaseVariants, type TestDatabase } from '@chatlytics/postgres/testing';
 import {
   TEST_SCRYPT_COST, createAlertEvaluator, createAlertFigures, createAlertRepository, createWebhookDeliveryRepository, createWebhookWorker, importFixture,
 } from '@chatlytics/dashboard';
@@ -18,6 +19,9 @@ import { buildStandalone } from '../src/index.js';
  * ClickHouse) resolves it, and it fires again once that event has left the window. A second evaluator and webhook worker run against the same database
  * without the advisory lock, so only the compare-and-set on the alert's state stands between
  * them and a double notification: each transition must arrive exactly once, by webhook and by e-mail.
+ * With DATABASE_URL (CI) the application runs on a fresh database of the PostgreSQL server and the
+ * second evaluator on its own connection pool, as another dashboard process would; without, both
+ * share the embedded PGlite.
  */
 t.setTimeout(600_000);
 
@@ -57,24 +61,29 @@ t.test('a silence alert fires to a webhook, is resolved by one event, and two ev
   t.teardown(() => new Promise<void>((r) => receiver.close(() => r())));
   const webhookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks/chatlytics`;
 
+  const server = databaseVariants().find((v) => v.name === 'server')!;
+  const serverDb: TestDatabase | undefined = server.skip ? undefined : await server.open();
   const config = loadConfig({
     DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_SECRET: 'alerts-e2e-secret-'.padEnd(40, 'x'),
     ALERT_EVALUATE_SECONDS: '2', ALERT_WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...(serverDb ? { DATABASE_URL: serverDb.databaseUrl } : {}),
   });
   const log = pino({ level: 'silent' });
   const s = await buildStandalone(config, log, { pluginTimeout: 120_000 });
-  t.teardown(() => s.close());
+  // The application first, then the database it used.
+  t.teardown(async () => { await s.close(); await serverDb?.destroy(); });
   await s.app.ready();
+  const secondDb = serverDb?.postgres ?? s.postgres;
   await importFixture(s.postgres.db, {
     accounts: [{ id: ACCOUNT, name: 'Shop E', cmsProviders: [], users: [{ email: USER, password: 'owner-password' }], apiKeys: [{ key: KEY }], chatbots: [{ id: CHATBOT, name: 'Echo' }] }],
   }, { passwordCost: TEST_SCRYPT_COST });
 
   // The second dashboard's loops: no advisory lock (a lock that always grants), a shorter interval.
   const second = createAlertEvaluator({
-    alerts: createAlertRepository({ db: s.postgres.db }), figures: createAlertFigures(s.clickhouse),
+    alerts: createAlertRepository({ db: secondDb.db }), figures: createAlertFigures(s.clickhouse),
     postgres: { exclusive: async (_key, job) => job() }, log, clock: () => new Date(), appUrl: config.appUrl, intervalMs: 500,
   });
-  const secondWebhooks = createWebhookWorker({ deliveries: createWebhookDeliveryRepository({ db: s.postgres.db }), log, allowPrivate: true, pollIntervalMs: 200 });
+  const secondWebhooks = createWebhookWorker({ deliveries: createWebhookDeliveryRepository({ db: secondDb.db }), log, allowPrivate: true, pollIntervalMs: 200 });
   second.start();
   secondWebhooks.start();
   t.teardown(async () => { await second.stop(); await secondWebhooks.stop(); });

@@ -17,7 +17,7 @@ export interface AlertEvaluatorOptions {
   /** "Now" of the notification queues: real time, since their workers' timers are real. */
   queueClock?: () => Date;
   appUrl: string;
-  /** Between the end of one run and the start of the next (ALERT_EVALUATE_SECONDS); 0: never runs by itself. */
+  /** Between the starts of two runs (ALERT_EVALUATE_SECONDS); 0: never runs by itself. */
   intervalMs: number;
 }
 
@@ -67,11 +67,14 @@ export function createAlertEvaluator(opts: AlertEvaluatorOptions) {
     });
   }
 
+  // Fixed rate: a run starts `intervalMs` after the previous one started (at once if that one
+  // took longer), so each alert is evaluated at least once per interval, not per interval + run.
   const schedule = (ms: number) => {
     timer = setTimeout(() => {
+      const started = Date.now();
       running = runOnce()
         .catch((err: unknown) => opts.log.warn({ err }, 'alert evaluation run failed; trying again'))
-        .finally(() => { if (!stopped) schedule(opts.intervalMs); });
+        .finally(() => { if (!stopped) schedule(Math.max(0, opts.intervalMs - (Date.now() - started))); });
     }, ms);
     timer.unref();
   };
