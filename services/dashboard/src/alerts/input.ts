@@ -1,8 +1,10 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import type { AlertKind } from '@chatlytics/postgres';
 import type { FieldErrors } from '../errors.js';
 import { AlertKindSchema } from './presenter.js';
 import { ALERT_DEFAULTS } from './rules.js';
+import type { AlertInput } from './repository.js';
+import { newAlertSecret } from './signature.js';
 import { checkWebhookUrl } from './webhook-target.js';
 
 /** 30 days: conversion_drop then reads 8 windows, 240 days back. */
@@ -29,4 +31,17 @@ export function alertFieldErrors(kind: AlertKind, body: { threshold?: number; we
   }
   if (kind === 'ab_mismatch' && !ctx.abTestEnabled) errors.kind = ['ab_mismatch alerts need a chatbot with A/B testing.'];
   return errors;
+}
+
+/** A checked creation body as the row to store: the kind's defaults filled in, a new signing secret. */
+export function newAlertInput(b: Static<typeof AlertCreateBody>): AlertInput {
+  const defaults = ALERT_DEFAULTS[b.kind];
+  return {
+    kind: b.kind,
+    threshold: defaults.threshold === null ? null : b.threshold ?? defaults.threshold,
+    windowMinutes: b.window_minutes ?? defaults.windowMinutes,
+    email: b.email ?? false,
+    webhookUrl: b.webhook_url ?? null,
+    secret: newAlertSecret(),
+  };
 }

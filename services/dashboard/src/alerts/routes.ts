@@ -4,11 +4,9 @@ import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../errors.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Success, errorResponses } from '../schemas/common.js';
-import { AlertCreateBody, AlertPatchBody, alertFieldErrors } from './input.js';
+import { AlertCreateBody, AlertPatchBody, alertFieldErrors, newAlertInput } from './input.js';
 import { Alert, presentAlert } from './presenter.js';
 import type { AlertRepository } from './repository.js';
-import { ALERT_DEFAULTS } from './rules.js';
-import { newAlertSecret } from './signature.js';
 
 const AlertParams = Type.Object({ id: Type.String({ format: 'uuid' }), alertId: Type.String({ format: 'uuid' }) });
 const common = { tags: ['alerts'], security: ANY_CREDENTIAL_SECURITY };
@@ -48,14 +46,9 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; alert
     const b = req.body;
     const errors = alertFieldErrors(b.kind, b, { allowPrivate, abTestEnabled: chatbot.abTestEnabled });
     if (Object.keys(errors).length > 0) throw Errors.validation(errors);
-    const defaults = ALERT_DEFAULTS[b.kind];
-    const secret = newAlertSecret();
-    const row = await alerts.create(chatbot.id, {
-      kind: b.kind, threshold: defaults.threshold === null ? null : b.threshold ?? defaults.threshold, windowMinutes: b.window_minutes ?? defaults.windowMinutes,
-      email: b.email ?? false, webhookUrl: b.webhook_url ?? null, secret,
-    });
+    const row = await alerts.create(chatbot.id, newAlertInput(b));
     reply.code(201);
-    return { success: true as const, data: { alert: presentAlert(row, []), secret } };
+    return { success: true as const, data: { alert: presentAlert(row, []), secret: row.secret } };
   });
 
   app.patch('/chatbots/:id/alerts/:alertId', {

@@ -7,10 +7,8 @@ import type { DashboardDeps } from '../deps.js';
 import { Errors, type FieldErrors } from '../errors.js';
 import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';
-import { AlertCreateBody, alertFieldErrors } from '../alerts/input.js';
+import { AlertCreateBody, alertFieldErrors, newAlertInput } from '../alerts/input.js';
 import type { AlertRepository } from '../alerts/repository.js';
-import { ALERT_DEFAULTS } from '../alerts/rules.js';
-import { newAlertSecret } from '../alerts/signature.js';
 import { sendAppPage } from './layout.js';
 import { alertsBody, createdAlertBody, EMPTY_ALERT_FORM, type AlertForm } from './alerts-views.js';
 
@@ -70,20 +68,13 @@ export const alertPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; a
       kind: b.kind ?? '', threshold: b.threshold ?? '', window_minutes: b.window_minutes ?? '', email: b.email === 'true', webhook_url: b.webhook_url ?? '', errors: null,
     };
     const body = bodyOf(form);
-    let errors: FieldErrors | null = checkBody.Check(body) ? null : fieldErrors(checkBody.Errors(body) as unknown as SchemaError[]);
-    if (!errors) {
-      const more = alertFieldErrors(form.kind as never, body, { allowPrivate: deps.config.alerts.webhookAllowPrivate, abTestEnabled: chatbot.abTestEnabled });
-      if (Object.keys(more).length > 0) errors = more;
-    }
-    if (errors || !checkBody.Check(body)) return sendAppPage(reply, await page(accountId, chatbot.id, null, { ...form, errors }), 422);
-    const defaults = ALERT_DEFAULTS[body.kind];
-    const secret = newAlertSecret();
-    const row = await alerts.create(chatbot.id, {
-      kind: body.kind, threshold: defaults.threshold === null ? null : body.threshold ?? defaults.threshold, windowMinutes: body.window_minutes ?? defaults.windowMinutes,
-      email: body.email ?? false, webhookUrl: body.webhook_url ?? null, secret,
-    });
+    const refuse = async (errors: FieldErrors) => sendAppPage(reply, await page(accountId, chatbot.id, null, { ...form, errors }), 422);
+    if (!checkBody.Check(body)) return refuse(fieldErrors(checkBody.Errors(body) as unknown as SchemaError[]));
+    const more = alertFieldErrors(body.kind, body, { allowPrivate: deps.config.alerts.webhookAllowPrivate, abTestEnabled: chatbot.abTestEnabled });
+    if (Object.keys(more).length > 0) return refuse(more);
+    const row = await alerts.create(chatbot.id, newAlertInput(body));
     const { all } = await chatbotOf(accountId, chatbot.id);
-    return sendAppPage(reply, { title: 'Alert created', chatbots: all, current: { chatbotId: chatbot.id, view: 'alerts' }, body: createdAlertBody(chatbot.id, row, secret) }, 201);
+    return sendAppPage(reply, { title: 'Alert created', chatbots: all, current: { chatbotId: chatbot.id, view: 'alerts' }, body: createdAlertBody(chatbot.id, row, row.secret) }, 201);
   });
 
   app.post('/app/:id/alerts/:alertId/delete', { config, schema: schema('Delete an alert, then back to the alerts', { params: AlertParams }, { 302: Redirect }) }, async (req, reply) => {
