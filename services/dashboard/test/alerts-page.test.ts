@@ -101,6 +101,27 @@ for (const variant of databaseVariants()) {
       t.equal((await createAlertRepository({ db: tdb.postgres.db }).listForChatbot(BOT)).length, 1, 'nothing created');
     });
 
+    t.test('edit: threshold, window and channels; an invalid value comes back as the flash', async (t) => {
+      const [row] = await createAlertRepository({ db: tdb.postgres.db }).listForChatbot(BOT);
+      const edit = (fields: Record<string, string>, cookie = ann) =>
+        app.inject({ method: 'POST', url: `/app/${BOT}/alerts/${row.id}`, headers: { ...FORM, cookie }, payload: form(fields) });
+      t.match((await page()).body, new RegExp(`<form method="post" action="/app/${BOT}/alerts/${row.id}">`));
+      const saved = await edit({ threshold: '50', window_minutes: '30', webhook_url: '' });
+      t.equal(saved.statusCode, 302);
+      t.equal(saved.headers.location, `/app/${BOT}/alerts`);
+      t.match(await createAlertRepository({ db: tdb.postgres.db }).find(BOT, row.id), { threshold: 50, windowMinutes: 30, email: false, webhookUrl: null, state: 'firing' });
+      const bad = await edit({ threshold: '500', window_minutes: '30' });
+      t.equal(bad.statusCode, 302);
+      const flash = bad.cookies.find((c) => c.name === 'chatlytics_flash')!;
+      const shown = await page(`${ann}; chatlytics_flash=${flash.value}`);
+      t.match(shown.body, /role="alert"/);
+      t.match((await createAlertRepository({ db: tdb.postgres.db }).find(BOT, row.id))?.threshold, 50, 'unchanged');
+      t.equal((await edit({ window_minutes: '5' }, await login(BOB))).statusCode, 404, "another account's");
+      const cross = await app.inject({ method: 'POST', url: `/app/${BOT}/alerts/${row.id}`, headers: { ...FORM, cookie: ann, origin: 'https://evil.example' }, payload: form({ window_minutes: '7' }) });
+      t.equal(cross.statusCode, 403, 'the origin rule');
+      t.equal((await createAlertRepository({ db: tdb.postgres.db }).find(BOT, row.id))?.windowMinutes, 30, 'unchanged by either');
+    });
+
     t.test('delete', async (t) => {
       const [row] = await createAlertRepository({ db: tdb.postgres.db }).listForChatbot(BOT);
       const bob = await login(BOB);

@@ -7,7 +7,7 @@ import type { DashboardDeps } from '../deps.js';
 import { Errors, type FieldErrors } from '../errors.js';
 import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';
-import { AlertCreateBody, alertFieldErrors, newAlertInput } from '../alerts/input.js';
+import { AlertCreateBody, AlertPatchBody, alertFieldErrors, newAlertInput } from '../alerts/input.js';
 import type { AlertRepository } from '../alerts/repository.js';
 import { sendAppPage } from './layout.js';
 import { alertsBody, createdAlertBody, EMPTY_ALERT_FORM, type AlertForm } from './alerts-views.js';
@@ -21,6 +21,10 @@ const Form = Type.Object({
   email: Type.Optional(Type.String()), webhook_url: Type.Optional(Type.String()),
 });
 const checkBody = Compile(AlertCreateBody);
+const checkPatch = Compile(AlertPatchBody);
+const EditForm = Type.Object({
+  threshold: Type.Optional(Type.String()), window_minutes: Type.Optional(Type.String()), email: Type.Optional(Type.String()), webhook_url: Type.Optional(Type.String()),
+});
 
 /** Form text as the API's body: empty fields left out, numbers as numbers (a non-number stays text and fails the schema). */
 function bodyOf(f: AlertForm): Record<string, unknown> {
@@ -75,6 +79,30 @@ export const alertPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; a
     const row = await alerts.create(chatbot.id, newAlertInput(body));
     const { all } = await chatbotOf(accountId, chatbot.id);
     return sendAppPage(reply, { title: 'Alert created', chatbots: all, current: { chatbotId: chatbot.id, view: 'alerts' }, body: createdAlertBody(chatbot.id, row, row.secret) }, 201);
+  });
+
+  app.post('/app/:id/alerts/:alertId', { config, schema: schema('Change an alert, then back to the alerts', { params: AlertParams, body: EditForm }, { 302: Redirect }) }, async (req, reply) => {
+    const { chatbot } = await chatbotOf(principalOf(req).accountId, req.params.id);
+    const current = await alerts.find(chatbot.id, req.params.alertId);
+    if (!current) throw Errors.notFound();
+    const b = req.body;
+    // A checkbox sends nothing when off; an empty URL removes the webhook; the threshold only where the kind has one.
+    const patch = bodyOf({ kind: current.kind, threshold: current.threshold === null ? '' : b.threshold ?? '', window_minutes: b.window_minutes ?? '', email: b.email === 'true', webhook_url: b.webhook_url ?? '', errors: null });
+    delete patch.kind;
+    if (!('webhook_url' in patch)) patch.webhook_url = null;
+    const errors = !checkPatch.Check(patch) ? fieldErrors(checkPatch.Errors(patch) as unknown as SchemaError[])
+      : alertFieldErrors(current.kind, patch, { allowPrivate: deps.config.alerts.webhookAllowPrivate, abTestEnabled: true });
+    if (Object.keys(errors).length > 0 || !checkPatch.Check(patch)) {
+      setFlash(reply, { errors }, deps.cookies);
+      return reply.redirect(`/app/${chatbot.id}/alerts`, 302);
+    }
+    await alerts.update(chatbot.id, current.id, {
+      ...(patch.threshold !== undefined ? { threshold: patch.threshold } : {}),
+      ...(patch.window_minutes !== undefined ? { windowMinutes: patch.window_minutes } : {}),
+      email: patch.email ?? false, webhookUrl: patch.webhook_url ?? null,
+    }, deps.clock());
+    setFlash(reply, { status: 'Alert saved.' }, deps.cookies);
+    return reply.redirect(`/app/${chatbot.id}/alerts`, 302);
   });
 
   app.post('/app/:id/alerts/:alertId/delete', { config, schema: schema('Delete an alert, then back to the alerts', { params: AlertParams }, { 302: Redirect }) }, async (req, reply) => {

@@ -23,6 +23,20 @@ function fieldError(errors: FieldErrors | null, name: string): RawHtml {
 }
 const invalid = (errors: FieldErrors | null, name: string) => (errors?.[name]?.length ? raw(` aria-invalid="true" aria-describedby="${name}-error"`) : raw(''));
 
+/** Changes an alert's threshold, window and channels (PATCH's fields); errors come back as the page's flash. */
+function editForm(chatbotId: string, a: AlertRow): RawHtml {
+  const id = (name: string) => `${name}-${a.id}`;
+  return html`<details><summary>Edit</summary>
+<form method="post" action="/app/${chatbotId}/alerts/${a.id}">
+${a.threshold === null ? '' : html`<div class="field"><label for="${id('threshold')}">Threshold (%)</label><input id="${id('threshold')}" name="threshold" type="text" inputmode="decimal" value="${String(a.threshold)}"></div>`}
+<div class="field"><label for="${id('window_minutes')}">Window (minutes)</label><input id="${id('window_minutes')}" name="window_minutes" type="text" inputmode="numeric" value="${String(a.windowMinutes)}"></div>
+<div class="field"><label><input type="checkbox" name="email" value="true"${a.email ? raw(' checked') : ''}> E-mail the account's users</label></div>
+<div class="field"><label for="${id('webhook_url')}">Webhook URL</label><input id="${id('webhook_url')}" name="webhook_url" type="url" maxlength="2000" value="${a.webhookUrl ?? ''}">
+<p class="hint">Empty: no webhook.</p></div>
+<button type="submit" class="secondary">Save</button>
+</form></details>`;
+}
+
 function alertItem(chatbotId: string, a: AlertRow, transitions: AlertTransitionRow[]): RawHtml {
   const channels = [a.email ? 'e-mail' : '', a.webhookUrl ? 'webhook' : ''].filter(Boolean).join(' and ') || 'none (shown here only)';
   return html`<article class="alert" data-alert-id="${a.id}" data-state="${a.state}">
@@ -32,6 +46,7 @@ function alertItem(chatbotId: string, a: AlertRow, transitions: AlertTransitionR
 ${transitions.length === 0 ? html`<p>No transition yet.</p>` : html`<div class="scroll"><table><caption>Last ${transitions.length} transitions, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">State</th><th scope="col">Value</th></tr></thead>
 <tbody>${transitions.map((t) => html`<tr><td>${when(t.at)}</td><td>${t.state}</td><td>${describeValue(a.kind, t.value)}</td></tr>`)}</tbody></table></div>`}
+${editForm(chatbotId, a)}
 <form method="post" action="/app/${chatbotId}/alerts/${a.id}/delete"><button type="submit" class="danger">Delete this alert</button></form>
 </article>`;
 }
