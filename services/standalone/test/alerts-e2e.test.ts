@@ -16,12 +16,13 @@ import { buildStandalone } from '../src/index.js';
  * Chat-health alerts end to end, on the real pipeline and the real clock (no mocked time):
  * a `silence` alert with a 1-minute window on a chatbot that receives nothing fires to a local
  * webhook receiver with a valid signature; one tracked event (ingest → bus → consumer →
- * ClickHouse) resolves it, and it fires again once that event has left the window. A second evaluator and webhook worker run against the same database
- * without the advisory lock, so only the compare-and-set on the alert's state stands between
- * them and a double notification: each transition must arrive exactly once, by webhook and by e-mail.
- * With DATABASE_URL (CI) the application runs on a fresh database of the PostgreSQL server and the
- * second evaluator on its own connection pool, as another dashboard process would; without, both
- * share the embedded PGlite.
+ * ClickHouse) resolves it, and it fires again once that event has left the window. A second
+ * evaluator and webhook worker run against the same database without the advisory lock and on
+ * a stale view of the states, so only the compare-and-set on the alert's state stands between
+ * them and a double notification: each transition must arrive exactly once, by webhook and by
+ * e-mail. With DATABASE_URL (CI) the application runs on a fresh database of the PostgreSQL
+ * server and the second evaluator on its own connection pool, as another dashboard process
+ * would; without, both share the embedded PGlite.
  */
 t.setTimeout(600_000);
 
@@ -78,9 +79,23 @@ t.test('a silence alert fires to a webhook, is resolved by one event, and two ev
     accounts: [{ id: ACCOUNT, name: 'Shop E', cmsProviders: [], users: [{ email: USER, password: 'owner-password' }], apiKeys: [{ key: KEY }], chatbots: [{ id: CHATBOT, name: 'Echo' }] }],
   }, { passwordCost: TEST_SCRYPT_COST });
 
-  // The second dashboard's loops: no advisory lock (a lock that always grants), a shorter interval.
+  // The second dashboard's loops: no advisory lock (a lock that always grants), a shorter
+  // interval, and a slow process's view: each run decides on the alert states its previous run
+  // read (at least 0.5 s old) with fresh figures, so it sees every change the first evaluator
+  // records as still to be made, and tries to record it again.
+  const secondRepo = createAlertRepository({ db: secondDb.db });
+  let previous: Awaited<ReturnType<typeof secondRepo.listForEvaluation>> | undefined;
+  const stale = {
+    ...secondRepo,
+    async listForEvaluation() {
+      const fresh = await secondRepo.listForEvaluation();
+      const seen = previous ?? fresh;
+      previous = fresh;
+      return seen;
+    },
+  };
   const second = createAlertEvaluator({
-    alerts: createAlertRepository({ db: secondDb.db }), figures: createAlertFigures(s.clickhouse),
+    alerts: stale, figures: createAlertFigures(s.clickhouse),
     postgres: { exclusive: async (_key, job) => job() }, log, clock: () => new Date(), appUrl: config.appUrl, intervalMs: 500,
   });
   const secondWebhooks = createWebhookWorker({ deliveries: createWebhookDeliveryRepository({ db: secondDb.db }), log, allowPrivate: true, pollIntervalMs: 200 });
