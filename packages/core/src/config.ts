@@ -50,6 +50,8 @@ export const EnvSchema = Type.Object({
   })),
   DIGEST_HOUR_UTC: Type.Optional(Type.String({ pattern: '^([0-9]|1[0-9]|2[0-3])$', description: 'an hour from 0 to 23' })),
   PASSWORD_RESET_THROTTLE_SECONDS: Type.Optional(PositiveNumber),
+  ALERT_EVALUATE_SECONDS: Type.Optional(PositiveInt),
+  ALERT_WEBHOOK_ALLOW_PRIVATE: Type.Optional(Bool),
   TRACK_RATE_LIMIT_PER_MINUTE: Type.Optional(PositiveInt),
   ALLOWED_ORIGINS: Type.Optional(Type.String()),
   TRUST_PROXY: Type.Optional(Type.String()),
@@ -130,6 +132,12 @@ export interface Config {
   passwordReset: { expireMinutes: number; throttleSeconds: number };
   /** When the weekly digest goes out: ISO weekday (1 = Monday … 7 = Sunday) and hour, UTC. */
   digest: { weekday: number; hourUtc: number };
+  /**
+   * Chat-health alerts (services/dashboard/README.md): seconds between evaluations, and whether
+   * webhooks may target loopback or private addresses (off: a user's URL must not reach the
+   * operator's internal network, SSRF).
+   */
+  alerts: { evaluateSeconds: number; webhookAllowPrivate: boolean };
   track: { rateLimitPerMinute: number; allowedOrigins?: string[] };
   trustProxy?: string[];
   sessionSecret?: string;
@@ -266,6 +274,10 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
     digest: {
       weekday: weekdayNumber(e.DIGEST_WEEKDAY ?? '1'),
       hourUtc: Number(e.DIGEST_HOUR_UTC ?? 7),
+    },
+    alerts: {
+      evaluateSeconds: Number(e.ALERT_EVALUATE_SECONDS ?? 60),
+      webhookAllowPrivate: truthy(e.ALERT_WEBHOOK_ALLOW_PRIVATE, false),
     },
     track: {
       rateLimitPerMinute: Number(e.TRACK_RATE_LIMIT_PER_MINUTE ?? 120),

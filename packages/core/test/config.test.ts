@@ -26,6 +26,7 @@ t.test('defaults follow the configuration table in README.md', async (t) => {
   t.equal(c.consumerPort, 3003);
   t.equal(c.sql.limits.maxThreads, 1, 'a data-team query runs on one thread');
   t.same(c.digest, { weekday: 1, hourUtc: 7 }, 'the weekly digest: Monday 07:00 UTC');
+  t.same(c.alerts, { evaluateSeconds: 60, webhookAllowPrivate: false }, 'alerts every minute; no webhook to private addresses');
 });
 
 t.test('DIGEST_WEEKDAY takes 1-7 or an English weekday name; DIGEST_HOUR_UTC 0-23', async (t) => {
@@ -33,6 +34,12 @@ t.test('DIGEST_WEEKDAY takes 1-7 or an English weekday name; DIGEST_HOUR_UTC 0-2
   for (const [value, weekday] of cases) t.equal(loadConfig({ DIGEST_WEEKDAY: value }).digest.weekday, weekday, value);
   t.equal(loadConfig({ DIGEST_HOUR_UTC: '0' }).digest.hourUtc, 0);
   t.equal(loadConfig({ DIGEST_HOUR_UTC: '23' }).digest.hourUtc, 23);
+});
+
+t.test('alert variables', async (t) => {
+  t.same(loadConfig({ ALERT_EVALUATE_SECONDS: '2', ALERT_WEBHOOK_ALLOW_PRIVATE: 'true' }).alerts, { evaluateSeconds: 2, webhookAllowPrivate: true });
+  t.throws(() => loadConfig({ ALERT_EVALUATE_SECONDS: '0' }), /Invalid environment variable ALERT_EVALUATE_SECONDS/);
+  t.throws(() => loadConfig({ ALERT_WEBHOOK_ALLOW_PRIVATE: 'maybe' }), /Invalid environment variable ALERT_WEBHOOK_ALLOW_PRIVATE/);
 });
 
 t.test('parses lists, booleans and fractions', async (t) => {

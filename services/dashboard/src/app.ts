@@ -41,6 +41,12 @@ import {
   buildDigestService, createUnsubscribeSigner, DEFAULT_DIGEST_INTERVAL_MS, digestSchedulerPlugin, notificationRoutes, unsubscribeRoutes, type DigestTuning,
 } from './digest/index.js';
 import { createMailTransport } from './mail/transport.js';
+import { createAlertRepository } from './alerts/repository.js';
+import { alertRoutes } from './alerts/routes.js';
+import { alertMailHandlers } from './alerts/mail.js';
+import { alertLoopsPlugin, type AlertTuning } from './alerts/plugin.js';
+import { alertPageRoutes } from './web/alerts-routes.js';
+import { firedAlertsOf } from './alerts/fired.js';
 
 export interface DashboardOptions {
   config: Config;
@@ -64,6 +70,8 @@ export interface DashboardOptions {
   sealIntervalMs?: number;
   /** The weekly digest (src/digest): scheduler interval, the alerts source; tests shorten or stop the scheduler. */
   digest?: DigestTuning;
+  /** The alert evaluator's and webhook worker's waits (src/alerts/plugin.ts); tests shorten them. */
+  alerts?: AlertTuning;
 }
 
 /** Paths whose unknown sub-paths answer the dashboard's JSON 404 (see the response and error rules in services/dashboard/README.md). */
@@ -118,6 +126,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
 
   // Without ClickHouse there are no app pages: a form log-in then lands on the profile.
   await app.register(authRoutes, { deps, home: opts.clickhouse ? APP_HOME : HOME_AFTER_LOGIN });
+  const alerts = createAlertRepository({ db: opts.postgres.db });
   const stats = opts.clickhouse
     ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock, cacheTtlMs: opts.statsCacheTtlMs })
     : undefined;
@@ -126,7 +135,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   const digest = stats
     ? buildDigestService({
       config: opts.config, db: opts.postgres.db, stats, chatbots: deps.repos.chatbots, secret, transport,
-      log: deps.log.child({ component: 'digest' }), clock: opts.digest?.clock ?? deps.clock, firedAlerts: opts.digest?.firedAlerts,
+      log: deps.log.child({ component: 'digest' }), clock: opts.digest?.clock ?? deps.clock, firedAlerts: opts.digest?.firedAlerts ?? firedAlertsOf(alerts),
     })
     : undefined;
   await app.register(passwordResetApp, {
@@ -144,6 +153,9 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
       // The windows the app offers as links (and the API's day, week and month).
       keepRunsOfDays: TIMEFRAME_CHOICES,
     });
+    await app.register(alertLoopsPlugin, {
+      ...opts.alerts, config: opts.config, alerts, clickhouse: opts.clickhouse, postgres: opts.postgres, log: deps.log, clock: deps.clock,
+    });
   }
   await app.register(pageRoutes, { deps });
   await app.register(appAssets);
@@ -152,6 +164,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     await app.register(manageRoutes, { deps });
     await app.register(trackingSettingsRoutes, { deps });
     await app.register(dataSourcePageRoutes, { deps });
+    await app.register(alertPageRoutes, { deps, alerts });
   }
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
@@ -159,6 +172,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     await api.register(apiKeyRoutes, { deps });
     await api.register(dataSourceRoutes, { deps });
     await api.register(notificationRoutes, { deps, digests: deps.repos.digests });
+    await api.register(alertRoutes, { deps, alerts });
     await api.register(sqlKeyRoutes, { deps, sqlKeys: createSqlKeyRepository({ db: opts.postgres.db }) });
     if (stats) await api.register(statsRoutes, { stats });
   }, { prefix: DASHBOARD_API_PREFIX });
@@ -198,3 +212,8 @@ export { importFixture, type ImportOptions, type ImportSummary } from './fixture
 export { FixtureSchema, parseFixture, type Fixture } from './fixtures/schema.js';
 export { buildDigestService, type DigestTuning, type FiredAlert, type FiredAlertsSource } from './digest/index.js';
 export { createMailTransport } from './mail/transport.js';
+export { createAlertRepository, webhookBody, type AlertRepository } from './alerts/repository.js';
+export { createAlertEvaluator, ALERT_EVALUATOR_LOCK_KEY, type AlertEvaluator } from './alerts/evaluator.js';
+export { createAlertFigures } from './alerts/figures.js';
+export { createWebhookWorker, createWebhookDeliveryRepository } from './alerts/webhook-queue.js';
+export { signBody, SIGNATURE_HEADER } from './alerts/signature.js';

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createMetricsRegistry, opsPlugin, resolveSessionSecret, type Config, type Logger, type Registry } from '@chatlytics/core';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import type { Postgres } from '@chatlytics/postgres';
 import { createHttpServer } from '@chatlytics/core/http';
 import { CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, createQueryLogWriter, sqlKeyAuth } from '@chatlytics/clickhouse';
 import { createPolicySource, ingestApp, waitForBus } from '@chatlytics/ingest';
@@ -32,6 +33,8 @@ export interface Standalone {
   app: FastifyInstance;
   /** For benchmarks and tests that count what reached ClickHouse and what was accepted. */
   clickhouse: ClickHouseEngine;
+  /** For tests that seed accounts or run a second dashboard component on the same database. */
+  postgres: Postgres;
   registry: Registry;
   /** This start's admin credential (also in DATA_DIR/admin-endpoint.json once listening). */
   adminCredential: string;
@@ -111,6 +114,7 @@ export async function buildStandalone(config: Config, log: Logger, opts: { plugi
   return {
     app,
     clickhouse: engines.clickhouse,
+    postgres: engines.postgres,
     registry,
     adminCredential,
     close() {

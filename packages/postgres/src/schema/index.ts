@@ -4,3 +4,4 @@ export * from './conversations.js';
 export * from './digest.js';
 export * from './email-jobs.js';
 export * from './sql-keys.js';
+export * from './alerts.js';

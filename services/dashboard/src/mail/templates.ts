@@ -10,6 +10,8 @@ export const TEMPLATES_DIR = fileURLToPath(new URL('../../templates', import.met
 export const MAIL_TEMPLATES = {
   'reset-password': { subject: 'Reset your Chatlytics password', variables: ['email', 'resetUrl', 'expireMinutes'] },
   'password-changed': { subject: 'Your Chatlytics password was changed', variables: ['email', 'changedAt', 'forgotPasswordUrl'] },
+  'alert-firing': { subject: 'A Chatlytics alert is firing', variables: ['chatbotName', 'condition', 'value', 'at', 'alertsUrl'] },
+  'alert-resolved': { subject: 'A Chatlytics alert is resolved', variables: ['chatbotName', 'condition', 'value', 'at', 'alertsUrl'] },
 } as const;
 export type MailTemplateName = keyof typeof MAIL_TEMPLATES;
 export type MailVariables<N extends MailTemplateName> = Record<(typeof MAIL_TEMPLATES)[N]['variables'][number], string>;

@@ -5,6 +5,7 @@ import type { DashboardDeps } from '../deps.js';
 import { createEmailJobRepository } from '../mail/job-repository.js';
 import { loadMailTemplates, TEMPLATES_DIR } from '../mail/templates.js';
 import { createMailTransport, type MailTransport } from '../mail/transport.js';
+import type { MailTemplates } from '../mail/templates.js';
 import { createMailWorker, type JobHandler, type MailWorkerOptions } from '../mail/worker.js';
 import { createRouteLimiter } from './rate-limit.js';
 import { changePasswordRoute } from './change-route.js';
@@ -32,6 +33,8 @@ export interface PasswordResetOptions extends PasswordResetTuning {
   secret: string;
   /** Handlers of other e-mail job kinds (the weekly digest) run by the same worker. */
   jobHandlers?: Record<string, JobHandler>;
+  /** Handlers of other e-mail job kinds (alert notifications): one worker runs every kind of the queue. */
+  mailHandlers?: (mail: { templates: MailTemplates; transport: MailTransport }) => Record<string, JobHandler>;
 }
 
 /**
@@ -43,10 +46,10 @@ export const passwordResetApp: FastifyPluginAsync<PasswordResetOptions> = async 
   const { deps, db } = opts;
   const log = deps.log.child({ component: 'password-reset' });
   const transport = opts.mail?.transport ?? createMailTransport(deps.config, log);
+  const templates = await loadMailTemplates(opts.mail?.templatesDir ?? TEMPLATES_DIR);
   const service = createPasswordResetService({
     db, config: deps.config, clock: deps.clock, queueClock: () => new Date(), passwordCost: deps.passwordCost,
-    sealer: createTokenSealer(opts.secret), templates: await loadMailTemplates(opts.mail?.templatesDir ?? TEMPLATES_DIR),
-    transport, log,
+    sealer: createTokenSealer(opts.secret), templates, transport, log,
   });
 
   // Local to this plugin: no global limit, only the counters the routes ask for.
@@ -63,7 +66,7 @@ export const passwordResetApp: FastifyPluginAsync<PasswordResetOptions> = async 
   await app.register(changePasswordRoute, { deps, service, limiter: createRouteLimiter(app, opts.rateLimits?.resetsPerMinute ?? 10) });
 
   if (opts.mail?.worker !== false) {
-    const worker = createMailWorker({ ...opts.mail, jobs: createEmailJobRepository({ db }), handlers: { ...opts.jobHandlers, ...service.handlers }, log });
+    const worker = createMailWorker({ ...opts.mail, jobs: createEmailJobRepository({ db }), handlers: { ...opts.jobHandlers, ...opts.mailHandlers?.({ templates, transport }), ...service.handlers }, log });
     app.addHook('onReady', async () => worker.start());
     app.addHook('onClose', async () => worker.stop());
   }

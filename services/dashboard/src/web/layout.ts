@@ -26,8 +26,8 @@ export interface AppPageOptions {
   styles?: string[];
 }
 
-export type AppView = 'analytics' | 'insights' | 'live';
-const VIEWS: [AppView, string][] = [['analytics', 'Analytics'], ['insights', 'Insights'], ['live', 'Live']];
+export type AppView = 'analytics' | 'insights' | 'live' | 'alerts';
+const VIEWS: [AppView, string][] = [['analytics', 'Analytics'], ['insights', 'Insights'], ['live', 'Live'], ['alerts', 'Alerts']];
 
 /** JSON for a `<script type="application/json">` block: `<` escaped so no text can close the element. */
 export function jsonBlock(id: string, value: unknown): RawHtml {

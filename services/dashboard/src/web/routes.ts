@@ -104,7 +104,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
   app.get('/app/go', {
     config,
     schema: schema('The chatbot switcher: go to a chatbot\'s view', {
-      querystring: Type.Object({ chatbot_id: Uuid, view: Type.Optional(Type.Union([Type.Literal('analytics'), Type.Literal('insights'), Type.Literal('live')])) }),
+      querystring: Type.Object({ chatbot_id: Uuid, view: Type.Optional(Type.Union([Type.Literal('analytics'), Type.Literal('insights'), Type.Literal('live'), Type.Literal('alerts')])) }),
     }),
   }, async (req, reply) => {
     await chatbotPage(principalOf(req).accountId, req.query.chatbot_id);

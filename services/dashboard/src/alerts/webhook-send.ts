@@ -1,0 +1,71 @@
+import http from 'node:http';
+import { AppError } from '@chatlytics/core';
+import https from 'node:https';
+import { guardedLookup, literalHostAllowed, checkWebhookUrl, WebhookTargetError } from './webhook-target.js';
+import { SIGNATURE_HEADER } from './signature.js';
+
+/** Per the webhook rules: one attempt gives up after 5 s, connection and answer included. */
+export const WEBHOOK_TIMEOUT_MS = 5_000;
+
+export interface WebhookRequest { url: string; body: string; signature: string }
+
+/** A delivery that must not be retried: the target is refused by the SSRF rule (DASHBOARD_022). Any other error is retried. */
+export class WebhookPermanentError extends AppError {
+  constructor(message: string) {
+    super('DASHBOARD_022', message, { statusCode: 422, retriable: false });
+    this.name = 'WebhookPermanentError';
+  }
+}
+
+/** A delivery that failed but may succeed later: an error answer, a timeout (DASHBOARD_021; network errors are retried too). */
+export const webhookFailed = (detail: string) => new AppError('DASHBOARD_021', `webhook delivery failed: ${detail}`, { statusCode: 502, retriable: true });
+
+/**
+ * POSTs one signed body. Resolves on a 2xx answer; a redirect is an error (never followed: it
+ * could lead anywhere the SSRF rule forbids). The socket connects only to checked addresses
+ * (webhook-target.ts) unless private targets are allowed.
+ */
+export function sendWebhook(req: WebhookRequest, opts: { allowPrivate: boolean; timeoutMs?: number }): Promise<number> {
+  const checked = checkWebhookUrl(req.url, opts.allowPrivate);
+  if (!checked.ok) return Promise.reject(new WebhookPermanentError(checked.message));
+  const { url } = checked;
+  if (!opts.allowPrivate && !literalHostAllowed(url)) return Promise.reject(new WebhookPermanentError('The webhook URL must not point to a loopback or private address.'));
+  const client = url.protocol === 'https:' ? https : http;
+  const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  return new Promise<number>((resolve, reject) => {
+    // Settled once: a timeout after the answer's head, or an error after it, must not settle again.
+    let settled = false;
+    const finish = (err: Error | null, status = 0) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) reject(err instanceof WebhookTargetError || (err as NodeJS.ErrnoException).code === 'EWEBHOOKTARGET' ? new WebhookPermanentError(err.message) : err);
+      else resolve(status);
+    };
+    const request = client.request(url, {
+      method: 'POST',
+      agent: false,
+      ...(opts.allowPrivate ? {} : { lookup: guardedLookup }),
+      headers: {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(req.body),
+        'user-agent': 'Chatlytics-Webhook/1',
+        [SIGNATURE_HEADER]: req.signature,
+      },
+    }, (res) => {
+      const status = res.statusCode ?? 0;
+      // The answer's body is not needed; reading it lets the socket close cleanly.
+      res.resume();
+      res.on('end', () => finish(status >= 200 && status < 300 ? null : webhookFailed(`answered ${status}`), status));
+      res.on('error', (err) => finish(err));
+      res.on('close', () => finish(webhookFailed('the answer was cut off')));
+    });
+    const timer = setTimeout(() => {
+      const err = webhookFailed(`timed out after ${timeoutMs} ms`);
+      finish(err);
+      request.destroy(err);
+    }, timeoutMs);
+    request.on('error', (err) => finish(err));
+    request.end(req.body);
+  });
+}
