@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { renderDigest } from '../services/dashboard/src/digest/render.js';
+import { renderDigest } from '@chatlytics/dashboard';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'services/dashboard/docs/digest.png');

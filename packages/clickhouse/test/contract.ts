@@ -44,6 +44,7 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
       { version: 30, name: 'order_first_purchases' }, { version: 40, name: 'events_prev_copy_at' },
       { version: 50, name: 'token_hour_sets' }, { version: 60, name: 'token_hour_purchases' },
       { version: 70, name: 'sealed_purchase_facts' }, { version: 80, name: 'token_id_index' }, { version: 90, name: 'kept_runs' },
+      { version: 100, name: 'events_rejected_chatbot' },
     ], 'recorded exactly once');
   });
 

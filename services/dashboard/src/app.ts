@@ -210,7 +210,7 @@ export { dashboardSecuritySchemes, ErrorResponse, errorResponses, Success } from
 export { pagesNotFound } from './pages/not-found.js';
 export { importFixture, type ImportOptions, type ImportSummary } from './fixtures/import.js';
 export { FixtureSchema, parseFixture, type Fixture } from './fixtures/schema.js';
-export { buildDigestService, type DigestTuning, type FiredAlert, type FiredAlertsSource } from './digest/index.js';
+export { buildDigestService, renderDigest, type DigestTuning, type FiredAlert, type FiredAlertsSource } from './digest/index.js';
 export { createMailTransport } from './mail/transport.js';
 export { createAlertRepository, webhookBody, type AlertRepository } from './alerts/repository.js';
 export { createAlertEvaluator, ALERT_EVALUATOR_LOCK_KEY, type AlertEvaluator } from './alerts/evaluator.js';
