@@ -139,7 +139,9 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     })
     : undefined;
   await app.register(passwordResetApp, {
-    ...opts.passwordReset, mail: { ...opts.passwordReset?.mail, transport }, jobHandlers: digest?.handlers, deps, db: opts.postgres.db, secret,
+    ...opts.passwordReset, mail: { ...opts.passwordReset?.mail, transport }, deps, db: opts.postgres.db, secret,
+    // One worker runs every kind of the queue: the digest's and the alerts' jobs too.
+    jobHandlers: digest?.handlers, mailHandlers: (mail) => alertMailHandlers({ ...mail, config: deps.config }),
   });
   if (digest) {
     await app.register(digestSchedulerPlugin, {
