@@ -121,7 +121,7 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   await shoot('setup');
 
   // Settings: a key created on the page works until it is revoked on the page.
-  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: 'Settings', exact: true }).click();
   await page.waitForURL(`${origin}/app/settings`);
   await page.getByLabel('Name').fill('browser key');
   await page.getByRole('button', { name: 'Create API key' }).click();
