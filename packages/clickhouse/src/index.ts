@@ -6,7 +6,6 @@ export { runMigrations, readMigrations, type MigrationFile, type MigrationResult
 export { sqlFile } from './sql-files.js';
 export { clickhouseTime, parseClickhouseTime } from './time.js';
 export { rebuildRollups, type RollupRebuild } from './rollups.js';
-export { sealHours, type SealOptions, type SealRun } from './token-sets.js';
 export { splitStatements } from './sql-split.js';
 export { ClickHouseError, ClickHouseErrorCode } from './errors.js';
 export { CLICKHOUSE_DIR, MIGRATIONS_DIR, QUERIES_DIR } from './paths.js';

@@ -149,7 +149,7 @@ for (const variant of databaseVariants()) {
         t.same([series.days.length, series.days[0].date, series.days.at(-1).date], [days, from, to], 'one entry per day of the range');
         const csv = await get('engagement', { ...q, format: 'csv' });
         t.match(csv.headers['content-disposition'], `chatlytics-engagement-${IDS.botAb}-${from}_${to}.csv`);
-        t.match(csv.body, `total_users,${(await get('engagement', q)).json().total_users}\r\n`, 'the CSV has the range\'s numbers');
+        t.match(csv.body, `"total_users",${(await get('engagement', q)).json().total_users}\r\n`, 'the CSV has the range\'s numbers');
       }
       const year = (await get('timeseries', { chatbot_id: IDS.botAb, from: '2025-02-10', to: '2026-02-10' })).json();
       t.same([year.timeframe_days, year.days.length], [366, 366], '366 days is the longest range');
