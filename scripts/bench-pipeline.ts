@@ -50,8 +50,8 @@ const BASELINE_ROWS = opt('baseline-rows', 50_000)!;
 const V4_IDS = args.includes('--v4-ids');
 const eventId = (ms: number) => (V4_IDS ? randomUUID() : newEventId(ms));
 const WITHOUT_ROLLUPS = args.includes('--without-rollups');
-/** The views that maintain the rollup, prev_copy_at and the sealed hours' arrivals at insert time (clickhouse/README.md). */
-const ROLLUP_VIEWS = ['order_first_purchases_mv', 'sealed_hour_arrivals_mv', 'events_input_mv'];
+/** The views that maintain the rollup and prev_copy_at at insert time (clickhouse/README.md). */
+const ROLLUP_VIEWS = ['order_first_purchases_mv', 'events_input_mv'];
 
 async function migrate(ch: ClickHouseEngine): Promise<void> {
   await runMigrations(ch);

@@ -12,14 +12,12 @@
  * another order): a query that got faster by answering differently is reported, and the run fails.
  *
  * Data: BENCH_DIR, a directory bench:stats filled (`BENCH_DIR=… npm run bench:stats [-- --profile
- * big-shop]` once; it also seals the hours). Files: the statistics' query names under
- * clickhouse/queries (default: the four `*_sealed` ones the analytics page reads), each run on the
- * chatbots with sealed hours in the window, bound as the repository binds them
- * (statsQueryParams and the sealed hours). The base commit's clickhouse/queries is exported with
- * `git archive`; its files must take the same parameters as this checkout's. `--files a=b` times the
- * base's `a` against this checkout's `b` (a variant of `a` under another name); answers are then
- * compared on the columns both return (`b` may leave some out). `--rows`: the files that read
- * rows only (e.g. `stats_purchases`), on every chatbot of the data (the default profile seals nothing).
+ * big-shop]` once). Files: the statistics' query names under clickhouse/queries (default: the four
+ * the analytics page reads), each run on every chatbot of the data, bound as the repository binds
+ * them (statsQueryParams). The base commit's clickhouse/queries is exported with `git archive`;
+ * its files must take the same parameters as this checkout's. `--files a=b` times the base's `a`
+ * against this checkout's `b` (a variant of `a` under another name); answers are then compared on
+ * the columns both return (`b` may leave some out).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,15 +27,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createChdbEngine, parseClickhouseTime, sqlFile } from '@chatlytics/clickhouse';
-import { daysWindow, readSealedRun, statsQueryParams } from '@chatlytics/dashboard/stats';
+import { daysWindow, statsQueryParams } from '@chatlytics/dashboard/stats';
 import { machineSpeedLine } from './machine-speed.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opt } = parseArgs({
   options: {
     base: { type: 'string', default: 'HEAD' }, calls: { type: 'string', default: '30' }, days: { type: 'string', default: '30' },
-    files: { type: 'string', default: 'stats_engagement_sealed,stats_popup_metrics_sealed,stats_purchases_sealed,stats_timeseries_sealed' },
-    rows: { type: 'boolean', default: false },
+    files: { type: 'string', default: 'stats_engagement,stats_popup_metrics,stats_purchases,stats_timeseries' },
   },
 });
 const dir = process.env.BENCH_DIR;
@@ -68,14 +65,10 @@ async function main() {
     // The data's clock, as bench:stats keeps it: the generating INSERT stamped inserted_at.
     const [{ last }] = await engine.query<{ last: string }>('SELECT toString(min(inserted_at)) AS last FROM events');
     const w = daysWindow(Number(opt.days), new Date(parseClickhouseTime(last)));
-    const bots = (await engine.query<{ id: string }>(`SELECT DISTINCT chatbot_id AS id FROM ${opt.rows ? 'events' : 'token_hour_sets'} ORDER BY id`)).map((r) => r.id);
-    if (bots.length === 0) throw new Error(`${dir} has no ${opt.rows ? 'events' : 'sealed hours'}: run bench:stats on it first`);
-    const params: Record<string, unknown>[] = [];
-    for (const chatbotId of bots) {
-      const sealed = opt.rows ? null : await readSealedRun(engine, chatbotId, w);
-      if (opt.rows || sealed) params.push({ ...statsQueryParams(chatbotId, w), ...sealed?.params });
-    }
-    console.log(`${dir}: ${params.length} chatbot(s) ${opt.rows ? 'read from their rows' : 'with sealed hours'} in a ${opt.days}-day window; base ${opt.base}; ${CALLS} pairs per file, one connection`);
+    const bots = (await engine.query<{ id: string }>('SELECT DISTINCT chatbot_id AS id FROM events ORDER BY id')).map((r) => r.id);
+    if (bots.length === 0) throw new Error(`${dir} has no events: run bench:stats on it first`);
+    const params = bots.map((chatbotId) => statsQueryParams(chatbotId, w));
+    console.log(`${dir}: ${params.length} chatbot(s) in a ${opt.days}-day window; base ${opt.base}; ${CALLS} pairs per file, one connection`);
     console.log('file                              base p50   this p50  base CPU   this CPU  median ratio  pairs faster');
     let differ = false;
     for (const spec of opt.files!.split(',')) {

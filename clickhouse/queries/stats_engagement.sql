@@ -3,17 +3,25 @@
 --   approached / opened / chatted = tokens of V that also have a popup_displayed / bot_open /
 --   convo_started event in W. Ratios (count / |V| × 100, 2 decimals, 0 when |V| = 0) are
 --   computed by the caller.
--- Deduplication (retry rule, services/dashboard/README.md): an event counts at its EARLIEST
--- received_at; retried beacons of events that arrived before W are removed by the shared
--- condition shared/window_events.sql, which explains the rule and what it reads.
--- Reading: every row of W. A chatbot with sealed hours (migration 0050) is read by
--- stats_engagement_sealed.sql instead, which answers the same from them.
+-- Each event counts once, at its earliest received_at; retried beacons and bots are left out
+-- (shared/window_events.sql).
+WITH
+    per_token AS
+    (
+        -- One row per token with an engagement event in W: which of the four kinds it has.
+        SELECT
+            token,
+            max(event = 'visitor') AS is_visitor,
+            max(event = 'popup_displayed') AS approached,
+            max(event = 'bot_open') AS opened,
+            max(event = 'convo_started') AS chatted
+        FROM events
+        WHERE {{> shared/window_events rows=(event IN ('visitor', 'popup_displayed', 'bot_open', 'convo_started'))}}
+        GROUP BY token
+    )
 SELECT
-    countIf(bitAnd(kinds, 1) = 1) AS total_users,
-    countIf(bitAnd(kinds, 3) = 3) AS total_users_approached,
-    countIf(bitAnd(kinds, 5) = 5) AS total_users_opened,
-    countIf(bitAnd(kinds, 9) = 9) AS total_users_chatted
-FROM
-(
-    {{> shared/engagement_kinds rows=(true)}}
-)
+    countIf(is_visitor) AS total_users,
+    countIf(is_visitor AND approached) AS total_users_approached,
+    countIf(is_visitor AND opened) AS total_users_opened,
+    countIf(is_visitor AND chatted) AS total_users_chatted
+FROM per_token

@@ -13,8 +13,7 @@
 -- aov_without_chat, and the A/B block's rates and significance figures.
 -- One read of the window (shared/window_rows.sql): retried beacons removed; the order rule is
 -- applied to each token's purchases (shared/counted_purchases.sql). It takes the A/B-marked rows
--- too, which spares an A/B chatbot a second pass over the same window (one query, not two); a
--- chatbot without A/B test reads the funnel alone (stats_purchases_funnel.sql), which is cheaper.
+-- too; a chatbot without A/B test reads the funnel alone (stats_purchases_funnel.sql), cheaper.
 WITH
     by_token AS
     (
@@ -22,8 +21,7 @@ WITH
         SELECT
             {{> shared/token_purchases}},
             -- NULL for a token whose rows carry no group, which countIf and sumIf below take as
-            -- false: no ifNull over every row of the LowCardinality(Nullable) column, which
-            -- measured 3-7 % of this query.
+            -- false (no ifNull over every row of the LowCardinality(Nullable) column).
             max(e.ab_group = 'control') AS in_control,
             max(e.ab_group = 'test') AS in_test
         FROM {{> shared/window_rows rows=(event IN ('visitor', 'convo_started', 'purchase') OR ab_group IN ('control', 'test'))}}

@@ -1,8 +1,6 @@
 -- The purchase funnel of stats_purchases.sql without its A/B block: the same definitions, for a
 -- chatbot without abTestEnabled, whose page shows no A/B block. Leaving out the A/B-marked rows,
--- the two group flags and their eight sums made this query ~22 % cheaper than stats_purchases.sql
--- on chatbots of 100k events (README's performance table). Read from the rows only: a chatbot
--- with sealed hours reads its purchases through the sealed and kept variants, A/B block included.
+-- the two group flags and their eight sums made this query cheaper than stats_purchases.sql.
 WITH
     by_token AS
     (

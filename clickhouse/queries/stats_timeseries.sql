@@ -18,7 +18,7 @@ WITH
             max(e.event = 'visitor') AS in_v,
             groupUniqArrayIf(toDate(e.received_at), e.event = 'visitor') AS visit_days,
             groupArrayIf(toDate(e.received_at), e.event = 'convo_started') AS conversation_days,
-            arrayMap(p -> (toDate(p.1), p.2), {{> shared/counted_purchases}}) AS purchases
+            {{> shared/counted_purchases}} AS purchases
         FROM {{> shared/window_rows rows=(event IN ('visitor', 'convo_started', 'purchase'))}}
         GROUP BY e.token
     )
@@ -30,12 +30,13 @@ SELECT toString(day) AS day,
 FROM
 (
     -- Back to one row per (day, kind): a token's purchases count only when it is in V.
-    SELECT tupleElement(d, 1) AS day, tupleElement(d, 2) AS kind, tupleElement(d, 3) AS revenue
+    SELECT d.day AS day, d.kind AS kind, d.revenue AS revenue
     FROM per_token
-    ARRAY JOIN arrayConcat(
+    ARRAY JOIN CAST(arrayConcat(
         arrayMap(x -> (x, 1, toFloat64(0)), visit_days),
         arrayMap(x -> (x, 2, toFloat64(0)), conversation_days),
-        if(in_v, arrayMap(p -> (p.1, 3, p.2), purchases), [])) AS d
+        if(in_v, arrayMap(p -> (toDate(p.at), 3, p.revenue), purchases), [])),
+        'Array(Tuple(day Date, kind UInt8, revenue Float64))') AS d
 )
 GROUP BY day
 ORDER BY day ASC

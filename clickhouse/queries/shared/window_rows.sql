@@ -1,9 +1,7 @@
 -- The window's rows of the kinds `rows` selects (shared/window_events.sql: each event once,
 -- retried beacons and bots removed) as `e`, with the columns the token-level statistics group:
--- one read of `events` serves a statistic's visitors, conversations and purchases. Measured on
--- chatbots of 100k events, one read with a per-token array of purchases made purchases 12-15 %
--- and the series 10-18 % faster than a second read of the purchases joined to the visitors by
--- token (README's performance table). The order rule is applied after grouping, to each token's
+-- one read of `events` serves a statistic's visitors, conversations and purchases (cheaper than
+-- a second read of the purchases joined to the visitors by token). The order rule is applied after grouping, to each token's
 -- purchases only (shared/counted_purchases.sql), not joined to every row read.
 -- Use as a FROM clause: `FROM {{> shared/window_rows rows=(event IN ('visitor', 'purchase'))}}`.
 (

@@ -10,7 +10,6 @@ export { createRenderer, LOCAL_SUFFIX, type ClusterOptions, type RenderedStateme
 export { sqlFile } from './sql-files.js';
 export { clickhouseTime, parseClickhouseTime } from './time.js';
 export { rebuildRollups, type RollupRebuild } from './rollups.js';
-export { sealHours, type SealOptions, type SealRun } from './token-sets.js';
 export { splitStatements } from './sql-split.js';
 export { ClickHouseError, ClickHouseErrorCode } from './errors.js';
 export { CLICKHOUSE_DIR, MIGRATIONS_DIR, QUERIES_DIR } from './paths.js';

@@ -10,7 +10,7 @@ import { migrationsBefore, tempDataDir } from './helpers.js';
  * The order_first_purchases rollup (migration 0030) against the truth computed here from the
  * rows inserted: per (chatbot, order number), the earliest (received_at, event_id) of its
  * non-bot purchase rows. Maintained by its view through duplicates and replays, filled by the
- * migration for rows stored before it, and rebuilt by rebuildRollups while inserts go on.
+ * migration for rows stored before it, and rebuilt by rebuildRollups (an INSERT … SELECT per partition of `events`) while inserts go on.
  */
 interface Row { event_id: string; event: string; chatbot_id: string; order_num: string; received_at: string; is_bot: boolean }
 
@@ -64,7 +64,7 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   await engine.insert('events', stored);
   // Rewriting stored rows is the backfill command's, never a start-up's (migrations-startup.test.ts).
   const applied = await runMigrations(engine, { backfill: true });
-  t.same(applied.applied.slice(0, 7), ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs'], 'the rollup migrations applied on top');
+  t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours'], 'the rollup migrations applied on top');
   t.same(await rollup(engine), truth(stored), 'rows stored before the view existed are in the rollup');
 
   // Through the view: several blocks, a replayed block with its token, the same rows again without one.
@@ -78,13 +78,22 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   t.ok(expected.size > 40, `orders over both chatbots (${expected.size})`);
   t.same(await rollup(engine), expected, 'inserts, a replayed batch and duplicate rows: each order at its earliest row');
 
-  // Damage it (a wrong earlier first, an order that has no purchase), then rebuild.
-  await engine.command("INSERT INTO order_first_purchases VALUES ('bot-a', 'ORD-1', ('2020-01-01 00:00:00.000', '00000000-0000-0000-0000-000000000000')), ('bot-a', 'NO-SUCH', ('2026-10-01 00:00:00.000', '00000000-0000-0000-0000-000000000001'))");
-  t.not((await rollup(engine)).get('bot-a/ORD-1'), expected.get('bot-a/ORD-1'), 'the damage shows');
-  const [rebuilt] = (await rebuildRollups(engine)).filter((r) => r.table === 'order_first_purchases');
+  // Rows over two months, then orders lost from the rollup (as if the view had missed them), then a rebuild.
+  const direct = rows(300, 9).map((r, i) => ({ ...r, received_at: i % 2 ? r.received_at : r.received_at.replace('2026-10-01', '2026-11-03') }));
+  await engine.insert('events', direct);
+  stored.push(...direct);
+  await engine.command("ALTER TABLE order_first_purchases DELETE WHERE order_num IN ('ORD-1', 'ORD-2') SETTINGS mutations_sync = 2");
+  t.not((await rollup(engine)).size, truth(stored).size, 'orders missing from the rollup');
+  const [rebuilt] = await rebuildRollups(engine);
   t.equal(rebuilt.table, 'order_first_purchases');
-  t.equal(rebuilt.rows, expected.size, 'the rebuild reports the orders it holds');
-  t.same(await rollup(engine), expected, 'rebuilt from events: the damage is gone');
+  t.equal(rebuilt.partitions, 2, 'one INSERT … SELECT per month of events');
+  t.equal(rebuilt.rows, truth(stored).size, 'the rebuild reports the orders it holds');
+  t.same(await rollup(engine), truth(stored), 'rebuilt from events: every order at its earliest row');
+
+  // A rollup emptied by hand (the repair after deleting events) is whole again after a rebuild.
+  await engine.command('TRUNCATE TABLE order_first_purchases');
+  await rebuildRollups(engine);
+  t.same(await rollup(engine), truth(stored), 'rebuilt from scratch');
 
   // Inserts while a rebuild runs: none is lost (the catch-up reads them again).
   const during = [rows(200, 4), rows(200, 5), rows(200, 6)];
@@ -93,8 +102,9 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   stored.push(...during.flat());
   t.same(await rollup(engine), truth(stored), 'rows inserted during a rebuild are in the rollup');
 
-  // No purchases left at all: a rebuild empties it rather than keeping the old rows.
-  await engine.command('TRUNCATE TABLE events');
+  // A rebuild swaps nothing: the live table is the one the view writes to, before and after.
+  const [{ uuid: before }] = await engine.query<{ uuid: string }>("SELECT toString(uuid) AS uuid FROM system.tables WHERE database = currentDatabase() AND name = 'order_first_purchases'");
   await rebuildRollups(engine);
-  t.same(await rollup(engine), new Map(), 'rebuilt from an empty events table: empty');
+  const [{ uuid: after }] = await engine.query<{ uuid: string }>("SELECT toString(uuid) AS uuid FROM system.tables WHERE database = currentDatabase() AND name = 'order_first_purchases'");
+  t.equal(after, before, 'the same table');
 });

@@ -25,12 +25,10 @@ import { createLocalRawContentStorage, type RawContentStorage } from './storage/
 import { dashboardValidatorCompiler } from './validation.js';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createStatsService, statsRoutes } from './stats/index.js';
-import { DEFAULT_SEAL_INTERVAL_MS, sealerPlugin } from './stats/sealer.js';
 import { passwordResetApp, type PasswordResetTuning } from './password-reset/index.js';
 import { pageRoutes } from './pages/routes.js';
 import { pagesNotFound } from './pages/not-found.js';
 import { appAssets } from './web/assets.js';
-import { TIMEFRAME_CHOICES } from './web/analytics-view.js';
 import { appPageRoutes } from './web/routes.js';
 import { manageRoutes } from './web/manage-routes.js';
 import { trackingSettingsRoutes } from './web/tracking-settings-routes.js';
@@ -66,8 +64,6 @@ export interface DashboardOptions {
   passwordReset?: PasswordResetTuning;
   /** Lifetime of a cached statistic (ms, default DEFAULT_STATS_CACHE_TTL_MS: 0.5 s); 0 disables the cache, so a benchmark measures the queries. */
   statsCacheTtlMs?: number;
-  /** Between runs of the hour sealer (src/stats/sealer.ts; default 60 s); 0 never runs it (tests that seal call it themselves). */
-  sealIntervalMs?: number;
   /** The weekly digest (src/digest): scheduler interval, the alerts source; tests shorten or stop the scheduler. */
   digest?: DigestTuning;
   /** The alert evaluator's and webhook worker's waits (src/alerts/plugin.ts); tests shorten them. */
@@ -150,11 +146,6 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   }
   await app.register(unsubscribeRoutes, { digests: deps.repos.digests, signer: createUnsubscribeSigner(secret) });
   if (opts.clickhouse) {
-    await app.register(sealerPlugin, {
-      clickhouse: opts.clickhouse, postgres: opts.postgres, log: deps.log, clock: deps.clock, intervalMs: opts.sealIntervalMs ?? DEFAULT_SEAL_INTERVAL_MS,
-      // The windows the app offers as links (and the API's day, week and month).
-      keepRunsOfDays: TIMEFRAME_CHOICES,
-    });
     await app.register(alertLoopsPlugin, {
       ...opts.alerts, config: opts.config, alerts, clickhouse: opts.clickhouse, postgres: opts.postgres, log: deps.log, clock: deps.clock,
     });

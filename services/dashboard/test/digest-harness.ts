@@ -80,7 +80,7 @@ export async function digestWorld(t: { teardown(fn: () => unknown): void }, vari
       const app: FastifyInstance = Fastify({ loggerInstance: silentLog as FastifyBaseLogger, pluginTimeout: 120_000 });
       await app.register(dashboardApp, {
         config, postgres: tdb.postgres, clickhouse: ch, passwordCost: TEST_SCRYPT_COST, clock: () => new Date(clock.now),
-        sealIntervalMs: 0, statsCacheTtlMs: 0, digest: { intervalMs: 0 }, passwordReset: { mail: { pollIntervalMs: 50 } }, ...extra,
+        statsCacheTtlMs: 0, digest: { intervalMs: 0 }, passwordReset: { mail: { pollIntervalMs: 50 } }, ...extra,
       });
       await app.ready();
       t.teardown(() => app.close());

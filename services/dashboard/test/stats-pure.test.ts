@@ -5,7 +5,6 @@ import { erfc, sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '
 import { buildAnalysisReport, rankItems, type AnalysedConversation } from '../src/stats/insights-report.js';
 import { createInFlight, createResultCache } from '../src/stats/cache.js';
 import { checkDateRange, RANGE_MESSAGES, rangeWindow } from '../src/stats/date-range.js';
-import { sealedHoursParams, settledRun } from '../src/stats/sealed-hours.js';
 
 t.test('round2: half away from zero on the decimal value, without binary noise', async (t) => {
   t.equal(round2(1.005), 1.01, '1.005 is stored as 1.00499999…; the decimal value rounds up');
@@ -223,24 +222,6 @@ t.test('checkDateRange and rangeWindow: whole UTC days, every refusal named by i
     ['1899-12-31', '1900-01-01', { from: [RANGE_MESSAGES.tooEarly] }],
   ];
   for (const [from, to, errors] of refused) t.same(checkDateRange(from, to, now), { ok: false, errors }, `${from}..${to}`);
-});
-
-t.test('sealedHoursParams: one run and its holes, whatever the order; none is null', async (t) => {
-  t.equal(sealedHoursParams([]), null);
-  t.same(sealedHoursParams(['2026-11-20 10:00:00']), { sealed_from: '2026-11-20 10:00:00.000', sealed_until: '2026-11-20 11:00:00.000', holes: [] });
-  t.same(sealedHoursParams(['2026-11-20 23:00:00', '2026-11-20 20:00:00', '2026-11-21 01:00:00', '2026-11-20 21:00:00']), {
-    sealed_from: '2026-11-20 20:00:00.000', sealed_until: '2026-11-21 02:00:00.000', holes: ['2026-11-20 22:00:00', '2026-11-21 00:00:00'],
-  });
-  t.throws(() => sealedHoursParams(['2026-11-20 10:30:00']), /not an hour/);
-  t.throws(() => sealedHoursParams(['yesterday']), /not an hour/);
-});
-
-t.test('settledRun: only an arrival received before the sealed run\'s end unsettles it', async (t) => {
-  const run = sealedHoursParams(['2026-11-20 20:00:00', '2026-11-20 22:00:00'])!;
-  t.equal(settledRun(run, null), true, 'nothing arrived since the check; a hole does not matter');
-  t.equal(settledRun(run, '2026-11-20 23:00:00.000'), true, 'arrived at the run\'s end: after every sealed purchase');
-  t.equal(settledRun(run, '2026-11-20 22:59:59.999'), false, 'inside the run');
-  t.equal(settledRun(run, '2025-01-01 00:00:00.000'), false, 'before the run: may be an order\'s first row');
 });
 
 t.test('in-flight sharing: concurrent requests share one computation, nothing is kept after it settles', async (t) => {

@@ -80,7 +80,7 @@ t.test('digest:send --email E', async (t) => {
   const engines = await openEngines(config, silent, undefined, { migrate: false, bus: false });
   t.teardown(() => engines.close());
   const app = Fastify({ logger: false, pluginTimeout: 120_000 });
-  await app.register(dashboardApp, { config, postgres: engines.postgres, clickhouse: engines.clickhouse, sealIntervalMs: 0, digest: { intervalMs: 0 } });
+  await app.register(dashboardApp, { config, postgres: engines.postgres, clickhouse: engines.clickhouse, digest: { intervalMs: 0 } });
   t.teardown(() => app.close());
   const get = async (stat: string, q: Record<string, string>) =>
     (await app.inject({ method: 'GET', url: `/api/dashboard/analytics/stats/${stat}`, query: { chatbot_id: BOT, ...q }, headers: { authorization: `Bearer ${KEY}` } })).json();

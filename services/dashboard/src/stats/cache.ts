@@ -43,7 +43,7 @@ export function createResultCache(opts: { ttlMs: number; maxEntries?: number; mo
 /**
  * Concurrent requests for one key share one computation while it runs; nothing is kept after
  * it settles, so the next request computes again (for answers that must never be stale, such as
- * an ownership check or a window's sealed hours, where the result cache's TTL would not do).
+ * an ownership check, where the result cache's TTL would not do).
  */
 export function createInFlight<T>(): { get(key: string, compute: () => Promise<T>): Promise<T> } {
   const pending = new Map<string, Promise<T>>();

@@ -1,10 +1,7 @@
 import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
-import { createInFlight, createResultCache } from './cache.js';
 import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
-import { dedupLookbackFrom, RETRY_LOOKBACK_SECONDS } from './retry-lookback.js';
-import { sealedHoursParams, settledRun, type SealedHoursParams } from './sealed-hours.js';
-import { createKeptRuns } from './kept-runs.js';
+import { dedupLookbackFrom } from './retry-lookback.js';
 
 /** Raw counts and sums from ClickHouse; rates and rounding are derived by the caller. */
 export interface EngagementCounts {
@@ -49,57 +46,16 @@ export interface EventStatsRepository {
   eventsPerMinute(chatbotId: string, window: StatsWindow): Promise<MinuteCount[]>;
   /** Events per chatbot in the window (no retry lookup: an activity indicator); absent chatbots had none. */
   eventsByChatbot(chatbotIds: string[], window: StatsWindow): Promise<Map<string, number>>;
-  /** Keeps the window's sealed run for purchases ahead of its first read (the sealer does, kept-runs.ts); false when it has no settled run or runs are not kept. */
-  keepRun(chatbotId: string, window: StatsWindow): Promise<boolean>;
 }
 
 
 const numbersOf = <K extends string>(row: Record<string, unknown> | undefined, keys: readonly K[]) =>
   Object.fromEntries(keys.map((k) => [k, toInt(row?.[k])])) as Record<K, number>;
 
-/**
- * The statistics that read tracking events: one SQL file per statistic (clickhouse/queries),
- * parameters bound by the engine. Works on both engines (embedded chdb, server client).
- */
-export interface EventStatsOptions {
-  /** How long the set of chatbots with sealed hours is reused (default 60 s, the sealer's interval); 0: asked on every call. */
-  sealedChatbotsTtlMs?: number;
-  /** Whether settled sealed runs are kept for the purchases statistic (kept-runs.ts; default true); false: read from their hours on every call. */
-  keepRuns?: boolean;
-}
-
-/** The bound parameters every windowed statistic's query file takes (a `*_sealed` file also takes its sealed hours). */
+/** The bound parameters every windowed statistic's query file takes. */
 export function statsQueryParams(chatbotId: string, w: StatsWindow) {
-  return {
-    chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)),
-    // The sealed hours (shared/sealed_hours.sql) are used only when sealed for this look-back.
-    lookback_s: RETRY_LOOKBACK_SECONDS,
-  };
+  return { chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)) };
 }
-
-/** A window's sealed run as the *_sealed.sql statistics are bound to it, and whether it is settled; null when it has no sealed hour. */
-export interface SealedRun {
-  params: SealedHoursParams;
-  settled: boolean;
-  /** The run's fingerprint (shared/run_fingerprint.sql), which names it where it is kept (migration 0090). */
-  run: string;
-}
-
-/** Asks stats_sealed_hours.sql which hours of `w` are sealed and whether their run is settled (sealed-hours.ts). */
-export async function readSealedRun(clickhouse: ClickHouseEngine, chatbotId: string, w: StatsWindow): Promise<SealedRun | null> {
-  const [row] = await clickhouse.query<{ hours: string[]; late_from: string | null; run: string }>(sqlFile('stats_sealed_hours'), statsQueryParams(chatbotId, w));
-  const params = sealedHoursParams(row?.hours ?? []);
-  return params && { params, settled: settledRun(params, row?.late_from ?? null), run: String(row?.run) };
-}
-
-const HOUR_MS = 3_600_000;
-
-/** Whether two answers of stats_sealed_hours.sql name the same run, read the same way. */
-const sameRun = (a: SealedRun, b: SealedRun) => a.run === b.run && a.settled === b.settled
-  && a.params.sealed_from === b.params.sealed_from && a.params.sealed_until === b.params.sealed_until && a.params.holes.join() === b.params.holes.join();
-
-/** The statistics with a query for settled sealed runs (sealed-hours.ts, settledRun). */
-const SETTLED_VARIANTS = new Set(['stats_purchases']);
 
 /** The funnel's figures of a purchases answer row (stats_purchases*.sql), the A/B block aside. */
 const funnelOf = (row: Record<string, unknown> | undefined): PurchaseTotals => numbersOf(row, [
@@ -107,60 +63,17 @@ const funnelOf = (row: Record<string, unknown> | undefined): PurchaseTotals => n
   'total_revenue_purchased', 'total_revenue_chatted_purchased', 'revenue_other', 'orders', 'orders_after_chat',
 ] as const);
 
-export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: EventStatsOptions = {}): EventStatsRepository {
-  // A chatbot with sealed hours is read through them (the *_sealed.sql files) by every windowed
-  // statistic but the live minutes; any other chatbot's rows are read as they are, which is
-  // cheaper for the small hours the sealer leaves alone. A stale set only picks the slower of two exact queries.
-  const sealedCache = createResultCache({ ttlMs: opts.sealedChatbotsTtlMs ?? 60_000, maxEntries: 1 });
-  const sealedChatbots = () => sealedCache.get('sealed', async () => new Set(
-    (await clickhouse.query<{ chatbot_id: string }>('SELECT DISTINCT chatbot_id FROM token_hour_sets')).map((r) => r.chatbot_id)));
-  // The page asks for four statistics of one window at once: they share one answer in flight
-  // (never a stored one: an hour that gets a late row must stop being read as sealed at once).
-  const sealedHoursInFlight = createInFlight<SealedRun | null>();
-  const sealedHours = (chatbotId: string, w: StatsWindow) =>
-    sealedHoursInFlight.get(`${chatbotId}/${w.from.getTime()}/${w.to.getTime()}`, () => readSealedRun(clickhouse, chatbotId, w));
-
-  const kept = opts.keepRuns === false ? null : createKeptRuns(clickhouse);
-
-  // A windowed statistic's rows with its window's sealed run: its sealed variant; a settled run
-  // (no late arrival; holes allowed) by the `_sealed_settled` variant where it has one, and
-  // purchases from the run as kept (kept-runs.ts) unless it cannot be kept.
-  const readSealed = async (file: string, chatbotId: string, w: StatsWindow, sealed: SealedRun) => {
-    if (kept && sealed.settled && file === 'stats_purchases') {
-      const rows = await kept.purchases({ ...statsQueryParams(chatbotId, w), ...sealed.params, run: sealed.run });
-      if (rows) return rows;
-    }
-    const variant = sealed.settled && SETTLED_VARIANTS.has(file) ? `${file}_sealed_settled` : `${file}_sealed`;
-    return clickhouse.query<Record<string, unknown>>(sqlFile(variant), { ...statsQueryParams(chatbotId, w), ...sealed.params });
-  };
-  // The last sealed run seen per chatbot and whole hours of a window: the statistic starts with
-  // it while stats_sealed_hours.sql runs, on the other core, and its answer is used only when
-  // that query names the same run (the same query, then), so it is never stale. A new hour
-  // sealed or a late row costs that call the guessed query's CPU, once.
-  const lastRuns = new Map<string, SealedRun>();
-  const guessKey = (chatbotId: string, w: StatsWindow) =>
-    `${chatbotId}/${Math.ceil(w.from.getTime() / HOUR_MS)}/${Math.floor((w.to.getTime() + 1) / HOUR_MS)}`;
-
-  // A windowed statistic's rows: through its window's sealed run when it has one (asked first,
-  // stats_sealed_hours.sql), else from its rows.
-  // `rowsFile`: the query for a chatbot without sealed hours, when not `file` itself.
-  const read = async (file: string, chatbotId: string, w: StatsWindow, rowsFile = file) => {
-    const fromRows = () => clickhouse.query<Record<string, unknown>>(sqlFile(rowsFile), statsQueryParams(chatbotId, w));
-    if (!(await sealedChatbots()).has(chatbotId)) return fromRows();
-    const key = guessKey(chatbotId, w);
-    const guess = lastRuns.get(key);
-    const guessed = guess ? readSealed(file, chatbotId, w, guess).catch(() => null) : null;
-    const sealed = await sealedHours(chatbotId, w);
-    lastRuns.delete(key);
-    if (sealed) lastRuns.set(key, sealed);
-    while (lastRuns.size > 1000) lastRuns.delete(lastRuns.keys().next().value as string);
-    if (guessed && sealed && sameRun(guess!, sealed)) {
-      const rows = await guessed;
-      if (rows) return rows;
-    }
-    return sealed ? readSealed(file, chatbotId, w, sealed) : fromRows();
-  };
-  const one = async (file: string, chatbotId: string, w: StatsWindow, rowsFile = file) => (await read(file, chatbotId, w, rowsFile))[0];
+/**
+ * The statistics that read tracking events. The rule for which query answers: each statistic
+ * has one SQL file, `clickhouse/queries/stats_<statistic>.sql`, bound with statsQueryParams; the
+ * one exception is purchases, whose A/B block is a second file (stats_purchases.sql) read only
+ * for a chatbot with an A/B test, the funnel alone (stats_purchases_funnel.sql) otherwise.
+ * Works on both engines (embedded chdb, server client).
+ */
+export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventStatsRepository {
+  const read = (file: string, chatbotId: string, w: StatsWindow) =>
+    clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
+  const one = async (file: string, chatbotId: string, w: StatsWindow) => (await read(file, chatbotId, w))[0];
 
   return {
     async engagement(chatbotId, w) {
@@ -203,8 +116,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
     },
 
     async purchaseFunnel(chatbotId, w) {
-      // Sealed hours are read by the purchases statistic's sealed and kept variants, which carry the A/B block anyway.
-      return funnelOf(await one('stats_purchases', chatbotId, w, 'stats_purchases_funnel'));
+      return funnelOf(await one('stats_purchases_funnel', chatbotId, w));
     },
 
     async insightsEvents(chatbotId, w) {
@@ -229,12 +141,5 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine, opts: E
       return rows.map((r) => ({ minute: String(r.minute), events: toInt(r.events) }));
     },
 
-    async keepRun(chatbotId, w) {
-      // Asked directly, not through the set of sealed chatbots: the sealer calls this right
-      // after sealing a chatbot's first hours, which that set may not know yet.
-      const sealed = kept ? await readSealedRun(clickhouse, chatbotId, w) : null;
-      if (!kept || !sealed?.settled) return false;
-      return kept.keep({ ...statsQueryParams(chatbotId, w), ...sealed.params, run: sealed.run });
-    },
   };
 }

@@ -1,7 +1,7 @@
 export { statsRoutes, LIVE_WINDOW_MINUTES, type StatsRoutesOptions } from './routes.js';
 export { createStatsService, DEFAULT_STATS_CACHE_TTL_MS, DEFAULT_TIMEFRAME_DAYS, type StatsService, type StatsServiceOptions } from './service.js';
 export { createStatsRepository, utcDays, INSIGHTS_CONVERSATION_LIMIT, type StatsRepository, type StatsRepositoryDeps } from './repository.js';
-export { createEventStatsRepository, readSealedRun, statsQueryParams, type EventStatsRepository, type SealedRun } from './event-stats-repository.js';
+export { createEventStatsRepository, statsQueryParams, type EventStatsRepository } from './event-stats-repository.js';
 export { createConversationStatsRepository, type ConversationStatsRepository, type StatsChatbot } from './conversation-stats-repository.js';
 export { daysWindow, parseInsightsTimeframe, subtractMonths, utcDate, type StatsWindow, type TimeframeResult } from './timeframe.js';
 export { wilsonInterval, twoProportionPValue, sampleRatioMismatch, erfc, SRM_ALPHA } from './ab-significance.js';
@@ -9,4 +9,3 @@ export { round2, percent, ratio } from './numbers.js';
 export { createResultCache, type ResultCache } from './cache.js';
 export { toCsv, csvCell, flatten, CSV_CONTENT_TYPE } from './csv.js';
 export { RETRY_LOOKBACK_MS, RETRY_LOOKBACK_SECONDS, dedupLookbackFrom } from './retry-lookback.js';
-export { type SealedHoursParams } from './sealed-hours.js';

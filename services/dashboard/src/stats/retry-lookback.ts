@@ -10,7 +10,7 @@
  * stay deduplicated over all time.
  */
 export const RETRY_LOOKBACK_MS = 86_400_000;
-/** The same in seconds: the `{lookback_s}` the sealed hours are computed and read with (clickhouse/README.md, "Sealed hours"). */
+/** The same in seconds. */
 export const RETRY_LOOKBACK_SECONDS = RETRY_LOOKBACK_MS / 1000;
 
 /** The `{dedup_lookback_from}` bound of the statistics queries. */

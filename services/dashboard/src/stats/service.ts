@@ -74,8 +74,7 @@ export function createStatsService(opts: StatsServiceOptions) {
   /**
    * A statistic of one chatbot over the last `days` days or a checked date range, cached per
    * account. `at`: the window's "now" when the caller asks several statistics of one window (the
-   * page): its blocks then cover the same milliseconds, and a big shop's statistics share one
-   * sealed-hours lookup (keyed by the window) instead of one per block.
+   * page): its blocks then cover the same milliseconds.
    */
   const daysStat = async <T extends object>(
     accountId: string, chatbotId: string, frame: StatsFrame, at: Date | undefined, period: Period, stat: string,
