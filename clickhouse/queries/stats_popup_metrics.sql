@@ -9,14 +9,13 @@
 -- The caller derives open_rate = opened / displayed × 100, total = the sum of the
 -- conversation rows and popup_ratio = from_popup / total × 100 (0 on a zero denominator).
 -- Each event counts once, at its earliest received_at; retried beacons and bots are left out
--- (shared/window_events.sql).
+-- (shared/window_event_counts.sql).
 SELECT
     event = 'convo_started' AS is_conversation,
     if(is_conversation, open_way, if(popup_version = '', 'unknown', popup_version)) AS key,
-    countIf(event = 'popup_displayed') AS popup_displayed_count,
-    countIf(event = 'popup_opened') AS popup_opened_count,
-    countIf(is_conversation) AS conversations
-FROM events
-WHERE {{> shared/window_events rows=(event IN ('popup_displayed', 'popup_opened', 'convo_started'))}}
+    sumIf(events, event = 'popup_displayed') AS popup_displayed_count,
+    sumIf(events, event = 'popup_opened') AS popup_opened_count,
+    sumIf(events, is_conversation) AS conversations
+FROM {{> shared/window_event_counts kinds=('popup_displayed', 'popup_opened', 'convo_started')}}
 GROUP BY is_conversation, key
 ORDER BY is_conversation ASC, key ASC

@@ -1,46 +1,79 @@
--- Purchase funnel of one chatbot over W = [{from}, {to}] (see the statistics definitions in services/dashboard/README.md, "purchases"),
--- with its A/B block (read by chatbots with abTestEnabled) from the same read.
---   V (visitor tokens in W), chatted = tokens of V with a convo_started in W,
---   first_chat(u) = u's earliest convo_started in W.
---   Counted purchases: as defined in shared/counted_purchases.sql (each purchase once, each
---   order number once over all history). P = counted purchases in W whose token is in V.
---   A purchase is after chat when first_chat exists and the purchase is strictly later.
+-- Purchase funnel of one chatbot over W = [{from}, {to}] and its A/B block (see the statistics
+-- definitions in services/dashboard/README.md, "purchases").
+--   V (visitor tokens in W); chatted = tokens of V with a convo_started in W;
+--   P = counted purchases in W whose token is in V (shared/window_purchases.sql);
+--   a purchase is after chat when its token chatted and it is strictly later than the token's
+--   earliest convo_started in W.
 --   A/B: V_g = tokens of V with an event in W whose ab_group is g; visitors = |V_g|;
 --   orders = purchases of P by V_g; purchasers = distinct purchasing tokens of V_g; revenue =
 --   their purchases' revenue.
--- Returns the counts and sums; the caller derives rates and averages (2 decimals, 0 on a zero
--- denominator): conversion_rate_with_chat, conversion_rate_without_chat, aov_with_chat,
--- aov_without_chat, and the A/B block's rates and significance figures.
--- One read of the window (shared/window_rows.sql): retried beacons removed; the order rule is
--- applied to each token's purchases (shared/counted_purchases.sql). It takes the A/B-marked rows
--- too; a chatbot without A/B test reads the funnel alone (stats_purchases_funnel.sql), cheaper.
+-- Returns counts and sums; the caller derives rates and averages (2 decimals, 0 on a zero
+-- denominator) and the A/B block's significance figures.
+-- The sets are the window's bitmaps (shared/window_token_sets.sql); only the purchasing tokens'
+-- first chats are read, from the narrow conversation_starts table.
 WITH
-    by_token AS
+    sets AS
     (
-        -- One row per token of V.
         SELECT
-            {{> shared/token_purchases}},
-            -- NULL for a token whose rows carry no group, which countIf and sumIf below take as
-            -- false (no ifNull over every row of the LowCardinality(Nullable) column).
-            max(e.ab_group = 'control') AS in_control,
-            max(e.ab_group = 'test') AS in_test
-        FROM {{> shared/window_rows rows=(event IN ('visitor', 'convo_started', 'purchase') OR ab_group IN ('control', 'test'))}}
-        GROUP BY e.token
-        HAVING max(e.event = 'visitor')
+            anyIf(tokens, kind = 'visitor') AS visitors,
+            anyIf(tokens, kind = 'convo_started') AS chatters,
+            anyIf(tokens, kind = 'ab:control') AS control,
+            anyIf(tokens, kind = 'ab:test') AS test
+        FROM {{> shared/window_token_sets kinds=('visitor', 'convo_started', 'ab:control', 'ab:test')}}
+    ),
+    counted AS
+    (
+        SELECT token_id, at, revenue
+        FROM {{> shared/window_purchases visitors=(visitors)}}
+    ),
+    first_chats AS
+    (
+        SELECT token_id, min(received_at) AS first_chat_at, 1 AS chatted
+        FROM conversation_starts
+        WHERE chatbot_id = {chatbot_id:String}
+          AND received_at >= {from:DateTime64(3, 'UTC')}
+          AND received_at <= {to:DateTime64(3, 'UTC')}
+          AND prev_copy_at < {dedup_lookback_from:DateTime64(3, 'UTC')}
+          AND token_id IN (SELECT token_id FROM counted)
+        GROUP BY token_id
     ),
     per_token AS
     (
+        -- One row per purchasing token of V.
         SELECT
-            chatted,
-            in_control,
-            in_test,
-            {{> shared/token_purchase_figures}}
-        FROM by_token
+            c.token_id AS token_id,
+            count() AS token_orders,
+            countIf(f.chatted = 1 AND c.at > f.first_chat_at) AS token_orders_after_chat,
+            sum(c.revenue) AS token_revenue,
+            sumIf(c.revenue, f.chatted = 1 AND c.at > f.first_chat_at) AS token_revenue_after_chat,
+            sumIf(c.revenue, NOT (f.chatted = 1 AND c.at > f.first_chat_at)) AS token_revenue_other
+        FROM counted AS c
+        LEFT JOIN first_chats AS f ON f.token_id = c.token_id
+        GROUP BY c.token_id
+    ),
+    totals AS
+    (
+        SELECT
+            count() AS total_users_purchased,
+            countIf(token_orders_after_chat > 0) AS total_users_chatted_purchased,
+            sum(token_revenue) AS total_revenue_purchased,
+            sum(token_revenue_after_chat) AS total_revenue_chatted_purchased,
+            -- Summed separately, not as a difference: subtracting two large sums loses the cents.
+            sum(token_revenue_other) AS revenue_other,
+            sum(token_orders) AS orders,
+            sum(token_orders_after_chat) AS orders_after_chat,
+            sumIf(token_orders, bitmapContains((SELECT control FROM sets), token_id)) AS control_orders,
+            countIf(bitmapContains((SELECT control FROM sets), token_id)) AS control_purchasers,
+            sumIf(token_revenue, bitmapContains((SELECT control FROM sets), token_id)) AS control_revenue,
+            sumIf(token_orders, bitmapContains((SELECT test FROM sets), token_id)) AS test_orders,
+            countIf(bitmapContains((SELECT test FROM sets), token_id)) AS test_purchasers,
+            sumIf(token_revenue, bitmapContains((SELECT test FROM sets), token_id)) AS test_revenue
+        FROM per_token
     )
 SELECT
-    count() AS total_users,
-    countIf(chatted) AS total_users_chatted,
-    countIf(in_control) AS control_visitors,
-    countIf(in_test) AS test_visitors,
-    {{> shared/purchase_totals}}
-FROM per_token
+    bitmapCardinality(visitors) AS total_users,
+    bitmapAndCardinality(visitors, chatters) AS total_users_chatted,
+    bitmapAndCardinality(visitors, control) AS control_visitors,
+    bitmapAndCardinality(visitors, test) AS test_visitors,
+    totals.*
+FROM sets, totals

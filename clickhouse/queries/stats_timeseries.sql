@@ -7,36 +7,88 @@
 --     V over the whole window), by the day of their earliest copy, and their EUR revenue.
 -- Summed over the days, purchases and revenue are exactly that statistic's orders and
 -- total_revenue_purchased; visitors are per day, so their sum counts a returning token once a day.
--- Reads the window once (shared/window_rows.sql): one row per token carries its
--- days, its counted purchases and whether it is in V, so V is not read a second time for the
--- purchases' "token in V".
+-- Visitors per day are the day's bitmaps of visitor token ids (whole hours from
+-- token_hour_sets, partial hours and copies as in shared/window_token_sets.sql), conversations
+-- the day's counts (shared/window_event_counts.sql does the same for the whole window).
 WITH
-    per_token AS
+    sets AS
     (
-        SELECT
-            e.token AS token,
-            max(e.event = 'visitor') AS in_v,
-            groupUniqArrayIf(toDate(e.received_at), e.event = 'visitor') AS visit_days,
-            groupArrayIf(toDate(e.received_at), e.event = 'convo_started') AS conversation_days,
-            {{> shared/counted_purchases}} AS purchases
-        FROM {{> shared/window_rows rows=(event IN ('visitor', 'convo_started', 'purchase'))}}
-        GROUP BY e.token
+        SELECT anyIf(tokens, kind = 'visitor') AS visitors
+        FROM {{> shared/window_token_sets kinds=('visitor')}}
+    ),
+    visitor_days AS
+    (
+        SELECT day, bitmapCardinality(groupBitmapMergeState(tokens)) AS visitors
+        FROM
+        (
+            SELECT toDate(hour) AS day, tokens
+            FROM token_hour_sets
+            WHERE chatbot_id = {chatbot_id:String}
+              AND kind = 'visitor'
+              AND hour >= {hours_from:DateTime('UTC')}
+              AND hour < {hours_to:DateTime('UTC')}
+            UNION ALL
+            SELECT toDate(received_at) AS day, groupBitmapState(token_id) AS tokens
+            FROM
+            (
+                WITH received_at < {hours_from:DateTime('UTC')} OR received_at >= {hours_to:DateTime('UTC')} AS in_partial_hour
+                SELECT received_at, token_id
+                FROM events
+                WHERE {{> shared/window_events rows=(in_partial_hour AND event = 'visitor')}}
+                UNION ALL
+                SELECT received_at, token_id
+                FROM event_copies
+                WHERE chatbot_id = {chatbot_id:String}
+                  AND event = 'visitor'
+                  AND received_at >= {hours_from:DateTime('UTC')}
+                  AND received_at < {hours_to:DateTime('UTC')}
+                  AND prev_copy_at < {dedup_lookback_from:DateTime64(3, 'UTC')}
+            )
+            GROUP BY day
+        )
+        GROUP BY day
+    ),
+    conversation_days AS
+    (
+        SELECT toDate(hour) AS day, sum(n) AS conversations
+        FROM
+        (
+            SELECT hour, events AS n
+            FROM event_hour_counts
+            WHERE chatbot_id = {chatbot_id:String}
+              AND event = 'convo_started'
+              AND hour >= {hours_from:DateTime('UTC')}
+              AND hour < {hours_to:DateTime('UTC')}
+            UNION ALL
+            SELECT toDateTime(received_at, 'UTC') AS hour, 1 AS n
+            FROM conversation_starts
+            WHERE chatbot_id = {chatbot_id:String}
+              AND received_at >= {from:DateTime64(3, 'UTC')}
+              AND received_at <= {to:DateTime64(3, 'UTC')}
+              AND (received_at < {hours_from:DateTime('UTC')} OR received_at >= {hours_to:DateTime('UTC')} OR prev_copy_at != 0)
+              AND prev_copy_at < {dedup_lookback_from:DateTime64(3, 'UTC')}
+        )
+        GROUP BY day
+    ),
+    purchase_days AS
+    (
+        SELECT toDate(at) AS day, count() AS purchases, sum(revenue) AS revenue
+        FROM {{> shared/window_purchases visitors=(visitors)}}
+        GROUP BY day
     )
-SELECT toString(day) AS day,
-       countIf(kind = 1) AS visitors,
-       countIf(kind = 2) AS conversations,
-       countIf(kind = 3) AS purchases,
-       sumIf(revenue, kind = 3) AS revenue
+SELECT
+    toString(day) AS day,
+    sum(visitors) AS visitors,
+    sum(conversations) AS conversations,
+    sum(purchases) AS purchases,
+    sum(revenue) AS revenue
 FROM
 (
-    -- Back to one row per (day, kind): a token's purchases count only when it is in V.
-    SELECT d.day AS day, d.kind AS kind, d.revenue AS revenue
-    FROM per_token
-    ARRAY JOIN CAST(arrayConcat(
-        arrayMap(x -> (x, 1, toFloat64(0)), visit_days),
-        arrayMap(x -> (x, 2, toFloat64(0)), conversation_days),
-        if(in_v, arrayMap(p -> (toDate(p.at), 3, p.revenue), purchases), [])),
-        'Array(Tuple(day Date, kind UInt8, revenue Float64))') AS d
+    SELECT day, visitors, 0 AS conversations, 0 AS purchases, toFloat64(0) AS revenue FROM visitor_days
+    UNION ALL
+    SELECT day, 0, conversations, 0, 0 FROM conversation_days
+    UNION ALL
+    SELECT day, 0, 0, purchases, revenue FROM purchase_days
 )
 GROUP BY day
 ORDER BY day ASC

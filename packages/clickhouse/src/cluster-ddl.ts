@@ -1,7 +1,7 @@
 import { closingParen, isWord, join, nextSignificant, significant, tokenize, topLevelCommas, type Token } from './sql-tokens.js';
 
 /**
- * One set of migration files, two renderings (clickhouse/README.md, "On a cluster"). Without a
+ * One set of migration files, two renderings (clickhouse/deploy/README.md). Without a
  * cluster a statement is run exactly as the file has it. With one, every DDL statement gets
  * `ON CLUSTER`, and each table that holds rows becomes two: `<name>_local` on every node
  * (`Replicated*MergeTree`, or `Null`) and `<name>`, a `Distributed` table over them sharded by
@@ -52,7 +52,15 @@ const word = (text: string): Token => ({ kind: 'word', text });
 const space: Token = { kind: 'space', text: ' ' };
 const onCluster = (s: ClusterOptions): Token[] => [space, word('ON'), space, word('CLUSTER'), space, word(s.cluster)];
 
-function renderForCluster(s: ClusterState, sql: string): RenderedStatement[] {
+/**
+ * A token id (migration 0130) is a snowflake id: unique per server only with a machine id of its
+ * own, which each node's macros give (clickhouse/deploy/config.d/macros-N.xml).
+ */
+const SNOWFLAKE = /\bgenerateSnowflakeID\(([A-Za-z_][A-Za-z0-9_]*)\)/g;
+const withMachineId = (sql: string) => sql.replace(SNOWFLAKE, "generateSnowflakeID($1, toUInt16(getMacro('snowflake_machine_id')))");
+
+function renderForCluster(s: ClusterState, input: string): RenderedStatement[] {
+  const sql = withMachineId(input);
   const tokens = tokenize(sql);
   if (tokens.some((t) => t.kind === 'comment' && MARKER.test(t.text))) return [{ sql, skipped: 'marked single-node only' }];
   const local = [...s.nodeLocal].find((name) => names(tokens, name));

@@ -1,35 +1,41 @@
 import { sqlFile } from './sql-files.js';
+import { splitStatements } from './sql-split.js';
 import type { ClickHouseEngine } from './types.js';
 
 export interface RollupRebuild {
-  table: string;
   /** The partitions of `events` read (toYYYYMM(received_at) values). */
   partitions: number;
-  /** The rollup's rows (orders) after the rebuild. */
-  rows: number;
+  /** Rows of each rebuilt table afterwards. */
+  rows: Record<string, number>;
   ms: number;
 }
 
+/** Tables whose rows a second insert would add again (sums, narrow copies): emptied month by month before it is read again. */
+const DROPPED_FIRST = ['event_hour_counts', 'event_copies', 'purchases', 'conversation_starts', 'token_hour_sets'] as const;
+const REBUILT = ['order_first_purchases', 'token_ids', ...DROPPED_FIRST] as const;
+
 /**
- * Rebuilds the order_first_purchases rollup (migration 0030) from `events`: its view's SELECT,
- * inserted again one partition of `events` (one month) at a time, so that a rebuild's memory is
- * bounded by a month and it can run beside inserts and reads. The rollup keeps the minimum per
- * order, so rows already there change nothing and a row the view missed (rows written to
- * `events` directly, a rollup created after its rows) is added; inserts during the rebuild go
- * through the view as usual. No table is swapped or emptied: the statistics keep reading the
- * rollup throughout. A rollup row that is wrong because its event was deleted from `events` is
- * not removed by this: `TRUNCATE TABLE order_first_purchases` first (clickhouse/README.md says
- * when that is needed and what it costs).
+ * Rebuilds every table `events` feeds through a view (clickhouse/README.md, "Rebuilding"): one
+ * month of `events` at a time (bounded memory; inserts and reads go on), each table's view
+ * SELECT inserted again (queries/rollups/rebuild_month.sql). For that month the statistics read
+ * partial figures for the seconds between the drop and the insert; rows inserted meanwhile go
+ * through the views as usual, and a row a view missed (rows written to `events` directly) is added.
  */
-export async function rebuildRollups(engine: ClickHouseEngine): Promise<RollupRebuild[]> {
+export async function rebuildRollups(engine: ClickHouseEngine): Promise<RollupRebuild> {
   const started = performance.now();
   const parts = await engine.query<{ partition: number | string }>(
     "SELECT DISTINCT toUInt32(partition) AS partition FROM system.parts WHERE database = {database:String} AND table = 'events' AND active ORDER BY partition",
     { database: engine.database },
   );
+  const statements = splitStatements(sqlFile('rollups/rebuild_month'));
   for (const { partition } of parts) {
-    await engine.command(sqlFile('rollups/order_first_purchases_rebuild'), { partition: Number(partition) });
+    for (const table of DROPPED_FIRST) await engine.command(`ALTER TABLE ${table} DROP PARTITION {partition:UInt32}`, { partition: Number(partition) });
+    for (const sql of statements) await engine.command(sql, { partition: Number(partition) });
   }
-  const [{ rows }] = await engine.query<{ rows: string }>('SELECT count() AS rows FROM (SELECT 1 FROM order_first_purchases GROUP BY chatbot_id, order_num)');
-  return [{ table: 'order_first_purchases', partitions: parts.length, rows: Number(rows), ms: Math.round(performance.now() - started) }];
+  const rows: Record<string, number> = {};
+  for (const table of REBUILT) {
+    const [{ n }] = await engine.query<{ n: string }>(`SELECT count() AS n FROM ${table}`);
+    rows[table] = Number(n);
+  }
+  return { partitions: parts.length, rows, ms: Math.round(performance.now() - started) };
 }

@@ -176,7 +176,7 @@ t.test('a refused query is logged as a refusal with its code, under the key', as
   t.match(logged[0], { key_name: 'bootstrap', status: 'error', error_code: 497, read_rows: 0 });
 });
 
-/** The README's data-team examples (clickhouse/README.md), with the parameters a client sends. */
+/** The README's data-team examples (clickhouse/README.md, "Example queries"), with the parameters a client sends. */
 const window = `param_chatbot_id=${BOT}&param_from=${encodeURIComponent('2026-04-01 00:00:00.000')}&param_to=${encodeURIComponent('2026-06-02 00:00:00.000')}`;
 const allowed: [string, string, RegExp][] = [
   [`SELECT chatbot_id, toDate(received_at) AS day, event, count() AS events

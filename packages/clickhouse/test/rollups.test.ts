@@ -52,6 +52,15 @@ async function rollup(engine: ClickHouseEngine): Promise<Map<string, string>> {
   return new Map(got.map((r) => [r.k, r.f]));
 }
 
+/** What the statistics read from the insert-time aggregates (migration 0130), merged per key. */
+async function aggregates(engine: ClickHouseEngine) {
+  return {
+    sets: await engine.query("SELECT chatbot_id, hour, kind, bitmapCardinality(groupBitmapMergeState(tokens)) AS n FROM token_hour_sets GROUP BY chatbot_id, hour, kind ORDER BY chatbot_id, hour, kind"),
+    counts: await engine.query('SELECT chatbot_id, hour, event, sum(events) AS n FROM event_hour_counts GROUP BY chatbot_id, hour, event ORDER BY chatbot_id, hour, event'),
+    purchases: await engine.query('SELECT chatbot_id, count() AS n, sum(revenue) AS revenue FROM purchases GROUP BY chatbot_id ORDER BY chatbot_id'),
+  };
+}
+
 const insert = (engine: ClickHouseEngine, batch: Row[], dedupToken?: string) => engine.insert('events_input', batch, { dedupToken });
 
 t.test('order_first_purchases on the embedded engine', async (t) => {
@@ -64,7 +73,7 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   await engine.insert('events', stored);
   // Rewriting stored rows is the backfill command's, never a start-up's (migrations-startup.test.ts).
   const applied = await runMigrations(engine, { backfill: true });
-  t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours'], 'the rollup migrations applied on top');
+  t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours', '0130_insert_time_aggregates'], 'the rollup migrations applied on top');
   t.same(await rollup(engine), truth(stored), 'rows stored before the view existed are in the rollup');
 
   // Through the view: several blocks, a replayed block with its token, the same rows again without one.
@@ -84,10 +93,14 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   stored.push(...direct);
   await engine.command("ALTER TABLE order_first_purchases DELETE WHERE order_num IN ('ORD-1', 'ORD-2') SETTINGS mutations_sync = 2");
   t.not((await rollup(engine)).size, truth(stored).size, 'orders missing from the rollup');
-  const [rebuilt] = await rebuildRollups(engine);
-  t.equal(rebuilt.table, 'order_first_purchases');
+  const rebuilt = await rebuildRollups(engine);
   t.equal(rebuilt.partitions, 2, 'one INSERT … SELECT per month of events');
-  t.equal(rebuilt.rows, truth(stored).size, 'the rebuild reports the orders it holds');
+  t.equal(rebuilt.rows.order_first_purchases, truth(stored).size, 'the rebuild reports the orders it holds');
+  const afterRebuild = await aggregates(engine);
+  t.same(afterRebuild.counts, await engine.query('SELECT chatbot_id, toStartOfHour(received_at) AS hour, event, count() AS n FROM events FINAL WHERE NOT is_bot AND prev_copy_at = 0 GROUP BY chatbot_id, hour, event ORDER BY chatbot_id, hour, event'),
+    'hourly counts rebuilt from events, the rows written to events directly included');
+  await rebuildRollups(engine);
+  t.same(await aggregates(engine), afterRebuild, 'a second rebuild changes nothing (no row counted twice)');
   t.same(await rollup(engine), truth(stored), 'rebuilt from events: every order at its earliest row');
 
   // A rollup emptied by hand (the repair after deleting events) is whole again after a rebuild.

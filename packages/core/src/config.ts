@@ -94,7 +94,7 @@ export interface Config {
   /** embeddedConnections: chdb connections of the embedded engine (queries in parallel). */
   /**
    * cluster: CLICKHOUSE_CLUSTER, the remote_servers cluster the migrations render for (ON CLUSTER,
-   * Replicated*MergeTree, Distributed; clickhouse/README.md "On a cluster"); unset: one node.
+   * Replicated*MergeTree, Distributed; clickhouse/deploy/README.md); unset: one node.
    */
   clickhouse: { url?: string; user: string; password: string; database: string; embeddedConnections: number; cluster?: string };
   kafka: {

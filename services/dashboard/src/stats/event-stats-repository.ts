@@ -52,9 +52,27 @@ export interface EventStatsRepository {
 const numbersOf = <K extends string>(row: Record<string, unknown> | undefined, keys: readonly K[]) =>
   Object.fromEntries(keys.map((k) => [k, toInt(row?.[k])])) as Record<K, number>;
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * The whole hours of W = [from, to] (to inclusive, to the millisecond), [hoursFrom, hoursTo),
+ * which the statistics read from the hourly aggregates; the rest of W is read row by row. Empty
+ * (hoursFrom = hoursTo) when W holds no whole hour.
+ */
+export function wholeHours(w: StatsWindow): { hoursFrom: Date; hoursTo: Date } {
+  const hoursFrom = Math.ceil(w.from.getTime() / HOUR_MS) * HOUR_MS;
+  const hoursTo = Math.floor((w.to.getTime() + 1) / HOUR_MS) * HOUR_MS;
+  return { hoursFrom: new Date(hoursFrom), hoursTo: new Date(Math.max(hoursFrom, hoursTo)) };
+}
+
 /** The bound parameters every windowed statistic's query file takes. */
 export function statsQueryParams(chatbotId: string, w: StatsWindow) {
-  return { chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)) };
+  const { hoursFrom, hoursTo } = wholeHours(w);
+  return {
+    chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)),
+    // Whole seconds: the aggregates' hours are DateTime.
+    hours_from: clickhouseTime(hoursFrom).slice(0, 19), hours_to: clickhouseTime(hoursTo).slice(0, 19),
+  };
 }
 
 /** The funnel's figures of a purchases answer row (stats_purchases*.sql), the A/B block aside. */
@@ -116,7 +134,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
     },
 
     async purchaseFunnel(chatbotId, w) {
-      return funnelOf(await one('stats_purchases_funnel', chatbotId, w));
+      return funnelOf(await one('stats_purchases', chatbotId, w));
     },
 
     async insightsEvents(chatbotId, w) {

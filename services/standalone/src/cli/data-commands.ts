@@ -32,7 +32,9 @@ export async function migrate(ctx: CommandContext, opts: { backfill: boolean; pr
     await postgres.migrate();
     // --backfill: the whole-table mutations a start-up refuses to run on tables holding rows.
     const ch = await runMigrations(clickhouse, { cluster: ctx.config.clickhouse.cluster, backfill: opts.backfill });
-    return { postgres: 'up to date', clickhouse: { applied: ch.applied, alreadyApplied: ch.alreadyApplied } };
+    // After a backfill the rows stored before the aggregates existed are aggregated too.
+    const rebuilt = opts.backfill ? await rebuildRollups(clickhouse) : undefined;
+    return { postgres: 'up to date', clickhouse: { applied: ch.applied, alreadyApplied: ch.alreadyApplied, rebuilt } };
   });
 }
 
@@ -58,7 +60,7 @@ export function replay(ctx: CommandContext, argv: string[]) {
   return withEngines(ctx, { bus: true }, ({ bus, clickhouse }) => runReplayCommand(argv, { bus, clickhouse, log: ctx.log }));
 }
 
-/** `rollups:rebuild`: the statistics' rollups computed again from `events` (clickhouse/README.md, "Rollups"). */
+/** `rollups:rebuild`: the statistics' rollups computed again from `events` (clickhouse/README.md, "Rebuilding"). */
 export function rollupsRebuild(ctx: CommandContext) {
   return withEngines(ctx, {}, async ({ clickhouse }) => ({ rebuilt: await rebuildRollups(clickhouse) }));
 }

@@ -1,0 +1,233 @@
+-- The statistics' insert-time aggregates (clickhouse/README.md, "The statistics engine"):
+-- a dense integer id per (chatbot, token), hourly token sets and event counts, and narrow
+-- tables for the rules that span rows (an order's first purchase, a purchase after chat).
+-- Every object here is fed by a materialized view as rows arrive, late rows included; nothing
+-- is computed by a job or frozen.
+
+-- The token's id: the same in every row of the token, so the hourly sets can be roaring
+-- bitmaps of small integers instead of sets of strings. 0 on bot rows (no statistic reads them).
+ALTER TABLE events ADD COLUMN IF NOT EXISTS token_id UInt64 DEFAULT 0;
+
+-- One id per (chatbot, token): where events_input_mv looks up the ids of the tokens it has seen.
+-- min: should two writers give one new token two ids at once (two inserts of its first events
+-- racing), every later row takes the smaller one.
+CREATE TABLE IF NOT EXISTS token_ids
+(
+    chatbot_id String,
+    token      String,
+    token_id   SimpleAggregateFunction(min, UInt64)
+)
+ENGINE = AggregatingMergeTree
+ORDER BY (chatbot_id, token)
+-- Looked up with one batch's tokens at a time: small granules read few rows per token.
+SETTINGS index_granularity = 1024;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS token_ids_mv TO token_ids AS
+SELECT chatbot_id, token, min(id) AS token_id
+FROM (SELECT chatbot_id, token, token_id AS id FROM events WHERE id != 0)
+GROUP BY chatbot_id, token;
+
+-- events_input_mv as in migration 0040, and it gives each non-bot row its token's id: the id
+-- in token_ids, or for a token not seen before a new one from generateSnowflakeID. Those are
+-- unique on a server (and across servers with distinct machine ids) and consecutive within an
+-- insert, so one batch's new tokens get one dense run of ids: compact bitmaps. A token's events
+-- all go to one bus partition, which one consumer inserts in order after its previous batch was
+-- acknowledged, so its first batch assigns the id and every later batch finds it.
+DROP VIEW IF EXISTS events_input_mv;
+
+CREATE MATERIALIZED VIEW events_input_mv TO events AS
+WITH
+    keys AS
+    (
+        SELECT UUIDToNum(event_id) AS id, chatbot_id, received_at
+        FROM events_input
+        WHERE NOT is_bot
+    ),
+    (
+        SELECT CAST((groupArray(key), groupArray(verdict)), 'Tuple(keys Array(String), verdicts Array(Int64))')
+        FROM
+        (
+            SELECT
+                concat(id, chatbot_id, reinterpretAsString(received_at)) AS key,
+                if(arrayExists(x -> x >= received_at, stored), -1,
+                   toUnixTimestamp64Milli(arrayMax(arrayFilter(x -> x < received_at, arrayConcat(stored, in_block, [toDateTime64(0, 3, 'UTC')]))))) AS verdict
+            FROM
+            (
+                SELECT g.id AS id, g.chatbot_id AS chatbot_id, g.times AS in_block, s.times AS stored
+                FROM
+                (
+                    SELECT id, chatbot_id, groupArray(received_at) AS times
+                    FROM keys
+                    GROUP BY id, chatbot_id
+                ) AS g
+                LEFT JOIN
+                (
+                    SELECT UUIDToNum(event_id) AS id, chatbot_id, groupArray(received_at) AS times
+                    FROM events
+                    WHERE UUIDToNum(event_id) IN (SELECT id FROM keys) AND NOT is_bot
+                    GROUP BY id, chatbot_id
+                ) AS s ON s.id = g.id AND s.chatbot_id = g.chatbot_id
+                WHERE length(g.times) > 1 OR notEmpty(s.times)
+            )
+            ARRAY JOIN in_block AS received_at
+            SETTINGS join_use_nulls = 0
+        )
+    ) AS copies,
+    (
+        -- Each (chatbot, token) of the block's non-bot rows: its stored id, else a new one.
+        SELECT CAST((groupArray(key), groupArray(id)), 'Tuple(keys Array(String), ids Array(UInt64))')
+        FROM
+        (
+            SELECT key, if(stored.id != 0, stored.id, generateSnowflakeID(key)) AS id
+            FROM
+            (
+                SELECT DISTINCT concat(toString(length(chatbot_id)), ':', chatbot_id, token) AS key
+                FROM events_input
+                WHERE NOT is_bot
+            ) AS block
+            LEFT JOIN
+            (
+                SELECT concat(toString(length(chatbot_id)), ':', chatbot_id, token) AS key, min(token_id) AS id
+                FROM token_ids
+                WHERE (chatbot_id, token) IN (SELECT chatbot_id, token FROM events_input WHERE NOT is_bot)
+                GROUP BY chatbot_id, token
+            ) AS stored USING key
+            SETTINGS join_use_nulls = 0
+        )
+    ) AS ids
+SELECT * EXCEPT (prev_ms, prev_copy_at, token_id), fromUnixTimestamp64Milli(prev_ms, 'UTC') AS prev_copy_at,
+    if(is_bot, toUInt64(0), transform(concat(toString(length(chatbot_id)), ':', chatbot_id, token), ids.keys, ids.ids, toUInt64(0))) AS token_id
+FROM
+(
+    SELECT *,
+        if(is_bot OR empty(copies.keys), toInt64(0),
+           transform(concat(UUIDToNum(event_id), chatbot_id, reinterpretAsString(received_at)), copies.keys, copies.verdicts, toInt64(0))) AS prev_ms
+    FROM events_input
+)
+WHERE prev_ms >= 0
+LIMIT 1 BY event_id, chatbot_id, received_at;
+
+-- Per (chatbot, hour, kind) the ids of the tokens with such a row: kind is the event name, or
+-- 'ab:control' / 'ab:test' for a row of that A/B group. Only rows that count in every window
+-- (prev_copy_at = 0: no earlier copy of their event); the few copies are read from event_copies.
+CREATE TABLE IF NOT EXISTS token_hour_sets
+(
+    chatbot_id String,
+    hour       DateTime('UTC'),
+    kind       LowCardinality(String),
+    tokens     AggregateFunction(groupBitmap, UInt64)
+)
+ENGINE = AggregatingMergeTree
+PARTITION BY toYYYYMM(hour)
+ORDER BY (chatbot_id, kind, hour);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS token_hour_sets_mv TO token_hour_sets AS
+SELECT chatbot_id, toStartOfHour(received_at) AS hour, kind, groupBitmapState(token_id) AS tokens
+FROM events
+ARRAY JOIN [toString(event), multiIf(ab_group = 'control', 'ab:control', ab_group = 'test', 'ab:test', '')] AS kind
+WHERE NOT is_bot AND prev_copy_at = 0 AND kind != ''
+GROUP BY chatbot_id, hour, kind;
+
+-- Per (chatbot, hour, event, popup version / open way) the number of rows, under the same rule.
+CREATE TABLE IF NOT EXISTS event_hour_counts
+(
+    chatbot_id    String,
+    hour          DateTime('UTC'),
+    event         LowCardinality(String),
+    -- Set for the popup events only; open_way for convo_started only.
+    popup_version String,
+    open_way      LowCardinality(String),
+    events        UInt64
+)
+ENGINE = SummingMergeTree
+PARTITION BY toYYYYMM(hour)
+ORDER BY (chatbot_id, hour, event, popup_version, open_way);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS event_hour_counts_mv TO event_hour_counts AS
+SELECT
+    chatbot_id,
+    toStartOfHour(received_at) AS hour,
+    event,
+    if(event IN ('popup_displayed', 'popup_opened'), popup_version, '') AS popup_version,
+    if(event = 'convo_started', open_way, '') AS open_way,
+    count() AS events
+FROM events
+WHERE NOT is_bot AND prev_copy_at = 0
+GROUP BY chatbot_id, hour, event, popup_version, open_way;
+
+-- The rows with an earlier copy of their event (retried beacons): whether one counts depends on
+-- the window (shared/window_events.sql), so they are kept apart, narrow, and judged at read time.
+CREATE TABLE IF NOT EXISTS event_copies
+(
+    chatbot_id    String,
+    received_at   DateTime64(3, 'UTC'),
+    event         LowCardinality(String),
+    token_id      UInt64,
+    ab_group      LowCardinality(Nullable(String)),
+    popup_version String,
+    open_way      LowCardinality(String),
+    prev_copy_at  DateTime64(3, 'UTC')
+)
+ENGINE = MergeTree
+PARTITION BY toYYYYMM(received_at)
+ORDER BY (chatbot_id, received_at);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS event_copies_mv TO event_copies AS
+SELECT chatbot_id, received_at, event, token_id, ab_group, popup_version, open_way, prev_copy_at
+FROM events
+WHERE NOT is_bot AND prev_copy_at != 0;
+
+-- Every purchase row (copies too, with prev_copy_at): the purchase statistics apply the retry
+-- and order rules to these at read time.
+CREATE TABLE IF NOT EXISTS purchases
+(
+    chatbot_id   String,
+    received_at  DateTime64(3, 'UTC'),
+    event_id     UUID,
+    token_id     UInt64,
+    order_num    String,
+    -- total_value_base, 0 for an unknown currency.
+    revenue      Float64,
+    prev_copy_at DateTime64(3, 'UTC')
+)
+ENGINE = MergeTree
+PARTITION BY toYYYYMM(received_at)
+ORDER BY (chatbot_id, received_at, event_id);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS purchases_mv TO purchases AS
+SELECT chatbot_id, received_at, event_id, token_id, order_num, ifNull(total_value_base, 0) AS revenue, prev_copy_at
+FROM events
+WHERE event = 'purchase' AND NOT is_bot;
+
+-- Every convo_started row: when each purchasing token first chatted in the window.
+CREATE TABLE IF NOT EXISTS conversation_starts
+(
+    chatbot_id   String,
+    received_at  DateTime64(3, 'UTC'),
+    token_id     UInt64,
+    prev_copy_at DateTime64(3, 'UTC')
+)
+ENGINE = MergeTree
+PARTITION BY toYYYYMM(received_at)
+ORDER BY (chatbot_id, received_at);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS conversation_starts_mv TO conversation_starts AS
+SELECT chatbot_id, received_at, token_id, prev_copy_at
+FROM events
+WHERE event = 'convo_started' AND NOT is_bot;
+
+-- Rows stored before this migration: ids for their tokens (the UPDATE rewrites every row of
+-- `events`, so start-up runs it only on an empty table; a store with rows runs
+-- `npm run cli -- migrate --backfill`, which then fills the aggregates: clickhouse/README.md,
+-- "Rebuilding").
+INSERT INTO token_ids
+SELECT chatbot_id, token, generateSnowflakeID(token) AS token_id
+FROM (SELECT DISTINCT chatbot_id, token FROM events WHERE NOT is_bot AND token_id = 0);
+
+ALTER TABLE events
+UPDATE token_id = transform(concat(toString(length(chatbot_id)), ':', chatbot_id, token),
+    tupleElement((SELECT CAST((groupArray(key), groupArray(id)), 'Tuple(keys Array(String), ids Array(UInt64))') FROM (SELECT concat(toString(length(chatbot_id)), ':', chatbot_id, token) AS key, min(token_id) AS id FROM token_ids GROUP BY chatbot_id, token)), 'keys'),
+    tupleElement((SELECT CAST((groupArray(key), groupArray(id)), 'Tuple(keys Array(String), ids Array(UInt64))') FROM (SELECT concat(toString(length(chatbot_id)), ':', chatbot_id, token) AS key, min(token_id) AS id FROM token_ids GROUP BY chatbot_id, token)), 'ids'),
+    toUInt64(0))
+WHERE NOT is_bot AND token_id = 0
+SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1;

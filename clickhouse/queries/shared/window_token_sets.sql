@@ -1,0 +1,44 @@
+-- The window's token sets: a FROM clause of rows (kind, tokens), one per kind of `kinds` that
+-- has a row in W = [{from}, {to}], tokens the roaring bitmap of the token ids of this chatbot's
+-- rows of that kind in W that count (shared/window_events.sql: each event once, retried beacons
+-- and bots removed). kind is an event name, or 'ab:control' / 'ab:test' for rows of that A/B
+-- group, as in token_hour_sets (migration 0130).
+-- Read in three parts, whose union is exactly the rows of W that count:
+--   the whole hours of W, [{hours_from}, {hours_to}), from token_hour_sets (rows without an
+--   earlier copy, which count in any window);
+--   their rows with an earlier copy, from event_copies, under the retry rule;
+--   the partial hours at W's two ends from `events` itself, under the full rule.
+-- Use: `FROM {{> shared/window_token_sets kinds=('visitor', 'convo_started')}}`, then pick a
+-- kind's bitmap with anyIf(tokens, kind = 'visitor') (an empty bitmap when it has no row).
+(
+    SELECT kind, groupBitmapMergeState(tokens) AS tokens
+    FROM
+    (
+        SELECT kind, tokens
+        FROM token_hour_sets
+        WHERE chatbot_id = {chatbot_id:String}
+          AND kind IN {{kinds}}
+          AND hour >= {hours_from:DateTime('UTC')}
+          AND hour < {hours_to:DateTime('UTC')}
+        UNION ALL
+        SELECT kind, groupBitmapState(token_id) AS tokens
+        FROM
+        (
+            WITH received_at < {hours_from:DateTime('UTC')} OR received_at >= {hours_to:DateTime('UTC')} AS in_partial_hour
+            SELECT token_id, event, ab_group
+            FROM events
+            WHERE {{> shared/window_events rows=(in_partial_hour)}}
+            UNION ALL
+            SELECT token_id, event, ab_group
+            FROM event_copies
+            WHERE chatbot_id = {chatbot_id:String}
+              AND received_at >= {hours_from:DateTime('UTC')}
+              AND received_at < {hours_to:DateTime('UTC')}
+              AND prev_copy_at < {dedup_lookback_from:DateTime64(3, 'UTC')}
+        )
+        ARRAY JOIN [toString(event), multiIf(ab_group = 'control', 'ab:control', ab_group = 'test', 'ab:test', '')] AS kind
+        WHERE kind IN {{kinds}}
+        GROUP BY kind
+    )
+    GROUP BY kind
+) AS sets
