@@ -1,6 +1,7 @@
-import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, isNotNull, lte, ne, sql } from 'drizzle-orm';
 import { chatbots, conversationAnalyses, conversations, messages, type Database } from '@chatlytics/postgres';
 import type { AnalysedConversation } from './insights-report.js';
+import type { TopicConversation, TopicDimension } from './topics-report.js';
 import type { StatsWindow } from './timeframe.js';
 
 export interface StatsChatbot {
@@ -21,7 +22,18 @@ export interface ConversationStatsRepository {
   overview(chatbotId: string, window: StatsWindow): Promise<OverviewTotals>;
   /** The insights report's conversations: analysed, started in the window, most recent first. */
   analysedConversations(chatbotId: string, window: StatsWindow, limit: number): Promise<AnalysedConversation[]>;
+  /** Revenue by topic's C: analysed, started in the window, with a visitor token (no limit), oldest first, with one dimension's items. */
+  topicConversations(chatbotId: string, window: StatsWindow, dimension: TopicDimension): Promise<TopicConversation[]>;
 }
+
+/** The analysis column each `dimension` of revenue by topic reads. */
+const DIMENSION_COLUMNS = {
+  intent: conversationAnalyses.intents,
+  product: conversationAnalyses.talkedAboutProducts,
+  clicked_product: conversationAnalyses.clickedProducts,
+  complaint: conversationAnalyses.complaints,
+  missing_information: conversationAnalyses.missingInformation,
+} as const satisfies Record<TopicDimension, unknown>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Per the statistics definitions in services/dashboard/README.md: each conversation counts at most 1.5 hours of saved time. */
@@ -103,6 +115,19 @@ export function createConversationStatsRepository(db: Database): ConversationSta
         .orderBy(desc(conversations.startedAt), desc(conversations.id))
         .limit(limit);
       return rows.map((r) => ({ ...r, durationMs: Number(r.durationMs ?? 0) }));
+    },
+
+    async topicConversations(chatbotId, w, dimension) {
+      const rows = await db
+        .select({ id: conversations.id, startedAt: conversations.startedAt, token: conversations.visitorToken, items: DIMENSION_COLUMNS[dimension] })
+        .from(conversations)
+        .innerJoin(conversationAnalyses, eq(conversationAnalyses.conversationId, conversations.id))
+        .where(and(
+          eq(conversations.chatbotId, chatbotId), gte(conversations.startedAt, w.from), lte(conversations.startedAt, w.to),
+          isNotNull(conversations.visitorToken), ne(conversations.visitorToken, ''),
+        ))
+        .orderBy(asc(conversations.startedAt), asc(conversations.id));
+      return rows.map((r) => ({ id: r.id, startedAt: r.startedAt, token: r.token!, items: r.items }));
     },
   };
 }
