@@ -2,6 +2,9 @@ import { and, asc, desc, eq, gte, isNotNull, lte, ne, sql } from 'drizzle-orm';
 import { chatbots, conversationAnalyses, conversations, messages, type Database } from '@chatlytics/postgres';
 import type { AnalysedConversation } from './insights-report.js';
 import type { TopicConversation, TopicDimension } from './topics-report.js';
+
+/** A conversation of C with every dimension's list (C does not depend on the dimension). */
+export type TopicConversationLists = Omit<TopicConversation, 'items'> & { lists: Record<TopicDimension, string[]> };
 import type { StatsWindow } from './timeframe.js';
 
 export interface StatsChatbot {
@@ -22,8 +25,8 @@ export interface ConversationStatsRepository {
   overview(chatbotId: string, window: StatsWindow): Promise<OverviewTotals>;
   /** The insights report's conversations: analysed, started in the window, most recent first. */
   analysedConversations(chatbotId: string, window: StatsWindow, limit: number): Promise<AnalysedConversation[]>;
-  /** Revenue by topic's C: analysed, started in the window, with a visitor token (no limit), oldest first, with one dimension's items. */
-  topicConversations(chatbotId: string, window: StatsWindow, dimension: TopicDimension): Promise<TopicConversation[]>;
+  /** Revenue by topic's C: analysed, started in the window, with a visitor token (no limit), oldest first, with each dimension's items. */
+  topicConversations(chatbotId: string, window: StatsWindow): Promise<TopicConversationLists[]>;
 }
 
 /** The analysis column each `dimension` of revenue by topic reads. */
@@ -117,9 +120,9 @@ export function createConversationStatsRepository(db: Database): ConversationSta
       return rows.map((r) => ({ ...r, durationMs: Number(r.durationMs ?? 0) }));
     },
 
-    async topicConversations(chatbotId, w, dimension) {
+    async topicConversations(chatbotId, w) {
       const rows = await db
-        .select({ id: conversations.id, startedAt: conversations.startedAt, token: conversations.visitorToken, items: DIMENSION_COLUMNS[dimension] })
+        .select({ id: conversations.id, startedAt: conversations.startedAt, token: conversations.visitorToken, ...DIMENSION_COLUMNS })
         .from(conversations)
         .innerJoin(conversationAnalyses, eq(conversationAnalyses.conversationId, conversations.id))
         .where(and(
@@ -127,7 +130,7 @@ export function createConversationStatsRepository(db: Database): ConversationSta
           isNotNull(conversations.visitorToken), ne(conversations.visitorToken, ''),
         ))
         .orderBy(asc(conversations.startedAt), asc(conversations.id));
-      return rows.map((r) => ({ id: r.id, startedAt: r.startedAt, token: r.token!, items: r.items }));
+      return rows.map(({ id, startedAt, token, ...lists }) => ({ id, startedAt, token: token!, lists }));
     },
   };
 }

@@ -114,6 +114,19 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
   const convos = createConversationStatsRepository(deps.db);
   const carts = createCartStatsRepository(deps.clickhouse);
 
+  /**
+   * Revenue by topic for each of `dimensions`: C from PostgreSQL (one read: C does not depend on
+   * the dimension), then what C's visitor tokens did in W from ClickHouse, matched here.
+   */
+  const topicsOf = async <D extends TopicDimension>(chatbotId: string, w: StatsWindow, dimensions: readonly D[]) => {
+    const conversations = await convos.topicConversations(chatbotId, w);
+    const did = await carts.topicTokens(chatbotId, w, [...new Set(conversations.map((c) => c.token))]);
+    const link = (id: string) => conversationLink(deps.appUrl, chatbotId, id);
+    return dimensions.map((dimension) => ({
+      dimension, ...buildTopicsReport(conversations.map(({ lists, ...c }) => ({ ...c, items: lists[dimension] })), did, link),
+    }));
+  };
+
   return {
     chatbotOfAccount: (accountId: string, chatbotId: string): Promise<StatsChatbot | null> =>
       convos.chatbotOfAccount(accountId, chatbotId),
@@ -190,12 +203,8 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
       };
     },
 
-    /** C from PostgreSQL, then what C's visitor tokens did in W from ClickHouse, matched here. */
-    async topics(chatbotId: string, w: StatsWindow, dimension: TopicDimension) {
-      const conversations = await convos.topicConversations(chatbotId, w, dimension);
-      const did = await carts.topicTokens(chatbotId, w, [...new Set(conversations.map((c) => c.token))]);
-      return { dimension, ...buildTopicsReport(conversations, did, (id) => conversationLink(deps.appUrl, chatbotId, id)) };
-    },
+    topicsOf,
+    topics: async (chatbotId: string, w: StatsWindow, dimension: TopicDimension) => (await topicsOf(chatbotId, w, [dimension]))[0]!,
 
     eventsByChatbot: (chatbotIds: string[], w: StatsWindow) => events.eventsByChatbot(chatbotIds, w),
 

@@ -8,7 +8,7 @@ import { EARLIEST_PREVIOUS, frameWindow, previousWindow } from './previous-windo
 import { createStatsRepository } from './repository.js';
 import { createSetAsideRepository } from './set-aside.js';
 import { parseInsightsTimeframe, utcDate, type StatsWindow } from './timeframe.js';
-import type { TopicDimension } from './topics-report.js';
+import { TOPIC_DIMENSIONS, type TopicDimension } from './topics-report.js';
 
 export interface StatsServiceOptions {
   clickhouse: ClickHouseEngine;
@@ -135,6 +135,16 @@ export function createStatsService(opts: StatsServiceOptions) {
         const parsed = parseInsightsTimeframe(timeframe, clock());
         if (!parsed.ok) throw Errors.validation({ timeframe: [parsed.message] });
         return repo.conversationInsights(chatbotId, parsed.window);
+      });
+    },
+    /** Revenue by topic of every dimension over the insights report's window (the insights page shows them beside its lists). */
+    async topicsOfInsights(accountId: string, chatbotId: string, timeframe: string) {
+      await ownChatbot(accountId, chatbotId);
+      return cached(accountId, 'topics-insights', chatbotId, timeframe.trim().toLowerCase(), async () => {
+        const parsed = parseInsightsTimeframe(timeframe, clock());
+        if (!parsed.ok) throw Errors.validation({ timeframe: [parsed.message] });
+        const all = await repo.topicsOf(chatbotId, parsed.window, TOPIC_DIMENSIONS);
+        return Object.fromEntries(all.map((r) => [r.dimension, r])) as Record<TopicDimension, (typeof all)[number]>;
       });
     },
     /** Events of each chatbot in the last 24 hours (the chatbot list); the ids must be the account's own. */
