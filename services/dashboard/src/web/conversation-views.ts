@@ -41,8 +41,8 @@ function ranked(title: string, list: Ranked, topic: Topic): RawHtml {
 ${list.length === 0 ? html`<p class="hint">None in this window.</p>` : html`<ol>${list.map((r) => {
     const t = byKey.get(r.item.trim().toLowerCase());
     return html`<li><span class="item">${r.item}</span> <span class="count">${fmtInt(r.count)}</span>
-${t ? html`<span class="revenue" data-revenue="${t.revenue}" data-conversion="${t.conversion_rate}">${fmtEur(t.revenue)} · ${fmtPercent(t.conversion_rate)} bought</span>` : html`<span class="revenue hint">no visitor known</span>`}
-<span class="links">${r.conversations.map((c, i) => html`<a href="${localLink(c)}" data-insight-link aria-label="${r.item}: conversation ${i + 1}">${i + 1}</a>`)}</span></li>`;
+<span class="links">${r.conversations.map((c, i) => html`<a href="${localLink(c)}" data-insight-link aria-label="${r.item}: conversation ${i + 1}">${i + 1}</a>`)}</span>
+${t ? html`<span class="revenue" data-revenue="${t.revenue}" data-conversion="${t.conversion_rate}">${fmtEur(t.revenue)} after chat · ${fmtPercent(t.conversion_rate)} of ${fmtInt(t.visitors)} bought</span>` : html`<span class="revenue hint">no revenue figure</span>`}</li>`;
   })}</ol>`}
 </section>`;
 }
@@ -52,7 +52,7 @@ function missingCost(topic: Topic): RawHtml {
   const costly = topic.items.filter((i) => i.abandoned_carts > 0)
     .sort((a, b) => b.abandoned_value - a.abandoned_value || b.abandoned_carts - a.abandoned_carts || compareBytes(a.item, b.item)).slice(0, 10);
   return html`<section class="ranked" aria-labelledby="h-missing-cost" data-missing-cost><h2 id="h-missing-cost">What the assistant did not know</h2>
-<p data-missing-total="${topic.totals.abandoned_value}">What the assistant did not know cost you <strong>${fmtEur(topic.totals.abandoned_value)}</strong>: the carts left by ${fmtInt(topic.totals.abandoned_carts)} visitors whose conversations missed information.</p>
+<p data-missing-total="${topic.totals.abandoned_value}">What the assistant did not know cost you <strong>${fmtEur(topic.totals.abandoned_value)}</strong>: the carts left by ${fmtInt(topic.totals.abandoned_carts)} ${topic.totals.abandoned_carts === 1 ? 'visitor' : 'visitors'} whose conversations missed information and who bought nothing.</p>
 ${costly.length === 0 ? html`<p class="hint">No abandoned cart after such a conversation in this window.</p>` : html`<ol>${costly.map((i) => html`<li><span class="item">${i.item}</span>
 <span class="count" data-abandoned-value="${i.abandoned_value}">${fmtEur(i.abandoned_value)}</span> <span class="hint">${fmtInt(i.abandoned_carts)} abandoned ${i.abandoned_carts === 1 ? 'cart' : 'carts'}</span></li>`)}</ol>`}
 </section>`;
