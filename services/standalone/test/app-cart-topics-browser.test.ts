@@ -37,6 +37,9 @@ t.test('cart steps on the analytics page, revenue by topic on the insights page'
     t.equal(await page.locator(`dd[data-stat="cart.${key}"]`).getAttribute('data-value'), String(value), `cart.${key}`);
     t.equal(await page.locator(`dd[data-stat="cart.${key}"] + dd.change`).getAttribute('data-previous'), String(path.reduce((v, k) => v[k], cart.previous)), `cart.${key}: compared`);
   }
+  for (const key of ['chatted.users_abandoned', 'chatted.abandoned_value']) {
+    t.match(await page.locator(`dd[data-stat="cart.${key}"] + dd.change`).getAttribute('class'), /\blower-is-better\b/, `cart.${key}: fewer is better, in colour`);
+  }
   const line = await page.locator('[data-abandoned-after-chat]').innerText();
   const eur = (v: number) => `€${v.toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
   t.match(line.replace(/\s+/g, ' '), `Abandoned carts after chat: ${cart.chatted.users_abandoned.toLocaleString('en')}, `, 'the abandoned carts after chat, in words');

@@ -38,8 +38,8 @@ export const TIMEFRAME_CHOICES = [1, 7, 30, 90];
  * the end-to-end test compares them with the API's answer for the same window. With the
  * previous period's value, its change follows (compare-view.ts).
  */
-export function stat(label: string, key: string, value: number | string, shown: string, previous?: { value: number | string; shown: string }): RawHtml {
-  const change = previous ? changeBadge(value, previous.value, previous.shown) : '';
+export function stat(label: string, key: string, value: number | string, shown: string, previous?: { value: number | string; shown: string; lowerIsBetter?: boolean }): RawHtml {
+  const change = previous ? changeBadge(value, previous.value, previous.shown, previous.lowerIsBetter) : '';
   return html`<div class="stat"><dt>${label}</dt><dd data-stat="${key}" data-value="${value}">${shown}</dd>${change}</div>`;
 }
 
@@ -108,9 +108,9 @@ export function analyticsBody(d: AnalyticsData, page: AnalyticsPage): RawHtml {
   const isRange = typeof page.frame !== 'number';
   const length = `${o.timeframe_days} ${o.timeframe_days === 1 ? 'day' : 'days'}`;
   /** A headline figure: its value in this window and, when compared, in the previous period. */
-  const figure = <B, V extends number | string>(label: string, key: string, pick: (b: B) => V, of: (a: AnalyticsData) => B, show: (v: V) => string) => {
+  const figure = <B, V extends number | string>(label: string, key: string, pick: (b: B) => V, of: (a: AnalyticsData) => B, show: (v: V) => string, lowerIsBetter = false) => {
     const value = pick(of(d));
-    return stat(label, key, value, show(value), prev ? { value: pick(of(prev)), shown: show(pick(of(prev))) } : undefined);
+    return stat(label, key, value, show(value), prev ? { value: pick(of(prev)), shown: show(pick(of(prev))), lowerIsBetter } : undefined);
   };
   const O = (a: AnalyticsData) => a.overview;
   const E = (a: AnalyticsData) => a.engagement;
@@ -151,8 +151,8 @@ ${figure('Opened', 'engagement.opened_ratio', (b) => b.opened_ratio, E, fmtPerce
 ${figure('Chatted', 'engagement.chatted_ratio', (b) => b.chatted_ratio, E, fmtPercent)}
 ${figure('Added to cart', 'cart.users_added_to_cart', (b) => b.users_added_to_cart, C, fmtInt)}
 ${figure('Cart conversion', 'cart.cart_conversion_rate', (b) => b.cart_conversion_rate, C, fmtPercent)}
-${figure('Abandoned carts after chat', 'cart.chatted.users_abandoned', (b) => b.chatted.users_abandoned, C, fmtInt)}
-${figure('Their value', 'cart.chatted.abandoned_value', (b) => b.chatted.abandoned_value, C, fmtEur)}
+${figure('Abandoned carts after chat', 'cart.chatted.users_abandoned', (b) => b.chatted.users_abandoned, C, fmtInt, true)}
+${figure('Abandoned after chat, value', 'cart.chatted.abandoned_value', (b) => b.chatted.abandoned_value, C, fmtEur, true)}
 </dl>
 <p class="abandoned" data-abandoned-after-chat>Abandoned carts after chat: ${fmtInt(c.chatted.users_abandoned)}, ${fmtEur(c.chatted.abandoned_value)} value
 (without chat: ${fmtInt(c.not_chatted.users_abandoned)}, ${fmtEur(c.not_chatted.abandoned_value)}). A cart is abandoned when the visitor added to it in this window and bought nothing in it.</p>
