@@ -108,6 +108,7 @@ for (const variant of databaseVariants()) {
         const body = await json(path, query);
         const res = await get(path, { ...query, format: 'csv' });
         t.equal(res.headers['content-type'], 'text/csv; charset=utf-8');
+        t.equal(res.headers['content-disposition'], `attachment; filename="chatlytics-${path}${extra.dimension ? `-${extra.dimension}` : ''}-${IDS.bot}-30-compare-previous.csv"`, `${path}: the file name`);
         const [header, ...rows] = parseCsv(res.body);
         t.same(header, ['field', 'value']);
         t.same(rows, leaves(body).map(([k, v]) => [k, v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v)]), `${path}: CSV = JSON`);
