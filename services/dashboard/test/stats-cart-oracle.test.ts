@@ -9,6 +9,7 @@ import type { StoredEvent } from '@chatlytics/events';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng, generateEvents } from '@chatlytics/testkit';
 import { createStatsRepository } from '../src/stats/repository.js';
+import { createCartStatsRepository } from '../src/stats/cart-stats-repository.js';
 import { daysWindow } from '../src/stats/timeframe.js';
 import { TOPIC_DIMENSIONS } from '../src/stats/topics-report.js';
 import { insertEvents, openClickHouse, seedPostgres, type SeedChatbot } from './stats-fixtures.js';
@@ -79,6 +80,18 @@ for (const variant of databaseVariants()) {
         }
       });
     }
+
+    t.test('the tokens in many small batches: the same figures as in one', async (t) => {
+      const w = daysWindow(30, new Date(NOW));
+      for (const [engineName, engine] of [['embedded', ch.embedded], ['server via HTTP bridge', ch.server]] as const) {
+        const s = scenarios[0]!;
+        const tokens = [...new Set(s.convos.map((c) => c.visitorToken).filter((x): x is string => !!x))];
+        const small = await createCartStatsRepository(engine, { tokenBatchBytes: 300 }).topicTokens(s.bot.id, w, tokens);
+        const whole = await createCartStatsRepository(engine).topicTokens(s.bot.id, w, tokens);
+        t.ok(whole.size > 10, `${engineName}: ${whole.size} tokens with rows`);
+        t.same([...small.entries()].sort(), [...whole.entries()].sort(), `${engineName}: ${Math.ceil(tokens.length / 6)}+ batches`);
+      }
+    });
 
     t.test('a chatbot without any data: every number 0, every list empty', async (t) => {
       const repo = createStatsRepository({ clickhouse: ch.embedded, db: pg.postgres.db, appUrl: APP_URL });

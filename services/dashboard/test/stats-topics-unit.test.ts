@@ -3,7 +3,7 @@
  * read (cart-stats-repository.ts), on hand-made inputs whose answers are worked out here.
  */
 import t from 'tap';
-import { tokenBatches, type TopicToken } from '../src/stats/cart-stats-repository.js';
+import { tokenBatches, tokenUrlBytes, type TopicToken } from '../src/stats/cart-stats-repository.js';
 import { buildTopicsReport, TOPIC_ITEMS_LIMIT, TOPIC_LINKS_LIMIT, type TopicConversation } from '../src/stats/topics-report.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
@@ -61,7 +61,8 @@ t.test('token batches: every token once, in order, each batch under the byte bou
   const batches = tokenBatches(tokens, 5000);
   t.ok(batches.length > 1);
   t.same(batches.flat(), tokens);
-  t.ok(batches.every((b) => b.reduce((s, x) => s + Buffer.byteLength(x) * 2 + 4, 0) <= 5000));
+  t.ok(batches.every((b) => b.reduce((s, x) => s + tokenUrlBytes(x), 0) <= 5000));
+  t.ok(tokenUrlBytes('ä') >= encodeURIComponent("'ä',").length, 'the bound covers percent-encoding');
   t.same(tokenBatches([]), []);
   t.same(tokenBatches(['y'.repeat(10_000)], 100), [['y'.repeat(10_000)]], 'a token over the bound still goes, alone');
 });
