@@ -62,7 +62,7 @@ await insertEvents(ch.embedded, events);
 
 /** Each headline figure of a page: key, value, and its change cell (kind, percent, previous value, text) when there is one. */
 const figures = (body: string) => [...body.matchAll(
-  /<dd data-stat="([^"]+)" data-value="([^"]*)">[^<]*<\/dd>(?:<dd class="change [a-z]+" data-change="([a-z]+)" data-percent="([^"]*)" data-previous="([^"]*)">(.*?)<\/dd>)?/g,
+  /<dd data-stat="([^"]+)" data-value="([^"]*)">[^<]*<\/dd>(?:<dd class="change [a-z -]+" data-change="([a-z]+)" data-percent="([^"]*)" data-previous="([^"]*)">(.*?)<\/dd>)?/g,
 )].map(([, key, value, kind, percent, previous, inner]) => ({ key, value, kind, percent, previous, text: inner?.replace(/<[^>]+>/g, '') }));
 const at = (o: unknown, path: string[]) => path.reduce<unknown>((v, k) => (v as Record<string, unknown>)?.[k], o);
 

@@ -54,9 +54,9 @@ for (const variant of databaseVariants()) {
     const cookie = `chatlytics_session=${login.cookies.find((c) => c.name === 'chatlytics_session')?.value}`;
 
     const cases: [string, string, string[]][] = [
-      [`/app/${IDS.bot}/analytics?timeframe=30`, 'timeframe=30', ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']],
-      [`/app/${IDS.bot}/analytics?from=2026-01-20&to=2026-02-03`, 'from=2026-01-20&to=2026-02-03', ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']],
-      [`/app/${IDS.bot}/analytics`, 'timeframe=7', ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']],
+      [`/app/${IDS.bot}/analytics?timeframe=30`, 'timeframe=30', ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries']],
+      [`/app/${IDS.bot}/analytics?from=2026-01-20&to=2026-02-03`, 'from=2026-01-20&to=2026-02-03', ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries']],
+      [`/app/${IDS.bot}/analytics`, 'timeframe=7', ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries']],
       [`/app/${IDS.bot}/insights?timeframe=month`, 'timeframe=month', ['conversation-insights']],
     ];
     for (const [url, window, stats] of cases) {

@@ -142,7 +142,7 @@ for (const variant of databaseVariants()) {
         method: 'GET', url: `/api/dashboard/analytics/stats/${stat}?chatbot_id=${IDS.bot}&timeframe=30`, headers: { authorization: `Bearer ${KEY_A}` },
       })).json();
       const bodies: Record<string, Record<string, unknown>> = {
-        overview: await api('overview'), engagement: await api('engagement'), 'popup-metrics': await api('popup-metrics'), purchases: await api('purchases'),
+        overview: await api('overview'), engagement: await api('engagement'), 'popup-metrics': await api('popup-metrics'), purchases: await api('purchases'), cart: await api('cart'),
       };
       const keys = [...analytics.body.matchAll(/data-stat="([^"]+)"/g)].map((m) => m[1]);
       t.ok(keys.length >= 20, `${keys.length} numbers on the analytics page`);
@@ -178,7 +178,7 @@ for (const variant of databaseVariants()) {
         method: 'GET', url: `/api/dashboard/analytics/stats/${stat}?chatbot_id=${IDS.bot}&from=${from}&to=${to}`, headers: { authorization: `Bearer ${KEY_A}` },
       })).json();
       const bodies: Record<string, Record<string, unknown>> = {
-        overview: await api('overview'), engagement: await api('engagement'), 'popup-metrics': await api('popup-metrics'), purchases: await api('purchases'),
+        overview: await api('overview'), engagement: await api('engagement'), 'popup-metrics': await api('popup-metrics'), purchases: await api('purchases'), cart: await api('cart'),
       };
       t.same([bodies.overview.start_date, bodies.overview.end_date, bodies.overview.timeframe_days], [from, to, 22], 'the API reads the same range');
       const keys = [...res.body.matchAll(/data-stat="([^"]+)"/g)].map((m) => m[1]);

@@ -7,7 +7,7 @@ import type { StoredEvent } from '@chatlytics/events';
 import { parseChTime, type GeneratedConversation } from '@chatlytics/testkit';
 import { percent, ratio, round2 } from '../src/stats/numbers.js';
 
-interface Ev { id: string; event: string; token: string; at: number; row: StoredEvent }
+export interface Ev { id: string; event: string; token: string; at: number; row: StoredEvent }
 
 const DAY_MS = 86_400_000;
 /**
@@ -37,11 +37,11 @@ function earliestCopies(events: readonly StoredEvent[], chatbotId: string, lo: n
 }
 
 /** The events that count in W: earliest copy within [from − lookback, to], and that copy in W. */
-function windowEvents(events: readonly StoredEvent[], chatbotId: string, from: number, to: number): Ev[] {
+export function windowEvents(events: readonly StoredEvent[], chatbotId: string, from: number, to: number): Ev[] {
   return earliestCopies(events, chatbotId, from - RETRY_LOOKBACK_MS, to).filter((e) => e.at >= from);
 }
 
-const tokensOf = (evs: Ev[], event: string) => new Set(evs.filter((e) => e.event === event).map((e) => e.token));
+export const tokensOf = (evs: Ev[], event: string) => new Set(evs.filter((e) => e.event === event).map((e) => e.token));
 const intersect = (a: Set<string>, b: Set<string>) => new Set([...a].filter((x) => b.has(x)));
 
 export function oracleEngagement(events: readonly StoredEvent[], chatbotId: string, from: number, to: number) {
@@ -96,7 +96,7 @@ export function oraclePopupMetrics(events: readonly StoredEvent[], chatbotId: st
  * The purchases that count in the window (its events `w`): each purchase once at its earliest
  * copy, and one with an order number only when it is that order's first purchase ever.
  */
-function countedPurchases(events: readonly StoredEvent[], chatbotId: string, w: Ev[]): Ev[] {
+export function countedPurchases(events: readonly StoredEvent[], chatbotId: string, w: Ev[]): Ev[] {
   // Orders are exact over all history: per order number, the chatbot's earliest purchase row
   // ever (ties: smallest event_id) is the order's first purchase; any later one, or a retried
   // copy of the first, is not counted again.

@@ -31,7 +31,7 @@ t.test('analytics compared with the previous period: arrows, percentages, the da
     }));
     const api = await page.evaluate(`(async () => {
       const out = {};
-      for (const s of ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']) {
+      for (const s of ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries']) {
         out[s] = await (await fetch('/api/dashboard/analytics/stats/' + s + '?chatbot_id=${chatbotId}&${query}&compare=previous')).json();
       }
       return out;

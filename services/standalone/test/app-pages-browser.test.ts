@@ -43,7 +43,7 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
     // A string, not a function: tsx would wrap a function's inner names in a helper the page does not have.
     const api = await page.evaluate(`(async () => {
       const out = {};
-      for (const s of ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']) {
+      for (const s of ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries']) {
         out[s] = await (await fetch('/api/dashboard/analytics/stats/' + s + '?chatbot_id=${chatbotId}&${query}')).json();
       }
       return out;

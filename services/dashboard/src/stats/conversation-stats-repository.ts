@@ -1,6 +1,10 @@
-import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, isNotNull, lte, ne, sql } from 'drizzle-orm';
 import { chatbots, conversationAnalyses, conversations, messages, type Database } from '@chatlytics/postgres';
 import type { AnalysedConversation } from './insights-report.js';
+import type { TopicConversation, TopicDimension } from './topics-report.js';
+
+/** A conversation of C with every dimension's list (C does not depend on the dimension). */
+export type TopicConversationLists = Omit<TopicConversation, 'items'> & { lists: Record<TopicDimension, string[]> };
 import type { StatsWindow } from './timeframe.js';
 
 export interface StatsChatbot {
@@ -21,7 +25,18 @@ export interface ConversationStatsRepository {
   overview(chatbotId: string, window: StatsWindow): Promise<OverviewTotals>;
   /** The insights report's conversations: analysed, started in the window, most recent first. */
   analysedConversations(chatbotId: string, window: StatsWindow, limit: number): Promise<AnalysedConversation[]>;
+  /** Revenue by topic's C: analysed, started in the window, with a visitor token (no limit), oldest first, with each dimension's items. */
+  topicConversations(chatbotId: string, window: StatsWindow): Promise<TopicConversationLists[]>;
 }
+
+/** The analysis column each `dimension` of revenue by topic reads. */
+const DIMENSION_COLUMNS = {
+  intent: conversationAnalyses.intents,
+  product: conversationAnalyses.talkedAboutProducts,
+  clicked_product: conversationAnalyses.clickedProducts,
+  complaint: conversationAnalyses.complaints,
+  missing_information: conversationAnalyses.missingInformation,
+} as const satisfies Record<TopicDimension, unknown>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Per the statistics definitions in services/dashboard/README.md: each conversation counts at most 1.5 hours of saved time. */
@@ -103,6 +118,19 @@ export function createConversationStatsRepository(db: Database): ConversationSta
         .orderBy(desc(conversations.startedAt), desc(conversations.id))
         .limit(limit);
       return rows.map((r) => ({ ...r, durationMs: Number(r.durationMs ?? 0) }));
+    },
+
+    async topicConversations(chatbotId, w) {
+      const rows = await db
+        .select({ id: conversations.id, startedAt: conversations.startedAt, token: conversations.visitorToken, ...DIMENSION_COLUMNS })
+        .from(conversations)
+        .innerJoin(conversationAnalyses, eq(conversationAnalyses.conversationId, conversations.id))
+        .where(and(
+          eq(conversations.chatbotId, chatbotId), gte(conversations.startedAt, w.from), lte(conversations.startedAt, w.to),
+          isNotNull(conversations.visitorToken), ne(conversations.visitorToken, ''),
+        ))
+        .orderBy(asc(conversations.startedAt), asc(conversations.id));
+      return rows.map(({ id, startedAt, token, ...lists }) => ({ id, startedAt, token: token!, lists }));
     },
   };
 }

@@ -2,6 +2,8 @@ import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import type { Database } from '@chatlytics/postgres';
 import { createEventStatsRepository, type AbGroupTotals, type PopupRow, type PurchaseTotals } from './event-stats-repository.js';
 import { createConversationStatsRepository, type StatsChatbot } from './conversation-stats-repository.js';
+import { createCartStatsRepository, type CartHalf } from './cart-stats-repository.js';
+import { buildTopicsReport, type TopicDimension } from './topics-report.js';
 import { buildAnalysisReport, compareBytes, conversationLink } from './insights-report.js';
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from './ab-significance.js';
 import { percent, ratio, round2 } from './numbers.js';
@@ -65,6 +67,19 @@ function funnelBody(t: PurchaseTotals) {
   };
 }
 
+/** The cart statistic's seven figures of a set of visitors (services/dashboard/README.md, "cart"). */
+function cartFigures(h: CartHalf) {
+  return {
+    users_added_to_cart: h.users_added_to_cart,
+    users_went_to_cart: h.users_went_to_cart,
+    users_purchased: h.users_purchased,
+    users_added_and_purchased: h.users_added_and_purchased,
+    cart_conversion_rate: percent(h.users_added_and_purchased, h.users_added_to_cart),
+    users_abandoned: h.users_abandoned,
+    abandoned_value: round2(h.abandoned_value),
+  };
+}
+
 /** The UTC dates `YYYY-MM-DD` from the window's first day to its last, both included. */
 export function utcDays(w: StatsWindow): string[] {
   const days: string[] = [];
@@ -97,6 +112,20 @@ function abGroup(t: AbGroupTotals) {
 export function createStatsRepository(deps: StatsRepositoryDeps) {
   const events = createEventStatsRepository(deps.clickhouse);
   const convos = createConversationStatsRepository(deps.db);
+  const carts = createCartStatsRepository(deps.clickhouse);
+
+  /**
+   * Revenue by topic for each of `dimensions`: C from PostgreSQL (one read: C does not depend on
+   * the dimension), then what C's visitor tokens did in W from ClickHouse, matched here.
+   */
+  const topicsOf = async <D extends TopicDimension>(chatbotId: string, w: StatsWindow, dimensions: readonly D[]) => {
+    const conversations = await convos.topicConversations(chatbotId, w);
+    const did = await carts.topicTokens(chatbotId, w, [...new Set(conversations.map((c) => c.token))]);
+    const link = (id: string) => conversationLink(deps.appUrl, chatbotId, id);
+    return dimensions.map((dimension) => ({
+      dimension, ...buildTopicsReport(conversations.map(({ lists, ...c }) => ({ ...c, items: lists[dimension] })), did, link),
+    }));
+  };
 
   return {
     chatbotOfAccount: (accountId: string, chatbotId: string): Promise<StatsChatbot | null> =>
@@ -161,6 +190,21 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
         }),
       };
     },
+
+    /** V in two halves from ClickHouse; the whole is their sum (every token of V is in exactly one). */
+    async cart(chatbotId: string, w: StatsWindow) {
+      const { chatted, notChatted } = await carts.cart(chatbotId, w);
+      const sum = Object.fromEntries(Object.keys(chatted).map((k) => [k, chatted[k as keyof CartHalf] + notChatted[k as keyof CartHalf]])) as unknown as CartHalf;
+      return {
+        total_users: sum.users,
+        ...cartFigures(sum),
+        chatted: { users: chatted.users, ...cartFigures(chatted) },
+        not_chatted: { users: notChatted.users, ...cartFigures(notChatted) },
+      };
+    },
+
+    topicsOf,
+    topics: async (chatbotId: string, w: StatsWindow, dimension: TopicDimension) => (await topicsOf(chatbotId, w, [dimension]))[0]!,
 
     eventsByChatbot: (chatbotIds: string[], w: StatsWindow) => events.eventsByChatbot(chatbotIds, w),
 

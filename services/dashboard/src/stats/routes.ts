@@ -11,6 +11,7 @@ import {
 } from './schemas.js';
 import type { Period, StatsService } from './service.js';
 import { SetAsideResponse } from './set-aside.js';
+import { CartResponse, TopicsQuery, TopicsResponse } from './cart-topics-schemas.js';
 
 export interface StatsRoutesOptions {
   /** The statistics of the JSON API and of the app pages (one cache, one set of definitions). */
@@ -21,7 +22,7 @@ export interface StatsRoutesOptions {
 export const LIVE_WINDOW_MINUTES = 30;
 
 /**
- * GET /analytics/stats/{overview,engagement,popup-metrics,purchases,timeseries,live-events,conversation-insights}
+ * GET /analytics/stats/{overview,engagement,popup-metrics,purchases,timeseries,cart,topics,live-events,conversation-insights}
  * (see the statistics definitions in services/dashboard/README.md). Register under the dashboard's /api/dashboard prefix, inside
  * dashboardApp: its auth hook (route config `auth: 'credential'`), validator and error
  * handler give the 401 / 404 / 422 / 500 answers. Bodies are bare objects (no success wrapper).
@@ -68,6 +69,12 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
 
   app.get('/analytics/stats/timeseries', route('Daily visitors, conversations, purchases and revenue (UTC days)', withPrevious(TimeseriesResponse), StatsQuery), async (req) =>
     answer(req.query, (f, at, period) => stats.timeseries(account(req), req.query.chatbot_id, f, at, period)));
+
+  app.get('/analytics/stats/cart', route('Cart funnel: added to cart, went to cart, bought; abandoned carts and their value; chatted or not', withPrevious(CartResponse), StatsQuery), async (req) =>
+    answer(req.query, (f, at, period) => stats.cart(account(req), req.query.chatbot_id, f, at, period)));
+
+  app.get('/analytics/stats/topics', route('Revenue by topic: per item of the conversation analysis, visitors, purchasers, revenue and conversion', withPrevious(TopicsResponse), TopicsQuery), async (req) =>
+    answer(req.query, (f, at, period) => stats.topics(account(req), req.query.chatbot_id, req.query.dimension, f, at, period)));
 
   app.get('/analytics/stats/set-aside-purchases', route('Purchases accepted but not counted: implausible, or unverified when signatures are required', SetAsideResponse, StatsQuery), async (req) =>
     stats.setAsidePurchases(account(req), req.query.chatbot_id, frame(req.query)));

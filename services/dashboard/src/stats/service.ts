@@ -8,6 +8,7 @@ import { EARLIEST_PREVIOUS, frameWindow, previousWindow } from './previous-windo
 import { createStatsRepository } from './repository.js';
 import { createSetAsideRepository } from './set-aside.js';
 import { parseInsightsTimeframe, utcDate, type StatsWindow } from './timeframe.js';
+import { TOPIC_DIMENSIONS, type TopicDimension } from './topics-report.js';
 
 export interface StatsServiceOptions {
   clickhouse: ClickHouseEngine;
@@ -119,6 +120,12 @@ export function createStatsService(opts: StatsServiceOptions) {
     // abTestEnabled changes the body's shape: it belongs in the key.
     purchases: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
       daysStat(accountId, chatbotId, frame, at, period, 'purchases', (c, w) => repo.purchases(c, w), (c) => `/${c.abTestEnabled}`),
+    /** Cart funnel and abandoned carts over V, in total and per half (chatted or not). */
+    cart: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
+      daysStat(accountId, chatbotId, frame, at, period, 'cart', (c, w) => repo.cart(c.id, w)),
+    /** Revenue by topic: the dimension is part of the statistic's name, so of its cache key. */
+    topics: (accountId: string, chatbotId: string, dimension: TopicDimension, frame: StatsFrame, at?: Date, period: Period = 'current') =>
+      daysStat(accountId, chatbotId, frame, at, period, `topics/${dimension}`, (c, w) => repo.topics(c.id, w, dimension)),
     /** Purchases accepted but set aside (implausible, unverified) in the window: the app's note under revenue. */
     setAsidePurchases: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
       daysStat(accountId, chatbotId, frame, at, 'current', 'set-aside-purchases', (c, w) => setAside.setAsidePurchases(c.id, w)),
@@ -128,6 +135,16 @@ export function createStatsService(opts: StatsServiceOptions) {
         const parsed = parseInsightsTimeframe(timeframe, clock());
         if (!parsed.ok) throw Errors.validation({ timeframe: [parsed.message] });
         return repo.conversationInsights(chatbotId, parsed.window);
+      });
+    },
+    /** Revenue by topic of every dimension over the insights report's window (the insights page shows them beside its lists). */
+    async topicsOfInsights(accountId: string, chatbotId: string, timeframe: string) {
+      await ownChatbot(accountId, chatbotId);
+      return cached(accountId, 'topics-insights', chatbotId, timeframe.trim().toLowerCase(), async () => {
+        const parsed = parseInsightsTimeframe(timeframe, clock());
+        if (!parsed.ok) throw Errors.validation({ timeframe: [parsed.message] });
+        const all = await repo.topicsOf(chatbotId, parsed.window, TOPIC_DIMENSIONS);
+        return Object.fromEntries(all.map((r) => [r.dimension, r])) as Record<TopicDimension, (typeof all)[number]>;
       });
     },
     /** Events of each chatbot in the last 24 hours (the chatbot list); the ids must be the account's own. */

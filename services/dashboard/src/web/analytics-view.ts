@@ -1,6 +1,7 @@
 import type { FieldErrors } from '../errors.js';
 import { html, raw, type RawHtml } from '../format/html.js';
 import type { DateRange } from '../stats/date-range.js';
+import { percent } from '../stats/numbers.js';
 import type { StatsService } from '../stats/service.js';
 import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';
 import { jsonBlock } from './layout.js';
@@ -15,6 +16,7 @@ export interface AnalyticsData {
   popup: Awaited2<ReturnType<StatsService['popupMetrics']>>;
   purchases: Awaited2<ReturnType<StatsService['purchases']>>;
   timeseries: Awaited2<ReturnType<StatsService['timeseries']>>;
+  cart: Awaited2<ReturnType<StatsService['cart']>>;
   /** Purchases accepted but not counted (implausible, unverified): a note under revenue when there are any. */
   chatbotId?: string;
   setAside?: Awaited2<ReturnType<StatsService['setAsidePurchases']>>;
@@ -36,8 +38,8 @@ export const TIMEFRAME_CHOICES = [1, 7, 30, 90];
  * the end-to-end test compares them with the API's answer for the same window. With the
  * previous period's value, its change follows (compare-view.ts).
  */
-export function stat(label: string, key: string, value: number | string, shown: string, previous?: { value: number | string; shown: string }): RawHtml {
-  const change = previous ? changeBadge(value, previous.value, previous.shown) : '';
+export function stat(label: string, key: string, value: number | string, shown: string, previous?: { value: number | string; shown: string; lowerIsBetter?: boolean }): RawHtml {
+  const change = previous ? changeBadge(value, previous.value, previous.shown, previous.lowerIsBetter) : '';
   return html`<div class="stat"><dt>${label}</dt><dd data-stat="${key}" data-value="${value}">${shown}</dd>${change}</div>`;
 }
 
@@ -82,7 +84,7 @@ ${(['from', 'to'] as const).map((name) => (messages(name) ? html`<p class="field
 
 /** The statistics the page shows, in the JSON API's names, with their download labels. */
 const CSV_STATS: [string, string][] = [
-  ['overview', 'Overview'], ['engagement', 'Engagement'], ['popup-metrics', 'Popups'], ['purchases', 'Purchases'], ['timeseries', 'Day by day'],
+  ['overview', 'Overview'], ['engagement', 'Engagement'], ['popup-metrics', 'Popups'], ['purchases', 'Purchases'], ['cart', 'Cart'], ['timeseries', 'Day by day'],
 ];
 
 /**
@@ -101,19 +103,20 @@ const versionLabel = (m: { popup_version: string; other_versions?: number }) =>
   m.other_versions === undefined ? m.popup_version : `${m.popup_version}: ${m.other_versions} more versions`;
 
 export function analyticsBody(d: AnalyticsData, page: AnalyticsPage): RawHtml {
-  const { overview: o, engagement: e, popup: p, purchases: u, timeseries: ts } = d;
+  const { overview: o, engagement: e, popup: p, purchases: u, timeseries: ts, cart: c } = d;
   const prev = page.previous;
   const isRange = typeof page.frame !== 'number';
   const length = `${o.timeframe_days} ${o.timeframe_days === 1 ? 'day' : 'days'}`;
   /** A headline figure: its value in this window and, when compared, in the previous period. */
-  const figure = <B, V extends number | string>(label: string, key: string, pick: (b: B) => V, of: (a: AnalyticsData) => B, show: (v: V) => string) => {
+  const figure = <B, V extends number | string>(label: string, key: string, pick: (b: B) => V, of: (a: AnalyticsData) => B, show: (v: V) => string, lowerIsBetter = false) => {
     const value = pick(of(d));
-    return stat(label, key, value, show(value), prev ? { value: pick(of(prev)), shown: show(pick(of(prev))) } : undefined);
+    return stat(label, key, value, show(value), prev ? { value: pick(of(prev)), shown: show(pick(of(prev))), lowerIsBetter } : undefined);
   };
   const O = (a: AnalyticsData) => a.overview;
   const E = (a: AnalyticsData) => a.engagement;
   const P = (a: AnalyticsData) => a.popup;
   const U = (a: AnalyticsData) => a.purchases;
+  const C = (a: AnalyticsData) => a.cart;
   const str = (v: string) => v;
   return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), ${isRange ? length : `last ${length}`}${compareLine(page.action, page.frame, prev ? prev.overview : null)}</p>
 ${page.downloads}
@@ -135,17 +138,25 @@ ${prev ? dayTable('Table of the previous period', prev.timeseries.days) : ''}
 </section>
 
 <section aria-labelledby="h-funnel"><h2 id="h-funnel">Engagement funnel</h2>
-${barChart('Engagement funnel: visitors, approached, opened, chatted', [
+${barChart('Engagement funnel: visitors, approached, opened, chatted, added to cart, went to cart, bought', [
     { label: 'Visitors', value: e.total_users, note: '100 %' },
     { label: 'Approached (popup)', value: e.total_users_approached, note: fmtPercent(e.approached_ratio) },
     { label: 'Opened the chat', value: e.total_users_opened, note: fmtPercent(e.opened_ratio) },
     { label: 'Chatted', value: e.total_users_chatted, note: fmtPercent(e.chatted_ratio) },
+    ...cartSteps(c),
   ], fmtInt)}
 <dl class="stats">
 ${figure('Approached', 'engagement.approached_ratio', (b) => b.approached_ratio, E, fmtPercent)}
 ${figure('Opened', 'engagement.opened_ratio', (b) => b.opened_ratio, E, fmtPercent)}
 ${figure('Chatted', 'engagement.chatted_ratio', (b) => b.chatted_ratio, E, fmtPercent)}
-</dl></section>
+${figure('Added to cart', 'cart.users_added_to_cart', (b) => b.users_added_to_cart, C, fmtInt)}
+${figure('Cart conversion', 'cart.cart_conversion_rate', (b) => b.cart_conversion_rate, C, fmtPercent)}
+${figure('Abandoned carts after chat', 'cart.chatted.users_abandoned', (b) => b.chatted.users_abandoned, C, fmtInt, true)}
+${figure('Abandoned after chat, value', 'cart.chatted.abandoned_value', (b) => b.chatted.abandoned_value, C, fmtEur, true)}
+</dl>
+<p class="abandoned" data-abandoned-after-chat>Abandoned carts after chat: ${fmtInt(c.chatted.users_abandoned)}, ${fmtEur(c.chatted.abandoned_value)} value
+(without chat: ${fmtInt(c.not_chatted.users_abandoned)}, ${fmtEur(c.not_chatted.abandoned_value)}). A cart is abandoned when the visitor added to it in this window and bought nothing in it.</p>
+</section>
 
 <section aria-labelledby="h-popup"><h2 id="h-popup">Popups</h2>
 ${p.metrics.length ? barChart('Popup open rate per version', p.metrics.map((m) => ({ label: versionLabel(m), value: m.open_rate, note: `${fmtInt(m.popup_opened_count)} of ${fmtInt(m.popup_displayed_count)}` })), fmtPercent) : html`<p>No popup was shown in this window.</p>`}
@@ -170,6 +181,16 @@ ${figure('Order value with chat', 'purchases.aov_with_chat', (b) => b.aov_with_c
 ${figure('Order value without chat', 'purchases.aov_without_chat', (b) => b.aov_without_chat, U, fmtEur)}
 </dl>${d.setAside ? setAsideNote(d.chatbotId ?? '', d.setAside) : ''}</section>
 ${'ab_test' in u ? abBlock(u.ab_test) : ''}`;
+}
+
+/** The funnel's cart steps: of the visitors, who added to the cart, went to it, and bought after adding. */
+function cartSteps(c: AnalyticsData['cart']) {
+  const share = (n: number) => fmtPercent(percent(n, c.total_users));
+  return [
+    { label: 'Added to cart', value: c.users_added_to_cart, note: share(c.users_added_to_cart) },
+    { label: 'Went to the cart', value: c.users_went_to_cart, note: share(c.users_went_to_cart) },
+    { label: 'Added and bought', value: c.users_added_and_purchased, note: `${fmtPercent(c.cart_conversion_rate)} of carts` },
+  ];
 }
 
 /** A day-by-day table (the charts' numbers as text), folded. */

@@ -27,15 +27,18 @@ export function changeOf(current: number, previous: number): Change {
     : { kind: 'down', percent, text: `−${PCT.format(Math.abs(percent))} %` };
 }
 
-/** One figure's change, as the second `<dd>` of its stat: arrow, percentage, the previous value. */
-export function changeBadge(current: number | string, previous: number | string, previousShown: string): RawHtml {
+/**
+ * One figure's change, as the second `<dd>` of its stat: arrow, percentage, the previous value.
+ * `lowerIsBetter` (abandoned carts): the arrow still says up or down, the colour says worse or better.
+ */
+export function changeBadge(current: number | string, previous: number | string, previousShown: string, lowerIsBetter = false): RawHtml {
   const c = changeOf(Number(current), Number(previous));
   const arrow = ARROW[c.kind] ? html`<span aria-hidden="true">${ARROW[c.kind]}</span> ` : '';
   // The change and the previous value each stay on one line; a narrow box wraps between them.
   const context = c.kind === 'none'
     ? html`<span class="sr-only"> no change, none in either period</span>`
     : html` <span class="prev">vs ${previousShown}</span><span class="sr-only"> in the previous period</span>`;
-  return html`<dd class="change ${c.kind}" data-change="${c.kind}" data-percent="${c.percent ?? ''}" data-previous="${previous}"><span class="pct">${arrow}${c.text}</span>${context}</dd>`;
+  return html`<dd class="change ${c.kind}${lowerIsBetter ? ' lower-is-better' : ''}" data-change="${c.kind}" data-percent="${c.percent ?? ''}" data-previous="${previous}"><span class="pct">${arrow}${c.text}</span>${context}</dd>`;
 }
 
 /** The query string of a window, with `compare=none` when the comparison is off. */

@@ -128,17 +128,18 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     const at = deps.clock();
     const both = <T extends object>(one: (at: Date, period: Period) => Promise<T>) =>
       compare ? stats.withPrevious(frame, one, at) : one(at, 'current').then((body) => ({ ...body, previous: null }));
-    const [purchases, timeseries, engagement, popup, overview, setAside] = await Promise.all([
+    const [purchases, timeseries, cart, engagement, popup, overview, setAside] = await Promise.all([
       both((a, p) => stats.purchases(accountId, current.id, frame, a, p)), both((a, p) => stats.timeseries(accountId, current.id, frame, a, p)),
+      both((a, p) => stats.cart(accountId, current.id, frame, a, p)),
       both((a, p) => stats.engagement(accountId, current.id, frame, a, p)), both((a, p) => stats.popupMetrics(accountId, current.id, frame, a, p)),
       both((a, p) => stats.overview(accountId, current.id, frame, a, p)), stats.setAsidePurchases(accountId, current.id, frame, at),
     ]);
     const previous = compare
-      ? { overview: overview.previous!, engagement: engagement.previous!, popup: popup.previous!, purchases: purchases.previous!, timeseries: timeseries.previous! }
+      ? { overview: overview.previous!, engagement: engagement.previous!, popup: popup.previous!, purchases: purchases.previous!, timeseries: timeseries.previous!, cart: cart.previous! }
       : null;
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries, setAside, chatbotId: current.id }, { action, frame, downloads: csvLinks(current.id, frame), previous })}`,
+      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries, cart, setAside, chatbotId: current.id }, { action, frame, downloads: csvLinks(current.id, frame), previous })}`,
     });
   });
 
@@ -149,10 +150,12 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     const action = `/app/${current.id}/insights`;
     const page = { title: `${current.name}: insights`, chatbots: all, current: { chatbotId: current.id, view: 'insights' as const } };
     try {
-      const report = await stats.conversationInsights(accountId, current.id, timeframe);
+      const [report, topics] = await Promise.all([
+        stats.conversationInsights(accountId, current.id, timeframe), stats.topicsOfInsights(accountId, current.id, timeframe),
+      ]);
       const csv = `/api/dashboard/analytics/stats/conversation-insights?${new URLSearchParams({ chatbot_id: current.id, timeframe, format: 'csv' })}`;
       const download = html`<nav class="downloads" aria-label="Download as CSV"><a class="button secondary" href="${csv}" download data-csv="conversation-insights">Download CSV<span class="sr-only"> of this report</span></a></nav>`;
-      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${download}${insightsBody(report)}` });
+      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${download}${insightsBody(report, topics)}` });
     } catch (err) {
       if (!(err instanceof DashboardError) || err.statusCode !== 422) throw err;
       const message = err.errors?.timeframe?.[0] ?? err.message;
