@@ -52,6 +52,13 @@ export const abTestOn = (i: number) => i % 2 === 0;
  * the tokens crawlers (is_bot), whose rows every statistic leaves out. Every other chatbot has
  * A/B testing on (the big shop's one chatbot has it).
  */
+/**
+ * Rows per INSERT of generateSql: one insert is one block for events_input's view, which gives
+ * new tokens their ids (clickhouse/migrations/0130), as the consumer's and the import's inserts
+ * are; the next insert then finds them.
+ */
+export const GENERATE_CHUNK_ROWS = 500_000;
+
 export function generateSql(p: StatsProfile): string {
   // big-shop: originals in (clock - 30 days + 1 h, clock - 1 s], so every retry (≤ 1 day later)
   // is inside the 30-day window ending at the clock, and the hour the clock is in has rows as a
@@ -81,7 +88,8 @@ SELECT
     [] AS items, '' AS url, if(is_bot, 'Mozilla/5.0 (compatible; Googlebot/2.1)', '') AS user_agent, '' AS client_hash, '{}' AS data,
     cityHash64(u, 'bot') % 50 = 0 AS is_bot
 FROM (SELECT number AS n, cityHash64(number, 'k') % 100 AS k, cityHash64(number, 'u') % ${p.tokensPerChatbot} AS u, cityHash64(number, 'h') AS h
-      FROM numbers({events:UInt64}))`;
+      FROM numbers({first:UInt64}, {count:UInt64}))
+SETTINGS max_insert_threads = 1`;
 }
 
 /**
@@ -93,7 +101,7 @@ export function retriesSql(p: StatsProfile): string {
 INSERT INTO events_input
 SELECT * FROM
 (
-    SELECT * EXCEPT (token_id) REPLACE (received_at + toIntervalMillisecond(cityHash64(event_id) % ${p.retryMs} + 1) AS received_at, now64(3) AS inserted_at)
+    SELECT * EXCEPT (token_id) REPLACE (received_at + toIntervalMillisecond(cityHash64(event_id) % ${p.retryMs} + 1) AS received_at, now64(3) AS inserted_at), toUInt16(0) AS id_slot
     FROM events WHERE cityHash64(event_id, 'r') % 100 = 0
 )
 WHERE received_at <= {now:DateTime64(3, 'UTC')}`;

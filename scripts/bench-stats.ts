@@ -30,7 +30,7 @@ import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
 import { clickhouseTime, createChdbEngine, parseClickhouseTime, runMigrations, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createEventStatsRepository, daysWindow, type StatsWindow } from '@chatlytics/dashboard/stats';
-import { abTestOn, botId, generateSql, retriesSql, statsProfile } from './bench-stats-data.js';
+import { abTestOn, botId, GENERATE_CHUNK_ROWS, generateSql, retriesSql, statsProfile } from './bench-stats-data.js';
 import { PG_AB_TEST, PG_INDEX_DDL, PG_QUERIES, PG_TABLE_DDL, embeddedPostgres, serverPostgres, type BenchPostgres } from './bench-stats-postgres.js';
 import { machineSpeedLine } from './machine-speed.js';
 
@@ -98,7 +98,9 @@ async function loadClickHouse(dir: string): Promise<ClickHouseEngine> {
     return engine;
   }
   const started = performance.now();
-  await engine.command(generateSql(PROFILE), { now: clickhouseTime(now), events: PROFILE.events });
+  for (let first = 0; first < PROFILE.events; first += GENERATE_CHUNK_ROWS) {
+    await engine.command(generateSql(PROFILE), { now: clickhouseTime(now), first, count: Math.min(GENERATE_CHUNK_ROWS, PROFILE.events - first) });
+  }
   await engine.command(retriesSql(PROFILE), { now: clickhouseTime(now) });
   // Merged parts, as a long-running table has: a fresh insert leaves many small parts.
   await engine.command('OPTIMIZE TABLE events FINAL');

@@ -8,9 +8,15 @@
 -- bitmaps of small integers instead of sets of strings. 0 on bot rows (no statistic reads them).
 ALTER TABLE events ADD COLUMN IF NOT EXISTS token_id UInt64 DEFAULT 0;
 
+-- Which allocator gives a new token its id: the bus partition + 1 the row came through (the
+-- consumer sets it), 0 for writers outside the bus (import, demo). Ids are dense per
+-- (chatbot, slot): slot << 40 | 1, 2, 3…; a slot has one writer at a time (a partition has one
+-- consumer), so the next id of a slot is its largest so far + 1 without two writers racing.
+ALTER TABLE events_input ADD COLUMN IF NOT EXISTS id_slot UInt16 DEFAULT 0;
+
 -- One id per (chatbot, token): where events_input_mv looks up the ids of the tokens it has seen.
--- min: should two writers give one new token two ids at once (two inserts of its first events
--- racing), every later row takes the smaller one.
+-- min: should a token get two ids after all (two writers inserting its first events at once),
+-- every later row takes the smaller one.
 CREATE TABLE IF NOT EXISTS token_ids
 (
     chatbot_id String,
@@ -27,12 +33,27 @@ SELECT chatbot_id, token, min(id) AS token_id
 FROM (SELECT chatbot_id, token, token_id AS id FROM events WHERE id != 0)
 GROUP BY chatbot_id, token;
 
--- events_input_mv as in migration 0040, and it gives each non-bot row its token's id: the id
--- in token_ids, or for a token not seen before a new one from generateSnowflakeID. Those are
--- unique on a server (and across servers with distinct machine ids) and consecutive within an
--- insert, so one batch's new tokens get one dense run of ids: compact bitmaps. A token's events
--- all go to one bus partition, which one consumer inserts in order after its previous batch was
--- acknowledged, so its first batch assigns the id and every later batch finds it.
+-- The largest id given so far per (chatbot, slot), its low 40 bits: where the next one starts.
+CREATE TABLE IF NOT EXISTS token_id_tops
+(
+    chatbot_id String,
+    slot       UInt16,
+    top        SimpleAggregateFunction(max, UInt64)
+)
+ENGINE = AggregatingMergeTree
+ORDER BY (chatbot_id, slot);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS token_id_tops_mv TO token_id_tops AS
+SELECT chatbot_id, toUInt16(bitShiftRight(id, 40)) AS slot, max(bitAnd(id, 1099511627775)) AS top
+FROM (SELECT chatbot_id, token_id AS id FROM events WHERE id != 0)
+GROUP BY chatbot_id, slot;
+
+-- events_input_mv as in migration 0040, and it gives each non-bot row its token's id: the id in
+-- token_ids, or for a token not seen before the next free id of its (chatbot, slot), new tokens
+-- numbered in the order of their first row in the insert (then by token), so a redelivered
+-- batch gets the ids its first delivery would have. One insert is one block (the consumer's
+-- inserts and the import's chunks are below max_insert_block_size), and the next insert of the
+-- same slot starts after this one was acknowledged, so it sees these ids and tops.
 DROP VIEW IF EXISTS events_input_mv;
 
 CREATE MATERIALIZED VIEW events_input_mv TO events AS
@@ -78,24 +99,35 @@ WITH
         SELECT CAST((groupArray(key), groupArray(id)), 'Tuple(keys Array(String), ids Array(UInt64))')
         FROM
         (
-            SELECT key, if(stored.id != 0, stored.id, generateSnowflakeID(key)) AS id
+            SELECT concat(toString(length(chatbot_id)), ':', chatbot_id, token) AS key, min(token_id) AS id
+            FROM token_ids
+            WHERE (chatbot_id, token) IN (SELECT chatbot_id, token FROM events_input WHERE NOT is_bot)
+            GROUP BY chatbot_id, token
+            UNION ALL
+            SELECT
+                block.key AS key,
+                bitShiftLeft(toUInt64(block.slot), 40) + tops.top
+                    + row_number() OVER (PARTITION BY block.chatbot_id, block.slot ORDER BY block.first_at, block.key) AS id
             FROM
             (
-                SELECT DISTINCT concat(toString(length(chatbot_id)), ':', chatbot_id, token) AS key
+                SELECT concat(toString(length(chatbot_id)), ':', chatbot_id, token) AS key, chatbot_id,
+                    min(id_slot) AS slot, min(received_at) AS first_at
                 FROM events_input
                 WHERE NOT is_bot
+                  AND (chatbot_id, token) NOT IN (SELECT chatbot_id, token FROM token_ids WHERE (chatbot_id, token) IN (SELECT chatbot_id, token FROM events_input))
+                GROUP BY chatbot_id, token
             ) AS block
             LEFT JOIN
             (
-                SELECT concat(toString(length(chatbot_id)), ':', chatbot_id, token) AS key, min(token_id) AS id
-                FROM token_ids
-                WHERE (chatbot_id, token) IN (SELECT chatbot_id, token FROM events_input WHERE NOT is_bot)
-                GROUP BY chatbot_id, token
-            ) AS stored USING key
+                SELECT chatbot_id, slot, max(top) AS top
+                FROM token_id_tops
+                WHERE chatbot_id IN (SELECT chatbot_id FROM events_input)
+                GROUP BY chatbot_id, slot
+            ) AS tops ON tops.chatbot_id = block.chatbot_id AND tops.slot = block.slot
             SETTINGS join_use_nulls = 0
         )
     ) AS ids
-SELECT * EXCEPT (prev_ms, prev_copy_at, token_id), fromUnixTimestamp64Milli(prev_ms, 'UTC') AS prev_copy_at,
+SELECT * EXCEPT (prev_ms, prev_copy_at, token_id, id_slot), fromUnixTimestamp64Milli(prev_ms, 'UTC') AS prev_copy_at,
     if(is_bot, toUInt64(0), transform(concat(toString(length(chatbot_id)), ':', chatbot_id, token), ids.keys, ids.ids, toUInt64(0))) AS token_id
 FROM
 (
@@ -221,8 +253,13 @@ WHERE event = 'convo_started' AND NOT is_bot;
 -- `npm run cli -- migrate --backfill`, which then fills the aggregates: clickhouse/README.md,
 -- "Rebuilding").
 INSERT INTO token_ids
-SELECT chatbot_id, token, generateSnowflakeID(token) AS token_id
-FROM (SELECT DISTINCT chatbot_id, token FROM events WHERE NOT is_bot AND token_id = 0);
+SELECT chatbot_id, token, toUInt64(row_number() OVER (PARTITION BY chatbot_id ORDER BY first_at, token)) AS token_id
+FROM (SELECT chatbot_id, token, min(received_at) AS first_at FROM events WHERE NOT is_bot AND token_id = 0 GROUP BY chatbot_id, token);
+
+INSERT INTO token_id_tops
+SELECT chatbot_id, toUInt16(0) AS slot, max(token_id) AS top
+FROM token_ids
+GROUP BY chatbot_id;
 
 ALTER TABLE events
 UPDATE token_id = transform(concat(toString(length(chatbot_id)), ':', chatbot_id, token),

@@ -52,15 +52,7 @@ const word = (text: string): Token => ({ kind: 'word', text });
 const space: Token = { kind: 'space', text: ' ' };
 const onCluster = (s: ClusterOptions): Token[] => [space, word('ON'), space, word('CLUSTER'), space, word(s.cluster)];
 
-/**
- * A token id (migration 0130) is a snowflake id: unique per server only with a machine id of its
- * own, which each node's macros give (clickhouse/deploy/config.d/macros-N.xml).
- */
-const SNOWFLAKE = /\bgenerateSnowflakeID\(([A-Za-z_][A-Za-z0-9_]*)\)/g;
-const withMachineId = (sql: string) => sql.replace(SNOWFLAKE, "generateSnowflakeID($1, toUInt16(getMacro('snowflake_machine_id')))");
-
-function renderForCluster(s: ClusterState, input: string): RenderedStatement[] {
-  const sql = withMachineId(input);
+function renderForCluster(s: ClusterState, sql: string): RenderedStatement[] {
   const tokens = tokenize(sql);
   if (tokens.some((t) => t.kind === 'comment' && MARKER.test(t.text))) return [{ sql, skipped: 'marked single-node only' }];
   const local = [...s.nodeLocal].find((name) => names(tokens, name));

@@ -134,9 +134,3 @@ t.test('a statement the cluster form cannot express stops the rendering with a c
   t.equal(renderMigrations(migrations, { database: 'analytics' })[0].statements[1].sql, 'RENAME TABLE t TO u', 'one node: as written');
 });
 
-t.test('token ids on a cluster: each node allocates with the machine id its macros give', async (t) => {
-  const rendered = renderMigrations(readMigrations(), cluster).flatMap((m) => m.statements.map((s) => s.sql)).join('\n');
-  t.notMatch(rendered, /generateSnowflakeID\([a-z_]+\)/, 'no snowflake id without a machine id');
-  t.match(rendered, /generateSnowflakeID\(key, toUInt16\(getMacro\('snowflake_machine_id'\)\)\)/, 'the view allocating new ids');
-  t.same(flat(createRenderer(), 'SELECT generateSnowflakeID(key)'), ['SELECT generateSnowflakeID(key)'], 'a single node keeps its own machine id');
-});

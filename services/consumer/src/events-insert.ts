@@ -3,7 +3,7 @@ import { isRetriable, type Logger } from '@chatlytics/core';
 import { contentToken, insertToken } from './dedup-token.js';
 import { RejectReason } from './errors.js';
 import type { ConsumerMetrics } from './metrics.js';
-import { EVENT_COLUMNS } from './row-binary.js';
+import { INSERT_COLUMNS } from './row-binary.js';
 import { excludeRows, refsBody, selectedRefs, selectionBody, selectionIds, type RowRef, type Selection } from './row-selection.js';
 import { retrying, type RetryContext } from './retry.js';
 import { rowAsRejected, rowEventId, type RejectedMessage } from './segment.js';
@@ -33,7 +33,7 @@ export function createEventsInsert(deps: EventsInsertDeps) {
 
   async function insert(rows: number, token: string, data: Buffer): Promise<void> {
     const started = performance.now();
-    await retrying('insert into events', retry, () => clickhouse.insert('events_input', data, { dedupToken: token, settings: INSERT_SETTINGS, format: 'RowBinary', columns: EVENT_COLUMNS }));
+    await retrying('insert into events', retry, () => clickhouse.insert('events_input', data, { dedupToken: token, settings: INSERT_SETTINGS, format: 'RowBinary', columns: INSERT_COLUMNS }));
     metrics.insertSeconds.observe((performance.now() - started) / 1000);
     metrics.batchRows.observe(rows);
   }

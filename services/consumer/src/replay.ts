@@ -6,7 +6,7 @@ import { parseReplayArgs, type ReplayStream } from './replay-args.js';
 import { createConsumerMetrics } from './metrics.js';
 import { RecentIds } from './recent-ids.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './retry.js';
-import { toSegment } from './segment.js';
+import { replaySlot, toSegment } from './segment.js';
 import { createMessagePipeline, createMessageSteps } from './pipeline.js';
 import { createWriter } from './writer.js';
 import { unwrapDeadLetter } from './dead-letter.js';
@@ -70,7 +70,7 @@ export async function replay(deps: ReplayDeps): Promise<ReplaySummary> {
     handler: async (batch) => {
       if (batch.messages.length === 0) return;
       summary.messages += batch.messages.length;
-      const result = await writer.write([toSegment(unwrap(batch), true, pipeline)], 'size');
+      const result = await writer.write([toSegment(unwrap(batch), true, pipeline, replaySlot(batch))], 'size');
       summary.inserted += result.inserted;
       summary.duplicates += result.duplicates;
       summary.rejected += result.rejected;

@@ -12,6 +12,14 @@ export const EVENT_COLUMNS = [
   'client_hash', 'data', 'is_bot',
 ] as const;
 
+/**
+ * What the consumer inserts into `events_input`: each row's EVENT_COLUMNS, then `id_slot`
+ * (UInt16), the bus partition + 1 the row came through: the slot whose next free token id a new
+ * token of the row gets (clickhouse/migrations/0130). A partition has one consumer at a time,
+ * so no two writers allocate from one slot at once.
+ */
+export const INSERT_COLUMNS = [...EVENT_COLUMNS, 'id_slot'] as const;
+
 /** Hex digit values by character code (-1: not a hex digit); 256 entries, so any byte indexes it. */
 const HEX_DIGITS = '0123456789abcdef';
 export const HEX = new Int8Array(256).fill(-1);

@@ -84,7 +84,7 @@ export const rowAsRejected = (s: Segment, i: number, reason: RejectReason, error
  * bus bytes are a good first size). A step asking for a retry fails the whole batch: nothing
  * of it is committed, and the bus delivers it again.
  */
-export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: MessagePipeline): Segment {
+export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: MessagePipeline, idSlot = consumerSlot(batch)): Segment {
   const { messages } = batch;
   const writer = new RowWriter(takeBody(messages.reduce((n, m) => n + m.value.length, 0)));
   const rowStarts = new Uint32Array(messages.length + 1);
@@ -103,6 +103,10 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
       incoming.message = message;
       const outcome = pipeline.run(incoming);
       if (outcome.kind === 'row') {
+        // id_slot, the last of INSERT_COLUMNS: this partition's allocator of token ids.
+        writer.ensure(2);
+        writer.buf.writeUInt16LE(idSlot, writer.pos);
+        writer.pos += 2;
         if (pipeline.endedBy === CANONICAL_STEP) canonical++;
         rowStarts[rowCount] = start;
         rowMessages[rowCount] = m;
@@ -128,6 +132,13 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
     rejects, dropped, canonical, oldestBusTimestamp, fenced,
   };
 }
+
+/**
+ * The token-id slot (row-binary.ts, INSERT_COLUMNS) of the live consumer's rows: its partition + 1.
+ * A replay runs beside the consumer, so it allocates from slots of its own (replaySlot).
+ */
+export const consumerSlot = (batch: Pick<ConsumedBatch, 'partition'>) => batch.partition + 1;
+export const replaySlot = (batch: Pick<ConsumedBatch, 'partition' | 'stream'>) => (batch.stream === 'events' ? 32768 : 49152) + batch.partition;
 
 export const segmentKey = (s: { stream: string; partition: number }) => `${s.stream}:${s.partition}`;
 

@@ -1,5 +1,5 @@
 import { decodeEventRows } from './row-binary-decode.js';
-import { EVENT_COLUMNS } from '../src/row-binary.js';
+import { INSERT_COLUMNS } from '../src/row-binary.js';
 import type { BatchHandler, BusMessage, ConsumedBatch, ConsumedMessage, ConsumerHandle, EventBus, LagReport, ReplayOptions } from '@chatlytics/bus';
 import type { ClickHouseEngine, InsertOptions, QueryParams } from '@chatlytics/clickhouse';
 import { AppError } from '@chatlytics/core';
@@ -119,10 +119,10 @@ export type InsertHook = (table: string, rows: object[], opts?: InsertOptions) =
 function fromBody(body: Buffer, opts?: InsertOptions): Record<string, unknown>[] {
   const format = opts?.format ?? 'JSONEachRow';
   if (format === 'JSONEachRow') return body.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
-  if (format !== 'RowBinary' || JSON.stringify(opts?.columns) !== JSON.stringify(EVENT_COLUMNS)) {
+  if (format !== 'RowBinary' || JSON.stringify(opts?.columns) !== JSON.stringify(INSERT_COLUMNS)) {
     throw new Error(`FakeClickHouse: no reader for ${format} with columns ${JSON.stringify(opts?.columns)}`);
   }
-  return decodeEventRows(body);
+  return decodeEventRows(body, { idSlot: true });
 }
 
 /** A ClickHouse with tables as arrays, insert-token deduplication, and the lookup queries the consumer runs. */

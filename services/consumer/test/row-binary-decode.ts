@@ -4,7 +4,7 @@
  * checks the encoder. Returns rows shaped as ClickHouse would return them via JSONEachRow
  * (received_at as 'YYYY-MM-DD HH:MM:SS.mmm', items as objects).
  */
-export function decodeEventRows(buf: Buffer): Record<string, unknown>[] {
+export function decodeEventRows(buf: Buffer, opts: { idSlot?: boolean } = {}): Record<string, unknown>[] {
   let pos = 0;
   const varint = () => {
     let n = 0;
@@ -57,6 +57,8 @@ export function decodeEventRows(buf: Buffer): Record<string, unknown>[] {
       data: string(),
       is_bot: u8() === 1,
     });
+    // The insert body's last column (INSERT_COLUMNS): read past it, it is no StoredEvent field.
+    if (opts.idSlot) pos += 2;
   }
   if (pos !== buf.length) throw new Error('RowBinary: trailing bytes');
   return rows;
