@@ -56,6 +56,10 @@ export function decodeEventRows(buf: Buffer): Record<string, unknown>[] {
       client_hash: string(),
       data: string(),
       is_bot: u8() === 1,
+      source: string(),
+      utm_medium: string(),
+      utm_campaign: string(),
+      device: string(),
     });
   }
   if (pos !== buf.length) throw new Error('RowBinary: trailing bytes');
