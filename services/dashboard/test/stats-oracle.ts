@@ -37,7 +37,7 @@ function earliestCopies(events: readonly StoredEvent[], chatbotId: string, lo: n
 }
 
 /** The events that count in W: earliest copy within [from − lookback, to], and that copy in W. */
-function windowEvents(events: readonly StoredEvent[], chatbotId: string, from: number, to: number): Ev[] {
+export function windowEvents(events: readonly StoredEvent[], chatbotId: string, from: number, to: number): Ev[] {
   return earliestCopies(events, chatbotId, from - RETRY_LOOKBACK_MS, to).filter((e) => e.at >= from);
 }
 
