@@ -99,7 +99,7 @@ const CSV_STATS: [string, string][] = [
 export function csvLinks(chatbotId: string, frame: number | DateRange, kept: [string, string][] = []): RawHtml {
   // The page's filter (and the sources table's grouping) too: a file holds what the page shows.
   const window: [string, string][] = typeof frame === 'number' ? [['timeframe', String(frame)]] : [['from', frame.from], ['to', frame.to]];
-  // `by` is the sources table's alone: the other statistics refuse a parameter they do not take.
+  // `by` is the sources table's alone (the other statistics would ignore it): a file's address says what it holds.
   const q = (name: string) => new URLSearchParams([['chatbot_id', chatbotId], ...window, ...kept.filter(([k]) => name === 'sources' || k !== 'by'), ['format', 'csv']]);
   return html`<nav class="downloads" aria-label="Download as CSV"><span class="label">Download CSV</span>
 ${CSV_STATS.map(([name, label]) => html`<a class="button secondary" href="/api/dashboard/analytics/stats/${name}?${q(name).toString()}" download data-csv="${name}">${label}<span class="sr-only"> as CSV</span></a>`)}</nav>`;
