@@ -84,8 +84,13 @@ for (const variant of databaseVariants()) {
           for (const days of TIMEFRAMES) {
             const w = daysWindow(days, new Date(NOW));
             const [from, to] = [w.from.getTime(), w.to.getTime()];
+            const funnel = oraclePurchases(s.events, s.bot.id, from, to, false);
             for (const by of ['source', 'utm_campaign', 'device'] as const) {
-              t.same(await repo.sources(s.bot.id, w, by), oracleSources(s.events, s.bot.id, from, to, by), `sources by ${by}, seed ${s.seed}, ${days} day(s)`);
+              const sources = await repo.sources(s.bot.id, w, by);
+              t.same(sources, oracleSources(s.events, s.bot.id, from, to, by), `sources by ${by}, seed ${s.seed}, ${days} day(s)`);
+              // Each visitor has one value: the rows and other add up to the purchases statistic.
+              const sum = (k: 'visitors' | 'chatted' | 'purchasers') => sources.rows.reduce((n, r) => n + r[k], sources.other[k]);
+              t.same([sum('visitors'), sum('chatted'), sum('purchasers')], [funnel.total_users, funnel.total_users_chatted, funnel.total_users_purchased], `sources by ${by} add up`);
             }
             for (const filter of filtersOf(s, from, to)) {
               const at = `seed ${s.seed}, ${days} day(s), ${JSON.stringify(filter)}`;
