@@ -106,7 +106,7 @@ async function measure(app: FastifyInstance, url: string, headers: Record<string
 /** Each windowed statistic over 30 days, alone and with compare=previous: p50, p95 and their ratio. */
 async function compareRows(app: FastifyInstance, cookie: string, chatbotId: string): Promise<string[]> {
   const rows: string[] = [];
-  for (const stat of ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries']) {
+  for (const stat of ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries', 'sources']) {
     const url = `/api/dashboard/analytics/stats/${stat}?chatbot_id=${chatbotId}&timeframe=30`;
     const plain = await measure(app, url, { host: HOST, cookie });
     const both = await measure(app, `${url}&compare=previous`, { host: HOST, cookie });

@@ -9,8 +9,8 @@
 --   their purchases' revenue.
 -- Returns counts and sums; the caller derives rates and averages (2 decimals, 0 on a zero
 -- denominator) and the A/B block's significance figures.
--- The sets are the window's bitmaps (shared/window_token_sets.sql); only the purchasing tokens'
--- first chats are read, from the narrow conversation_starts table.
+-- The sets are the window's bitmaps (shared/window_token_sets.sql); each purchasing token's
+-- figures come from shared/token_purchase_figures.sql.
 WITH
     sets AS
     (
@@ -21,35 +21,11 @@ WITH
             anyIf(tokens, kind = 'ab:test') AS test
         FROM {{> shared/window_token_sets kinds=('visitor', 'convo_started', 'ab:control', 'ab:test')}}
     ),
-    counted AS
-    (
-        SELECT token_id, at, revenue
-        FROM {{> shared/window_purchases visitors=(visitors)}}
-    ),
-    first_chats AS
-    (
-        SELECT token_id, min(received_at) AS first_chat_at, 1 AS chatted
-        FROM conversation_starts
-        WHERE chatbot_id = {chatbot_id:String}
-          AND received_at >= {from:DateTime64(3, 'UTC')}
-          AND received_at <= {to:DateTime64(3, 'UTC')}
-          AND prev_copy_at < {dedup_lookback_from:DateTime64(3, 'UTC')}
-          AND token_id IN (SELECT token_id FROM counted)
-        GROUP BY token_id
-    ),
     per_token AS
     (
         -- One row per purchasing token of V.
-        SELECT
-            c.token_id AS token_id,
-            count() AS token_orders,
-            countIf(f.chatted = 1 AND c.at > f.first_chat_at) AS token_orders_after_chat,
-            sum(c.revenue) AS token_revenue,
-            sumIf(c.revenue, f.chatted = 1 AND c.at > f.first_chat_at) AS token_revenue_after_chat,
-            sumIf(c.revenue, NOT (f.chatted = 1 AND c.at > f.first_chat_at)) AS token_revenue_other
-        FROM counted AS c
-        LEFT JOIN first_chats AS f ON f.token_id = c.token_id
-        GROUP BY c.token_id
+        SELECT *
+        FROM {{> shared/token_purchase_figures}}
     ),
     totals AS
     (

@@ -61,12 +61,21 @@ WITH
               AND hour < {hours_to:DateTime('UTC')}
             UNION ALL
             SELECT toDateTime(received_at, 'UTC') AS hour, 1 AS n
-            FROM conversation_starts
-            WHERE chatbot_id = {chatbot_id:String}
-              AND received_at >= {from:DateTime64(3, 'UTC')}
-              AND received_at <= {to:DateTime64(3, 'UTC')}
-              AND (received_at < {hours_from:DateTime('UTC')} OR received_at >= {hours_to:DateTime('UTC')} OR prev_copy_at != 0)
-              AND prev_copy_at < {dedup_lookback_from:DateTime64(3, 'UTC')}
+            FROM
+            (
+                WITH received_at < {hours_from:DateTime('UTC')} OR received_at >= {hours_to:DateTime('UTC')} AS in_partial_hour
+                SELECT received_at
+                FROM events
+                WHERE {{> shared/window_events rows=(in_partial_hour AND event = 'convo_started')}}
+                UNION ALL
+                SELECT received_at
+                FROM event_copies
+                WHERE chatbot_id = {chatbot_id:String}
+                  AND event = 'convo_started'
+                  AND received_at >= {hours_from:DateTime('UTC')}
+                  AND received_at < {hours_to:DateTime('UTC')}
+                  AND prev_copy_at < {dedup_lookback_from:DateTime64(3, 'UTC')}
+            )
         )
         GROUP BY day
     ),

@@ -21,3 +21,4 @@ chatbot_id = {chatbot_id:String}
   AND {{rows}}
   AND NOT is_bot
   AND prev_copy_at < {dedup_lookback_from:DateTime64(3, 'UTC')}
+  AND {{> shared/segment_tokens}}

@@ -37,6 +37,10 @@ const purchase: StoredEvent = {
   client_hash: 'abc123',
   data: '{"orderNum":"ORD-1","items":[]}',
   is_bot: true,
+  source: 'news.example',
+  utm_medium: 'email',
+  utm_campaign: 'spring',
+  device: 'tablet',
 };
 
 t.test('a StoredEvent round-trips through events unchanged', async (t) => {
@@ -54,9 +58,10 @@ t.test('a StoredEvent round-trips through events unchanged', async (t) => {
 t.test('is_bot: after data in column order; a row without it (older messages) reads false', async (t) => {
   const columns = await engine.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events' ORDER BY position");
   t.same(columns.map((c) => c.name), [...Object.keys(StoredEvent.properties), 'inserted_at', 'prev_copy_at', 'token_id'], 'the StoredEvent properties in order, then inserted_at, prev_copy_at and token_id');
-  const { is_bot: _, ...old } = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000cc', chatbot_id: 'old-message' };
+  const { is_bot: _, source: _s, utm_medium: _m, utm_campaign: _c, device: _d, ...old } = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000cc', chatbot_id: 'old-message' };
   await engine.insert('events_input', [old], { dedupToken: 'old-message' });
-  t.same(await engine.query("SELECT is_bot FROM events WHERE chatbot_id = 'old-message'"), [{ is_bot: false }]);
+  t.same(await engine.query("SELECT is_bot, source, utm_medium, utm_campaign, device FROM events WHERE chatbot_id = 'old-message'"),
+    [{ is_bot: false, source: '', utm_medium: '', utm_campaign: '', device: '' }], 'and no segment');
 });
 
 t.test('a retried beacon with a later received_at is kept, with its earlier copy\'s time; SQL dedups by event_id', async (t) => {

@@ -73,7 +73,7 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   await engine.insert('events', stored);
   // Rewriting stored rows is the backfill command's, never a start-up's (migrations-startup.test.ts).
   const applied = await runMigrations(engine, { backfill: true });
-  t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours', '0130_insert_time_aggregates'], 'the rollup migrations applied on top');
+  t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours', '0120_events_segment', '0130_insert_time_aggregates'], 'the rollup migrations applied on top');
   t.same(await rollup(engine), truth(stored), 'rows stored before the view existed are in the rollup');
 
   // Through the view: several blocks, a replayed block with its token, the same rows again without one.

@@ -11,3 +11,4 @@ export * from './safe-json.js';
 export type { FieldErrors } from './field-errors.js';
 export * from './bot-filter.js';
 export * from './set-aside.js';
+export * from './segment.js';

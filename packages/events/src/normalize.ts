@@ -1,5 +1,6 @@
 import { DEFAULT_CURRENCY, eurRate, normalizeCurrency } from './currency.js';
 import { isBotUserAgent } from './bot-filter.js';
+import { deviceOf, trafficSource } from './segment.js';
 import { clientEventId, newEventId } from './event-id.js';
 import type { StoredEvent, StoredItem } from './stored-event.js';
 import { TRACKING_LIMITS, type TrackingItem } from './tracking-schema.js';
@@ -93,6 +94,10 @@ export function normalizeEvent(input: TrackingEvent, ctx: NormalizeContext): Sto
     ? data.user_agent
     // The header has no length limit of its own; the column does.
     : (ctx.userAgentHeader ?? '').slice(0, TRACKING_LIMITS.userAgentMaxLength);
+  // The source is a page view's: other events store '' (their URL is not where the visit began).
+  const traffic = input.event === 'visitor'
+    ? trafficSource(text(data.url), text(data.referrer))
+    : { source: '', utm_medium: '', utm_campaign: '' };
   return {
     event_id: eventId,
     event: input.event,
@@ -113,5 +118,7 @@ export function normalizeEvent(input: TrackingEvent, ctx: NormalizeContext): Sto
     client_hash: ctx.clientHash ?? '',
     data: input.rawData,
     is_bot: isBotUserAgent(userAgent),
+    ...traffic,
+    device: deviceOf(userAgent),
   };
 }

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { SEGMENT_VALUE_MAX_LENGTH } from './segment.js';
 import { TRACKING_LIMITS } from './tracking-schema.js';
 
 /**
@@ -14,6 +15,8 @@ export const StoredItem = Type.Object({
   /** The item's own currency as sent (upper-cased), or the event's, or EUR. */
   currency: Type.String({ maxLength: 3 }),
 });
+
+const Segment = () => Type.String({ maxLength: SEGMENT_VALUE_MAX_LENGTH });
 
 export const StoredEvent = Type.Object({
   event_id: Type.String({ format: 'uuid' }),
@@ -49,6 +52,16 @@ export const StoredEvent = Type.Object({
    * existed (stored as false); the ingest always sets it.
    */
   is_bot: Type.Optional(Type.Boolean()),
+  /**
+   * The visitor's segment (segment.ts): on a `visitor` event, where it came from
+   * (utm_source, else the referrer's host, else 'direct') and the page URL's utm_medium and
+   * utm_campaign; '' on other events. `device` on every event. Optional only for messages
+   * published before the columns existed (stored as ''); the ingest always sets them.
+   */
+  source: Type.Optional(Segment()),
+  utm_medium: Type.Optional(Segment()),
+  utm_campaign: Type.Optional(Segment()),
+  device: Type.Optional(Segment()),
 });
 export type StoredEvent = Static<typeof StoredEvent>;
 export type StoredItem = Static<typeof StoredItem>;

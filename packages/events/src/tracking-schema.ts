@@ -104,6 +104,8 @@ export const TrackingData = Type.Object({
   ], { errorMessage: 'must be popup or chat_button' })),
   currency: Type.Optional(Currency),
   url: Type.Optional(boundedString(L.urlMaxLength)),
+  /** document.referrer of the page (the tracker sends it with `visitor`): the traffic source when the URL has no utm_source. */
+  referrer: Type.Optional(boundedString(L.urlMaxLength)),
   user_agent: Type.Optional(boundedString(L.userAgentMaxLength)),
   /**
    * The client's own id, so that a retried beacon is deduplicated. Any value is accepted; only

@@ -20,6 +20,8 @@ export interface GeneratedConversation {
   startedAt: number;
   messages: GeneratedMessage[];
   analysis: GeneratedAnalysis | null;
+  /** The visitor's tracker token, when a test links the conversation to generated events. */
+  visitorToken?: string | null;
 }
 
 export interface ConversationScenario {

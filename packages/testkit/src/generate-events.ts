@@ -37,6 +37,22 @@ const BOT_UAS = [
   'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
 ];
 
+// Segments (packages/events segment.ts): sources differing only in case ('Google') must stay
+// apart under exact match; '' is a row stored before the columns existed. Campaigns come from a
+// pool larger than the 50 rows the sources statistic shows, so its `other` row is exercised.
+const SOURCES = ['direct', 'direct', 'google', 'google', 'facebook', 'newsletter', 'shop.example', 'Google', ''];
+const MEDIUMS = ['', 'cpc', 'email', 'social'];
+const DEVICES = ['desktop', 'desktop', 'mobile', 'mobile', 'tablet'];
+
+/** A `visitor` event's segment; other events carry only the device. From an rng of its own, so the rest of the history is the same as without it. */
+function segmentOf(rng: Rng, event: string) {
+  const device = rng.pick(DEVICES);
+  if (event !== 'visitor') return { source: '', utm_medium: '', utm_campaign: '', device };
+  const source = rng.pick(SOURCES);
+  const tagged = source !== 'direct' && source !== '' && rng.chance(0.6);
+  return { source, utm_medium: tagged ? rng.pick(MEDIUMS) : '', utm_campaign: tagged ? `camp-${rng.int(1, 120)}` : '', device };
+}
+
 interface Draft {
   event: string;
   at: number;
@@ -122,6 +138,7 @@ export function generateEvents(scenario: EventScenario): StoredEvent[] {
   const users = scenario.users ?? rng.int(20, 80);
   const orderPools = new Map<string, string[]>();
   const rows: StoredEvent[] = [];
+  const segmentRng = createRng(scenario.seed + 0x5e6);
 
   const emit = (d: Draft, token: string, chatbotId: string, abTest: boolean, bot?: { rng: Rng; out: StoredEvent[] }) => {
     const last = token[token.length - 1];
@@ -138,6 +155,7 @@ export function generateEvents(scenario: EventScenario): StoredEvent[] {
       order_num: d.order_num ?? '', currency: d.purchase?.currency ?? '', total_value: sums.total,
       total_value_base: sums.base, items: d.purchase?.items ?? [], url: 'https://shop.example/p',
       user_agent: bot ? bot.rng.pick(BOT_UAS) : BROWSER_UA, client_hash: '', data: JSON.stringify(data), is_bot: bot !== undefined,
+      ...segmentOf(segmentRng, d.event),
     });
   };
 

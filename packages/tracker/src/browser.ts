@@ -9,7 +9,8 @@ interface BrowserGlobals {
     globalPrivacyControl?: boolean;
     doNotTrack?: string | null;
   };
-  document: { visibilityState: string; addEventListener(type: string, fn: () => void): void };
+  document: { visibilityState: string; referrer: string; addEventListener(type: string, fn: () => void): void };
+  location: { href: string };
   addEventListener(type: string, fn: () => void): void;
   crypto: { getRandomValues(a: Uint8Array): Uint8Array };
   fetch(url: string, init: object): Promise<{ status: number; headers: { get(n: string): string | null }; json(): Promise<unknown> }>;
@@ -63,6 +64,7 @@ export function browserEnv(w: BrowserGlobals = globalThis as unknown as BrowserG
     randomBytes,
     setTimer: (fn, ms) => w.setTimeout(fn, ms),
     privacySignal: nav.globalPrivacyControl === true || nav.doNotTrack === '1',
+    page: () => ({ url: w.location.href, referrer: w.document.referrer }),
   };
 }
 

@@ -147,6 +147,9 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
     track(event: TrackerEvent, data: TrackerData = {}) {
       if (state === 'denied') return;
       const id = nextId();
+      // Where the visit came from (services/ingest/README.md, "Traffic source and device"): the
+      // page and its referrer, unless the caller gave its own.
+      if (event == 'visitor') data = { ...env.page?.(), ...data };
       const body = JSON.stringify({ event, data: { ...data, chatbot_id: data.chatbot_id ?? opts.chatbotId, event_id: id }, ab_test: !!opts.abTest });
       (state === 'granted' ? persistent : memory).add(`${id}:${tab}`, body);
       if (state !== 'granted') return;

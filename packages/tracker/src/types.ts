@@ -13,6 +13,8 @@ export interface TrackerData {
   popup_version?: string;
   open_way?: 'popup' | 'chat_button';
   url?: string;
+  /** document.referrer; with `url`, where the visit came from (sent with `visitor` by default). */
+  referrer?: string;
   [field: string]: unknown;
 }
 
@@ -72,4 +74,6 @@ export interface TrackerEnv {
   setTimer(fn: () => void, ms: number): unknown;
   /** True when the browser signals GPC or Do Not Track. */
   privacySignal: boolean;
+  /** The page's address and document.referrer, sent with each `visitor` event (the traffic source); absent outside a page. */
+  page?(): { url: string; referrer: string };
 }

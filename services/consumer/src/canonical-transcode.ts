@@ -36,6 +36,7 @@ const LIMIT_ORDER: Limits[] = [
   limits(P.event), limits(P.token), limits(P.chatbot_id), limits(P.popup_version), limits(P.open_way),
   limits(P.order_num), limits(P.currency), limits(P.url), limits(P.user_agent), limits(P.client_hash),
   limits(P.data), limits(StoredItem.properties.item_id), limits(StoredItem.properties.currency), { min: 0, max: Infinity },
+  limits(P.source), limits(P.utm_medium), limits(P.utm_campaign), limits(P.device),
 ];
 /** received_at's shape: the schema's own pattern (the calendar is isValidReceivedAt's). */
 const RECEIVED_AT_SHAPE = new RegExp(kw(P.received_at).pattern ?? '^$');

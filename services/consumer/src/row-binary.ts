@@ -9,7 +9,7 @@ import { receivedAtMs, type StoredEvent } from '@chatlytics/events';
 export const EVENT_COLUMNS = [
   'event_id', 'event', 'token', 'chatbot_id', 'received_at', 'ab_test', 'ab_group', 'popup_version',
   'open_way', 'order_num', 'currency', 'total_value', 'total_value_base', 'items', 'url', 'user_agent',
-  'client_hash', 'data', 'is_bot',
+  'client_hash', 'data', 'is_bot', 'source', 'utm_medium', 'utm_campaign', 'device',
 ] as const;
 
 /**
@@ -187,6 +187,11 @@ export function encodeEventRow(w: RowWriter, e: StoredEvent): void {
   w.string(e.client_hash);
   w.string(e.data);
   w.u8(e.is_bot === true ? 1 : 0); // Bool; absent on messages older than the column: false
+  // LowCardinality(String); absent on messages older than the columns: ''
+  w.string(e.source ?? '');
+  w.string(e.utm_medium ?? '');
+  w.string(e.utm_campaign ?? '');
+  w.string(e.device ?? '');
 }
 
 function writeItems(w: RowWriter, items: StoredEvent['items']): void {

@@ -178,6 +178,10 @@ const anyEvent = fc.record({
   data: text,
   // undefined: the key is absent (a message published before the column existed).
   is_bot: mix(fc.boolean(), fc.constantFrom(undefined, 1 as unknown as boolean, 'true' as unknown as boolean)),
+  source: mix(text, fc.constant(undefined)),
+  utm_medium: mix(text, fc.constant(undefined)),
+  utm_campaign: mix(text, fc.constant(undefined)),
+  device: mix(fc.constantFrom('desktop', 'mobile', 'tablet'), fc.constant(undefined)),
 });
 
 t.test('property: any event, valid or not, is declined or transcoded exactly', async (t) => {

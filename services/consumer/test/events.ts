@@ -33,6 +33,11 @@ export function storedEvent(i: number, over: Partial<StoredEvent> = {}): StoredE
     data: '{}',
     // Every seventh event a crawler's: the flag must travel to ClickHouse on every path.
     is_bot: i % 7 === 3,
+    // The segment travels on every path too (the fast path reads it after is_bot).
+    source: i % 3 === 0 ? 'google' : 'direct',
+    utm_medium: i % 3 === 0 ? 'cpc' : '',
+    utm_campaign: i % 6 === 0 ? 'spring-sale' : '',
+    device: i % 2 === 0 ? 'mobile' : 'desktop',
     ...over,
   };
 }

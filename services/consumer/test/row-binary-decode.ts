@@ -56,6 +56,10 @@ export function decodeEventRows(buf: Buffer, opts: { idSlot?: boolean } = {}): R
       client_hash: string(),
       data: string(),
       is_bot: u8() === 1,
+      source: string(),
+      utm_medium: string(),
+      utm_campaign: string(),
+      device: string(),
     });
     // The insert body's last column (INSERT_COLUMNS): read past it, it is no StoredEvent field.
     if (opts.idSlot) pos += 2;

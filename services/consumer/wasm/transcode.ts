@@ -34,9 +34,9 @@ let minQuantity: f64 = 0; let maxQuantity: f64 = 0; let maxItems: i32 = 0;
 // Limit indices (the glue's LIMIT_ORDER).
 const L_EVENT = 0; const L_TOKEN = 1; const L_CHATBOT = 2; const L_POPUP = 3; const L_OPEN_WAY = 4;
 const L_ORDER = 5; const L_CURRENCY = 6; const L_URL = 7; const L_UA = 8; const L_CLIENT_HASH = 9;
-const L_DATA = 10; const L_ITEM_ID = 11; const L_ITEM_CURRENCY = 12; const L_NONE = 13;
-// Literal indices (the glue's LITERALS): 0..18 event keys, 19..22 item keys, then these.
-const K_ITEM = 19; const K_TRUE = 23; const K_FALSE = 24; const K_NULL = 25; const K_CONTROL = 26; const K_TEST = 27;
+const L_DATA = 10; const L_ITEM_ID = 11; const L_ITEM_CURRENCY = 12; const L_NONE = 13; const L_SEGMENT = 14; // 14..17
+// Literal indices (the glue's LITERALS): 0..22 event keys, 23..26 item keys, then these.
+const K_ITEM = 23; const K_TRUE = 27; const K_FALSE = 28; const K_NULL = 29; const K_CONTROL = 30; const K_TEST = 31;
 
 // State of one call.
 let srcEnd: usize = 0; let out: usize = 0; let patches: u32 = 0; let intValue: f64 = 0;
@@ -292,6 +292,8 @@ export function transcode(src: usize, length: i32, dst: usize): i32 {
   p = string(literal(p, 17), L_DATA, textClass);
   // is_bot: the ingest always writes it; a message without it declines to the general path.
   p = boolean(literal(p, 18));
+  // The segment (source, utm_medium, utm_campaign, device): always written by the ingest; without it, declined.
+  for (let k = 0; k < 4; k++) p = string(literal(p, 19 + k), L_SEGMENT + k, textClass);
   if (p == 0 || p + 1 != srcEnd || load<u8>(p) != 0x7d) return NO;
   store<u32>(result + 8, patches);
   return <i32>(out - dst);

@@ -53,19 +53,23 @@ for (const variant of databaseVariants()) {
     const login = await app.inject({ method: 'POST', url: '/login', payload: ANN });
     const cookie = `chatlytics_session=${login.cookies.find((c) => c.name === 'chatlytics_session')?.value}`;
 
-    const cases: [string, string, string[]][] = [
-      [`/app/${IDS.bot}/analytics?timeframe=30`, 'timeframe=30', ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries']],
-      [`/app/${IDS.bot}/analytics?from=2026-01-20&to=2026-02-03`, 'from=2026-01-20&to=2026-02-03', ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries']],
-      [`/app/${IDS.bot}/analytics`, 'timeframe=7', ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries']],
+    const analytics = ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries', 'sources'];
+    const cases: [string, string | ((stat: string) => string), string[]][] = [
+      [`/app/${IDS.bot}/analytics?timeframe=30`, 'timeframe=30', analytics],
+      [`/app/${IDS.bot}/analytics?from=2026-01-20&to=2026-02-03`, 'from=2026-01-20&to=2026-02-03', analytics],
+      [`/app/${IDS.bot}/analytics`, 'timeframe=7', analytics],
+      // A filtered page's files are filtered too; the sources table's grouping goes to its own file only.
+      [`/app/${IDS.bot}/analytics?timeframe=30&device=mobile&by=device`, (stat) => `timeframe=30&device=mobile${stat === 'sources' ? '&by=device' : ''}`, analytics],
       [`/app/${IDS.bot}/insights?timeframe=month`, 'timeframe=month', ['conversation-insights']],
     ];
-    for (const [url, window, stats] of cases) {
+    for (const [url, windowOf, stats] of cases) {
       t.test(url, async (t) => {
         const page = await app.inject({ method: 'GET', url, headers: { cookie, accept: 'text/html' } });
         t.equal(page.statusCode, 200);
         const links = csvLinks(page.body);
         t.same(Object.keys(links), stats, 'one download per statistic');
         for (const stat of stats) {
+          const window = typeof windowOf === 'string' ? windowOf : windowOf(stat);
           const link = links[stat]!;
           t.equal(link, `/api/dashboard/analytics/stats/${stat}?chatbot_id=${IDS.bot}&${window}&format=csv`, `${stat}: the page's window`);
           const csv = await app.inject({ method: 'GET', url: link, headers: { cookie } });

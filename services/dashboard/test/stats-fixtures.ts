@@ -70,10 +70,7 @@ export async function seedPostgres(db: Database, bots: readonly SeedChatbot[], c
   const mine = convos.filter((c) => known.has(c.chatbotId));
   for (let i = 0; i < mine.length; i += 200) {
     const batch = mine.slice(i, i + 200);
-    // A conversation may carry the visitor's tracker token (revenue by topic links it to the events).
-    await db.insert(conversations).values(batch.map((c) => ({
-      id: c.id, chatbotId: c.chatbotId, startedAt: new Date(c.startedAt), visitorToken: (c as { visitorToken?: string | null }).visitorToken ?? null,
-    })));
+    await db.insert(conversations).values(batch.map((c) => ({ id: c.id, chatbotId: c.chatbotId, startedAt: new Date(c.startedAt), visitorToken: c.visitorToken ?? null })));
     const msgs = batch.flatMap((c) => c.messages.map((m) => ({ conversationId: c.id, role: m.role, content: m.content, createdAt: new Date(m.createdAt) })));
     if (msgs.length > 0) await db.insert(messages).values(msgs);
     const analyses = batch.filter((c) => c.analysis).map((c) => ({ conversationId: c.id, ...c.analysis! }));

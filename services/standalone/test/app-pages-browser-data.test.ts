@@ -47,8 +47,9 @@ t.test('LCP, CSV downloads, data-source pages and the password form in Chromium'
   for (const window of ['timeframe=7', `from=${day(6)}&to=${day(2)}`]) {
     await page.goto(`${origin}/app/${chatbotId}/analytics?${window}`);
     const links = page.locator('a[data-csv]');
-    t.same(await links.evaluateAll((els) => els.map((e) => e.getAttribute('data-csv'))), ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries'], `${window}: a download per statistic`);
-    for (const stat of ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries']) {
+    const stats = ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries', 'sources'];
+    t.same(await links.evaluateAll((els) => els.map((e) => e.getAttribute('data-csv'))), stats, `${window}: a download per statistic`);
+    for (const stat of stats) {
       const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`a[data-csv="${stat}"]`).click()]);
       const text = fs.readFileSync((await download.path())!, 'utf8');
       const json = await getJson(`/api/dashboard/analytics/stats/${stat}?chatbot_id=${chatbotId}&${window}`);

@@ -90,4 +90,21 @@ t.test('the tracker in Chromium', { skip: skipBrowser, timeout: 600_000 }, async
     t.equal(await queued(again), 0);
     await context.close();
   });
+
+  t.test('a visit arriving from a search result: the page URL and referrer give its source, the browser its device', async (t) => {
+    const bot = newChatbot();
+    const context = await h.browser.newContext({ userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1' });
+    const page = await context.newPage();
+    await page.goto(`${h.pageUrl(bot)}&utm_medium=cpc&utm_campaign=spring`, { referer: 'https://www.google.com/' });
+    await loaded(page);
+    await page.evaluate(() => (globalThis as unknown as PageGlobals).chatlytics.track('visitor'));
+    await track(page, 1);
+    await h.waitStored(bot, 2);
+    const rows = await h.sql<Record<string, string>>(`SELECT event, source, utm_medium, utm_campaign, device FROM events WHERE chatbot_id = '${bot}' ORDER BY event DESC`);
+    t.same(rows, [
+      { event: 'visitor', source: 'google.com', utm_medium: 'cpc', utm_campaign: 'spring', device: 'mobile' },
+      { event: 'message_sent', source: '', utm_medium: '', utm_campaign: '', device: 'mobile' },
+    ]);
+    await context.close();
+  });
 });

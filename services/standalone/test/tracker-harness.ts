@@ -81,6 +81,8 @@ export interface Harness {
   pageUrl(chatbotId: string, attrs?: Record<string, string>): string;
   /** Rows stored for the chatbot: how many, and how many distinct event_ids. */
   stored(chatbotId: string): Promise<{ rows: number; ids: number }>;
+  /** A read of ClickHouse through the SQL interface, as JSONEachRow rows. */
+  sql<T>(query: string): Promise<T[]>;
   /** Polls until `ids` distinct events are stored (or the time is up), then returns the counts. */
   waitStored(chatbotId: string, ids: number, timeoutMs?: number): Promise<{ rows: number; ids: number }>;
   close(): Promise<void>;
@@ -122,8 +124,12 @@ export async function startHarness(): Promise<Harness> {
     const row = JSON.parse(await res.text()) as { rows: string | number; ids: string | number };
     return { rows: Number(row.rows), ids: Number(row.ids) };
   }
+  async function sql<T>(query: string): Promise<T[]> {
+    const res = await fetch(`${appUrl}/clickhouse/?query=${encodeURIComponent(`${query} FORMAT JSONEachRow`)}`, { headers: { 'x-clickhouse-key': SQL_KEY } });
+    return (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+  }
   return {
-    app, appUrl, gateway, browser, stored,
+    app, appUrl, gateway, browser, stored, sql,
     pageUrl: (chatbotId, attrs = {}) => `${shopUrl}/?${new URLSearchParams({ 'chatbot-id': chatbotId, ...attrs })}`,
     async waitStored(chatbotId, ids, timeoutMs = 60_000) {
       const end = Date.now() + timeoutMs;

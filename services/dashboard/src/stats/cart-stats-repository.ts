@@ -1,3 +1,4 @@
+import type { SegmentFilter } from './segment.js';
 import { EUR_RATES } from '@chatlytics/events';
 import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { statsQueryParams } from './event-stats-repository.js';
@@ -65,8 +66,8 @@ export function tokenBatches(tokens: readonly string[], maxBytes = TOKEN_BATCH_B
 export function createCartStatsRepository(clickhouse: ClickHouseEngine, opts: { tokenBatchBytes?: number } = {}) {
   return {
     /** The two halves of V: who chatted in W, and the rest. */
-    async cart(chatbotId: string, w: StatsWindow): Promise<{ chatted: CartHalf; notChatted: CartHalf }> {
-      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_cart'), { ...statsQueryParams(chatbotId, w), ...EUR_PARAMS });
+    async cart(chatbotId: string, w: StatsWindow, segment?: SegmentFilter): Promise<{ chatted: CartHalf; notChatted: CartHalf }> {
+      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('stats_cart'), { ...statsQueryParams(chatbotId, w, segment), ...EUR_PARAMS });
       const half = (chatted: boolean): CartHalf => {
         const row = rows.find((r) => (toInt(r.chatted) === 1) === chatted);
         return row ? Object.fromEntries(CART_FIELDS.map((k) => [k, toInt(row[k])])) as unknown as CartHalf : { ...EMPTY_CART_HALF };

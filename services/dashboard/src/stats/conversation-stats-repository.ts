@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, isNotNull, lte, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, isNotNull, lte, ne, sql, type SQL } from 'drizzle-orm';
 import { chatbots, conversationAnalyses, conversations, messages, type Database } from '@chatlytics/postgres';
 import type { AnalysedConversation } from './insights-report.js';
 import type { TopicConversation, TopicDimension } from './topics-report.js';
@@ -22,7 +22,8 @@ export interface OverviewTotals {
 export interface ConversationStatsRepository {
   /** The chatbot when it belongs to the account, else null (the caller answers 404). */
   chatbotOfAccount(accountId: string, chatbotId: string): Promise<StatsChatbot | null>;
-  overview(chatbotId: string, window: StatsWindow): Promise<OverviewTotals>;
+  /** `visitorTokens`: only the conversations of these visitors (a segment filter); all when absent. */
+  overview(chatbotId: string, window: StatsWindow, visitorTokens?: readonly string[]): Promise<OverviewTotals>;
   /** The insights report's conversations: analysed, started in the window, most recent first. */
   analysedConversations(chatbotId: string, window: StatsWindow, limit: number): Promise<AnalysedConversation[]>;
   /** Revenue by topic's C: analysed, started in the window, with a visitor token (no limit), oldest first, with each dimension's items. */
@@ -61,8 +62,13 @@ export function createConversationStatsRepository(db: Database): ConversationSta
       return row ? { id: row.id, abTestEnabled: row.settings?.abTestEnabled === true } : null;
     },
 
-    async overview(chatbotId, w) {
+    async overview(chatbotId, w, visitorTokens) {
+      if (visitorTokens?.length === 0) return { total_conversations: 0, total_ai_messages: 0, capped_duration_ms: 0 };
       const inWindow = and(gte(messages.createdAt, w.from), lte(messages.createdAt, w.to));
+      const ofChatbot: SQL = visitorTokens
+        // One array parameter, however many tokens (a list would hit the 65,535 parameters of a statement).
+        ? and(eq(conversations.chatbotId, chatbotId), sql`${conversations.visitorToken} = any(${sql.param([...visitorTokens])}::text[])`)!
+        : eq(conversations.chatbotId, chatbotId);
       const spans = db
         .select({
           conversationId: messages.conversationId,
@@ -70,7 +76,7 @@ export function createConversationStatsRepository(db: Database): ConversationSta
         })
         .from(messages)
         .innerJoin(conversations, eq(conversations.id, messages.conversationId))
-        .where(eq(conversations.chatbotId, chatbotId))
+        .where(ofChatbot)
         .groupBy(messages.conversationId)
         .having(sql`bool_or(${messages.createdAt} between ${ts(w.from)} and ${ts(w.to)})`)
         .as('spans');
@@ -84,7 +90,7 @@ export function createConversationStatsRepository(db: Database): ConversationSta
         .select({ count: sql<string>`count(*)` })
         .from(messages)
         .innerJoin(conversations, eq(conversations.id, messages.conversationId))
-        .where(and(eq(conversations.chatbotId, chatbotId), eq(messages.role, 'assistant'), inWindow));
+        .where(and(ofChatbot, eq(messages.role, 'assistant'), inWindow));
       return {
         total_conversations: Number(totals?.conversations ?? 0),
         total_ai_messages: Number(ai?.count ?? 0),

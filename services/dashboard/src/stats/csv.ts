@@ -63,14 +63,20 @@ const safeName = (s: string) => s.trim().replace(/[^A-Za-z0-9._-]+/g, '_').slice
  * otherwise encode the text as a JSON string.
  */
 export async function csvExport(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-  const query = req.query as { format?: string; chatbot_id?: string; timeframe?: string | number; from?: string; to?: string; compare?: string; dimension?: string };
+  const query = req.query as {
+    format?: string; chatbot_id?: string; timeframe?: string | number; from?: string; to?: string; compare?: string;
+    by?: string; dimension?: string; source?: string; utm_campaign?: string; device?: string;
+  };
   if (query?.format !== 'csv' || reply.statusCode !== 200) return payload;
   const stat = (req.routeOptions.url ?? 'stats').split('/').pop()!;
   // A range names its days (`2026-01-01_2026-01-31`), a day count its number.
   const frame = query.from !== undefined ? `${query.from}_${query.to}` : query.timeframe ?? '';
   // With the previous period the file holds both windows: its name says so, and differs from the plain one's.
-  // Revenue by topic names its dimension: each dimension's file has a name of its own.
-  const filename = ['chatlytics', stat, query.dimension ?? '', query.chatbot_id, frame, query.compare === 'previous' ? 'compare-previous' : ''].map((p) => safeName(String(p ?? ''))).filter(Boolean).join('-');
+  // Revenue by topic names its dimension, the sources their grouping, a segment filter its value:
+  // each has a file name of its own.
+  const segment = (['source', 'utm_campaign', 'device'] as const).map((k) => (query[k] ? `${k}_${query[k]}` : ''));
+  const filename = ['chatlytics', stat, query.dimension ?? '', query.chatbot_id, frame, query.by ? `by_${query.by}` : '', ...segment, query.compare === 'previous' ? 'compare-previous' : '']
+    .map((p) => safeName(String(p ?? ''))).filter(Boolean).join('-');
   reply.type(CSV_CONTENT_TYPE);
   reply.header('content-disposition', `attachment; filename="${filename}.csv"`);
   reply.serializer((text: unknown) => text as string);

@@ -2,6 +2,7 @@ import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clic
 import { toInt } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
 import { dedupLookbackFrom } from './retry-lookback.js';
+import { NO_SEGMENT, segmentParams, type SegmentBy, type SegmentFilter } from './segment.js';
 
 /** Raw counts and sums from ClickHouse; rates and rounding are derived by the caller. */
 export interface EngagementCounts {
@@ -31,17 +32,23 @@ export interface InsightsEventCounts { total_click_throughs: number; likes: numb
 /** One UTC day of the series; revenue unrounded (EUR). */
 export interface DayTotals { day: string; visitors: number; conversations: number; purchases: number; revenue: number }
 export interface MinuteCount { minute: string; events: number }
+/** One value of a segment attribute (stats_sources.sql); revenue unrounded (EUR). */
+export interface SourceRow { value: string; visitors: number; chatted: number; purchasers: number; chatted_purchasers: number; revenue: number }
 
 export interface EventStatsRepository {
-  engagement(chatbotId: string, window: StatsWindow): Promise<EngagementCounts>;
-  popupMetrics(chatbotId: string, window: StatsWindow): Promise<{ rows: PopupRow[]; conversations: PopupConversations }>;
+  engagement(chatbotId: string, window: StatsWindow, segment?: SegmentFilter): Promise<EngagementCounts>;
+  popupMetrics(chatbotId: string, window: StatsWindow, segment?: SegmentFilter): Promise<{ rows: PopupRow[]; conversations: PopupConversations }>;
   /** The purchase funnel and its A/B block, from one query (stats_purchases.sql). */
-  purchases(chatbotId: string, window: StatsWindow): Promise<PurchaseTotals & { ab: AbTotals }>;
+  purchases(chatbotId: string, window: StatsWindow, segment?: SegmentFilter): Promise<PurchaseTotals & { ab: AbTotals }>;
   /** The purchase funnel alone, for a chatbot without A/B test: from its rows, a cheaper query (stats_purchases_funnel.sql). */
-  purchaseFunnel(chatbotId: string, window: StatsWindow): Promise<PurchaseTotals>;
+  purchaseFunnel(chatbotId: string, window: StatsWindow, segment?: SegmentFilter): Promise<PurchaseTotals>;
   insightsEvents(chatbotId: string, window: StatsWindow): Promise<InsightsEventCounts>;
   /** The days that have rows only, oldest first (stats_timeseries.sql). */
-  timeseries(chatbotId: string, window: StatsWindow): Promise<DayTotals[]>;
+  timeseries(chatbotId: string, window: StatsWindow, segment?: SegmentFilter): Promise<DayTotals[]>;
+  /** One row per value of the attribute `by` among V's segments, unsorted (stats_sources.sql). */
+  sources(chatbotId: string, window: StatsWindow, by: SegmentBy, segment?: SegmentFilter): Promise<SourceRow[]>;
+  /** The tokens of V in the segment (stats_segment_tokens.sql): a filtered overview's visitors. */
+  segmentTokens(chatbotId: string, window: StatsWindow, segment: SegmentFilter): Promise<string[]>;
   /** The minutes that have events only, oldest first ('YYYY-MM-DD HH:MM:SS', UTC). */
   eventsPerMinute(chatbotId: string, window: StatsWindow): Promise<MinuteCount[]>;
   /** Events per chatbot in the window (no retry lookup: an activity indicator); absent chatbots had none. */
@@ -65,11 +72,17 @@ export function wholeHours(w: StatsWindow): { hoursFrom: Date; hoursTo: Date } {
   return { hoursFrom: new Date(hoursFrom), hoursTo: new Date(Math.max(hoursFrom, hoursTo)) };
 }
 
-/** The bound parameters every windowed statistic's query file takes. */
-export function statsQueryParams(chatbotId: string, w: StatsWindow) {
-  const { hoursFrom, hoursTo } = wholeHours(w);
+/**
+ * The bound parameters every windowed statistic's query file takes (the segment's:
+ * shared/segment_tokens.sql). The hourly aggregates hold every token, so a statistic filtered by
+ * a segment reads the whole window row by row: its whole hours are then empty.
+ */
+export function statsQueryParams(chatbotId: string, w: StatsWindow, segment: SegmentFilter = NO_SEGMENT) {
+  const segmentBound = segmentParams(segment);
+  const { hoursFrom, hoursTo } = segmentBound.segment_filtered ? { hoursFrom: w.from, hoursTo: w.from } : wholeHours(w);
   return {
     chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)),
+    ...segmentBound,
     // Whole seconds: the aggregates' hours are DateTime.
     hours_from: clickhouseTime(hoursFrom).slice(0, 19), hours_to: clickhouseTime(hoursTo).slice(0, 19),
   };
@@ -89,19 +102,19 @@ const funnelOf = (row: Record<string, unknown> | undefined): PurchaseTotals => n
  * Works on both engines (embedded chdb, server client).
  */
 export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventStatsRepository {
-  const read = (file: string, chatbotId: string, w: StatsWindow) =>
-    clickhouse.query<Record<string, unknown>>(sqlFile(file), statsQueryParams(chatbotId, w));
-  const one = async (file: string, chatbotId: string, w: StatsWindow) => (await read(file, chatbotId, w))[0];
+  const read = (file: string, chatbotId: string, w: StatsWindow, segment?: SegmentFilter, extra: Record<string, string> = {}) =>
+    clickhouse.query<Record<string, unknown>>(sqlFile(file), { ...statsQueryParams(chatbotId, w, segment), ...extra });
+  const one = async (file: string, chatbotId: string, w: StatsWindow, segment?: SegmentFilter) => (await read(file, chatbotId, w, segment))[0];
 
   return {
-    async engagement(chatbotId, w) {
-      return numbersOf(await one('stats_engagement', chatbotId, w),
+    async engagement(chatbotId, w, segment) {
+      return numbersOf(await one('stats_engagement', chatbotId, w, segment),
         ['total_users', 'total_users_approached', 'total_users_opened', 'total_users_chatted'] as const);
     },
 
-    async popupMetrics(chatbotId, w) {
+    async popupMetrics(chatbotId, w, segment) {
       // One query for both blocks (stats_popup_metrics.sql): popup rows, then conversation rows.
-      const all = await read('stats_popup_metrics', chatbotId, w);
+      const all = await read('stats_popup_metrics', chatbotId, w, segment);
       const isConversation = (r: Record<string, unknown>) => toInt(r.is_conversation) === 1;
       const conversations = { total: 0, from_popup: 0, from_chat_button: 0 };
       for (const r of all.filter(isConversation)) {
@@ -120,8 +133,8 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
       };
     },
 
-    async purchases(chatbotId, w) {
-      const row = await one('stats_purchases', chatbotId, w);
+    async purchases(chatbotId, w, segment) {
+      const row = await one('stats_purchases', chatbotId, w, segment);
       const totals = funnelOf(row);
       const ab = numbersOf(row, [
         'control_visitors', 'control_orders', 'control_purchasers', 'control_revenue',
@@ -133,17 +146,29 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
       return { ...totals, ab: { control: group('control'), test: group('test') } };
     },
 
-    async purchaseFunnel(chatbotId, w) {
-      return funnelOf(await one('stats_purchases', chatbotId, w));
+    async purchaseFunnel(chatbotId, w, segment) {
+      return funnelOf(await one('stats_purchases', chatbotId, w, segment));
     },
 
     async insightsEvents(chatbotId, w) {
       return numbersOf(await one('stats_insights_events', chatbotId, w), ['total_click_throughs', 'likes', 'dislikes'] as const);
     },
 
-    async timeseries(chatbotId, w) {
-      const rows = await read('stats_timeseries', chatbotId, w);
+    async timeseries(chatbotId, w, segment) {
+      const rows = await read('stats_timeseries', chatbotId, w, segment);
       return rows.map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) }));
+    },
+
+    async sources(chatbotId, w, by, segment) {
+      const rows = await read('stats_sources', chatbotId, w, segment, { by });
+      return rows.map((r) => ({
+        value: String(r.value),
+        ...numbersOf(r, ['visitors', 'chatted', 'purchasers', 'chatted_purchasers', 'revenue'] as const),
+      }));
+    },
+
+    async segmentTokens(chatbotId, w, segment) {
+      return (await read('stats_segment_tokens', chatbotId, w, segment)).map((r) => String(r.token));
     },
 
     async eventsByChatbot(chatbotIds, w) {

@@ -8,6 +8,7 @@ import { buildAnalysisReport, compareBytes, conversationLink } from './insights-
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from './ab-significance.js';
 import { percent, ratio, round2 } from './numbers.js';
 import type { StatsWindow } from './timeframe.js';
+import { boundSourceRows, isFiltered, NO_SEGMENT, type SegmentBy, type SegmentFilter } from './segment.js';
 
 export interface StatsRepositoryDeps {
   clickhouse: ClickHouseEngine;
@@ -131,8 +132,10 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
     chatbotOfAccount: (accountId: string, chatbotId: string): Promise<StatsChatbot | null> =>
       convos.chatbotOfAccount(accountId, chatbotId),
 
-    async overview(chatbotId: string, w: StatsWindow) {
-      const t = await convos.overview(chatbotId, w);
+    /** With a segment filter: the conversations of the segment's visitor tokens only (their visitor_token). */
+    async overview(chatbotId: string, w: StatsWindow, segment: SegmentFilter = NO_SEGMENT) {
+      const tokens = isFiltered(segment) ? await events.segmentTokens(chatbotId, w, segment) : undefined;
+      const t = await convos.overview(chatbotId, w, tokens);
       return {
         total_conversations: t.total_conversations,
         total_ai_messages: t.total_ai_messages,
@@ -140,8 +143,8 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
       };
     },
 
-    async engagement(chatbotId: string, w: StatsWindow) {
-      const c = await events.engagement(chatbotId, w);
+    async engagement(chatbotId: string, w: StatsWindow, segment?: SegmentFilter) {
+      const c = await events.engagement(chatbotId, w, segment);
       return {
         ...c,
         approached_ratio: percent(c.total_users_approached, c.total_users),
@@ -150,18 +153,18 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
       };
     },
 
-    async popupMetrics(chatbotId: string, w: StatsWindow) {
-      const { rows, conversations } = await events.popupMetrics(chatbotId, w);
+    async popupMetrics(chatbotId: string, w: StatsWindow, segment?: SegmentFilter) {
+      const { rows, conversations } = await events.popupMetrics(chatbotId, w, segment);
       return {
         metrics: boundPopupRows(rows).map((r) => ({ ...r, open_rate: percent(r.popup_opened_count, r.popup_displayed_count) })),
         conversations: { ...conversations, popup_ratio: percent(conversations.from_popup, conversations.total) },
       };
     },
 
-    async purchases(chatbot: StatsChatbot, w: StatsWindow) {
+    async purchases(chatbot: StatsChatbot, w: StatsWindow, segment?: SegmentFilter) {
       // A chatbot without A/B test shows no A/B block: its funnel alone is a cheaper query.
-      if (!chatbot.abTestEnabled) return funnelBody(await events.purchaseFunnel(chatbot.id, w));
-      const t = await events.purchases(chatbot.id, w);
+      if (!chatbot.abTestEnabled) return funnelBody(await events.purchaseFunnel(chatbot.id, w, segment));
+      const t = await events.purchases(chatbot.id, w, segment);
       const body = funnelBody(t);
       const { ab } = t;
       const srm = sampleRatioMismatch(ab.control.visitors, ab.test.visitors);
@@ -181,8 +184,8 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
     },
 
     /** One row per UTC day of the window, oldest first, days without events as zeros. */
-    async timeseries(chatbotId: string, w: StatsWindow) {
-      const byDay = new Map((await events.timeseries(chatbotId, w)).map((r) => [r.day, r]));
+    async timeseries(chatbotId: string, w: StatsWindow, segment?: SegmentFilter) {
+      const byDay = new Map((await events.timeseries(chatbotId, w, segment)).map((r) => [r.day, r]));
       return {
         days: utcDays(w).map((day) => {
           const r = byDay.get(day);
@@ -192,8 +195,8 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
     },
 
     /** V in two halves from ClickHouse; the whole is their sum (every token of V is in exactly one). */
-    async cart(chatbotId: string, w: StatsWindow) {
-      const { chatted, notChatted } = await carts.cart(chatbotId, w);
+    async cart(chatbotId: string, w: StatsWindow, segment?: SegmentFilter) {
+      const { chatted, notChatted } = await carts.cart(chatbotId, w, segment);
       const sum = Object.fromEntries(Object.keys(chatted).map((k) => [k, chatted[k as keyof CartHalf] + notChatted[k as keyof CartHalf]])) as unknown as CartHalf;
       return {
         total_users: sum.users,
@@ -205,6 +208,11 @@ export function createStatsRepository(deps: StatsRepositoryDeps) {
 
     topicsOf,
     topics: async (chatbotId: string, w: StatsWindow, dimension: TopicDimension) => (await topicsOf(chatbotId, w, [dimension]))[0]!,
+
+    /** V grouped by one segment attribute: the 50 values with the most visitors, then `other`. */
+    async sources(chatbotId: string, w: StatsWindow, by: SegmentBy, segment?: SegmentFilter) {
+      return { by, ...boundSourceRows(await events.sources(chatbotId, w, by, segment)) };
+    },
 
     eventsByChatbot: (chatbotIds: string[], w: StatsWindow) => events.eventsByChatbot(chatbotIds, w),
 

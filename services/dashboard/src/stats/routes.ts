@@ -7,8 +7,9 @@ import type { StatsFrame } from './date-range.js';
 import { strictQueryValidatorCompiler } from './query-validation.js';
 import {
   EngagementResponse, InsightsQuery, InsightsResponse, LiveEventsResponse, OverviewResponse, PopupMetricsResponse, PurchasesResponse,
-  StatsQuery, TimeseriesResponse, withPrevious,
+  SourcesQuery, SourcesResponse, StatsQuery, TimeseriesResponse, WindowedQuery, withPrevious,
 } from './schemas.js';
+import { segmentOf, type SegmentFilter } from './segment.js';
 import type { Period, StatsService } from './service.js';
 import { SetAsideResponse } from './set-aside.js';
 import { CartResponse, TopicsQuery, TopicsResponse } from './cart-topics-schemas.js';
@@ -22,7 +23,7 @@ export interface StatsRoutesOptions {
 export const LIVE_WINDOW_MINUTES = 30;
 
 /**
- * GET /analytics/stats/{overview,engagement,popup-metrics,purchases,timeseries,cart,topics,live-events,conversation-insights}
+ * GET /analytics/stats/{overview,engagement,popup-metrics,purchases,timeseries,cart,topics,sources,live-events,conversation-insights}
  * (see the statistics definitions in services/dashboard/README.md). Register under the dashboard's /api/dashboard prefix, inside
  * dashboardApp: its auth hook (route config `auth: 'credential'`), validator and error
  * handler give the 401 / 404 / 422 / 500 answers. Bodies are bare objects (no success wrapper).
@@ -49,26 +50,33 @@ export const statsRoutes: FastifyPluginAsyncTypebox<StatsRoutesOptions> = async 
   const account = (req: Parameters<typeof principalOf>[0]) => principalOf(req).accountId;
   const frame = (q: { timeframe?: number; from?: string; to?: string }) => stats.frameOf(q);
 
-  /** A day-count statistic over the window of `timeframe` or `from`/`to`; with `compare=previous` over the period before it too. */
-  const answer = <T extends object>(q: Static<typeof StatsQuery>, one: (f: StatsFrame, at?: Date, period?: Period) => Promise<T>) => {
+  /**
+   * A day-count statistic over the window of `timeframe` or `from`/`to`, for the segment its
+   * filters name; with `compare=previous` over the period before it too (the same segment).
+   */
+  const answer = <T extends object>(q: Static<typeof WindowedQuery>, one: (f: StatsFrame, at: Date | undefined, period: Period | undefined, segment: SegmentFilter) => Promise<T>) => {
     const f = frame(q);
-    return q.compare === 'previous' ? stats.withPrevious(f, (at, period) => one(f, at, period)) : one(f);
+    const segment = segmentOf(q);
+    return q.compare === 'previous' ? stats.withPrevious(f, (at, period) => one(f, at, period, segment)) : one(f, undefined, undefined, segment);
   };
 
-  app.get('/analytics/stats/overview', route('Conversations, AI messages and saved hours (PostgreSQL)', withPrevious(OverviewResponse), StatsQuery), async (req) =>
-    answer(req.query, (f, at, period) => stats.overview(account(req), req.query.chatbot_id, f, at, period)));
+  app.get('/analytics/stats/overview', route('Conversations, AI messages and saved hours (PostgreSQL)', withPrevious(OverviewResponse), WindowedQuery), async (req) =>
+    answer(req.query, (f, at, period, segment) => stats.overview(account(req), req.query.chatbot_id, f, at, period, segment)));
 
-  app.get('/analytics/stats/engagement', route('Visitor funnel: approached, opened, chatted', withPrevious(EngagementResponse), StatsQuery), async (req) =>
-    answer(req.query, (f, at, period) => stats.engagement(account(req), req.query.chatbot_id, f, at, period)));
+  app.get('/analytics/stats/engagement', route('Visitor funnel: approached, opened, chatted', withPrevious(EngagementResponse), WindowedQuery), async (req) =>
+    answer(req.query, (f, at, period, segment) => stats.engagement(account(req), req.query.chatbot_id, f, at, period, segment)));
 
-  app.get('/analytics/stats/popup-metrics', route('Popup displays and opens per version; conversation starts', withPrevious(PopupMetricsResponse), StatsQuery), async (req) =>
-    answer(req.query, (f, at, period) => stats.popupMetrics(account(req), req.query.chatbot_id, f, at, period)));
+  app.get('/analytics/stats/popup-metrics', route('Popup displays and opens per version; conversation starts', withPrevious(PopupMetricsResponse), WindowedQuery), async (req) =>
+    answer(req.query, (f, at, period, segment) => stats.popupMetrics(account(req), req.query.chatbot_id, f, at, period, segment)));
 
-  app.get('/analytics/stats/purchases', route('Purchases, revenue and conversion with and without chat; A/B test', withPrevious(PurchasesResponse), StatsQuery), async (req) =>
-    answer(req.query, (f, at, period) => stats.purchases(account(req), req.query.chatbot_id, f, at, period)));
+  app.get('/analytics/stats/purchases', route('Purchases, revenue and conversion with and without chat; A/B test', withPrevious(PurchasesResponse), WindowedQuery), async (req) =>
+    answer(req.query, (f, at, period, segment) => stats.purchases(account(req), req.query.chatbot_id, f, at, period, segment)));
 
-  app.get('/analytics/stats/timeseries', route('Daily visitors, conversations, purchases and revenue (UTC days)', withPrevious(TimeseriesResponse), StatsQuery), async (req) =>
-    answer(req.query, (f, at, period) => stats.timeseries(account(req), req.query.chatbot_id, f, at, period)));
+  app.get('/analytics/stats/timeseries', route('Daily visitors, conversations, purchases and revenue (UTC days)', withPrevious(TimeseriesResponse), WindowedQuery), async (req) =>
+    answer(req.query, (f, at, period, segment) => stats.timeseries(account(req), req.query.chatbot_id, f, at, period, segment)));
+
+  app.get('/analytics/stats/sources', route('Visitors, chats, purchases and revenue per traffic source, campaign or device', withPrevious(SourcesResponse), SourcesQuery), async (req) =>
+    answer(req.query, (f, at, period, segment) => stats.sources(account(req), req.query.chatbot_id, req.query.by ?? 'source', f, at, period, segment)));
 
   app.get('/analytics/stats/cart', route('Cart funnel: added to cart, went to cart, bought; abandoned carts and their value; chatted or not', withPrevious(CartResponse), StatsQuery), async (req) =>
     answer(req.query, (f, at, period) => stats.cart(account(req), req.query.chatbot_id, f, at, period)));

@@ -23,6 +23,24 @@ export const StatsQuery = Type.Object({
   format: StatsFormat,
 });
 
+/** A segment filter's value: exact match on the stored text (packages/events segment.ts bounds it to 255 characters). */
+const SegmentValue = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 255, description }));
+
+/** The windowed statistics' query: StatsQuery plus the segment filters (services/dashboard/README.md, "Segments"). */
+export const WindowedQuery = Type.Object({
+  ...StatsQuery.properties,
+  source: SegmentValue('Only visitors whose segment has this source (utm_source, referrer host or `direct`), exact match'),
+  utm_campaign: SegmentValue('Only visitors whose segment has this utm_campaign, exact match'),
+  device: SegmentValue('Only visitors whose segment has this device (`desktop`, `mobile`, `tablet`), exact match'),
+});
+
+export const SourcesQuery = Type.Object({
+  ...WindowedQuery.properties,
+  by: Type.Optional(Type.Union([Type.Literal('source'), Type.Literal('utm_campaign'), Type.Literal('device')], {
+    description: 'The segment attribute to group visitors by; default `source`',
+  })),
+});
+
 /** `Ab` → `[aA][bB]`: JSON Schema patterns have no case-insensitive flag. */
 const anyCase = (word: string) => [...word].map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c)).join('');
 const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
@@ -154,6 +172,24 @@ export const TimeseriesResponse = Type.Object({
     purchases: Type.Integer({ minimum: 0, description: 'Counted purchases (as in purchases) by the day of their first copy' }),
     revenue: Type.Number({ description: 'EUR, 2 decimals' }),
   }), { description: 'Every UTC day of the window, oldest first; days without events are zeros' }),
+});
+
+const SourceFigures = {
+  visitors: Count,
+  chatted: Count,
+  purchasers: Count,
+  revenue: Money,
+  conversion_rate_with_chat: Rate,
+  conversion_rate_without_chat: Rate,
+};
+
+export const SourcesResponse = Type.Object({
+  ...Window,
+  by: Type.String({ description: '`source`, `utm_campaign` or `device`' }),
+  rows: Type.Array(Type.Object({ value: Type.String({ description: "the attribute's value ('' for visits stored before segments existed)" }), ...SourceFigures }), {
+    maxItems: 50, description: 'the 50 values with the most visitors (ties: value in byte order), most first',
+  }),
+  other: Type.Object({ values: Count, ...SourceFigures }, { description: 'the rest summed (`values`: how many values; all 0 when none)' }),
 });
 
 /**

@@ -7,6 +7,7 @@ import { checkDateRange, RANGE_MESSAGES, type StatsFrame } from './date-range.js
 import { EARLIEST_PREVIOUS, frameWindow, previousWindow } from './previous-window.js';
 import { createStatsRepository } from './repository.js';
 import { createSetAsideRepository } from './set-aside.js';
+import { NO_SEGMENT, segmentKey, type SegmentBy, type SegmentFilter } from './segment.js';
 import { parseInsightsTimeframe, utcDate, type StatsWindow } from './timeframe.js';
 import { TOPIC_DIMENSIONS, type TopicDimension } from './topics-report.js';
 
@@ -80,9 +81,11 @@ export function createStatsService(opts: StatsServiceOptions) {
   const daysStat = async <T extends object>(
     accountId: string, chatbotId: string, frame: StatsFrame, at: Date | undefined, period: Period, stat: string,
     load: (chatbot: StatsChatbot, w: StatsWindow) => Promise<T>, keyExtra: (c: StatsChatbot) => string = () => '',
+    segment: SegmentFilter = NO_SEGMENT,
   ) => {
     const chatbot = await ownChatbot(accountId, chatbotId);
-    const frameKey = typeof frame === 'number' ? String(frame) : `${frame.from}..${frame.to}`;
+    // A filtered answer is another answer: the segment is part of the key (after the frame, so an unfiltered key is unchanged).
+    const frameKey = (typeof frame === 'number' ? String(frame) : `${frame.from}..${frame.to}`) + segmentKey(segment);
     // The previous period goes through the same cache, under a key of its own.
     const periodKey = period === 'previous' ? 'previous:' : '';
     return cached(accountId, stat, chatbotId, `${periodKey}${frameKey}${keyExtra(chatbot)}`, async () => {
@@ -109,23 +112,26 @@ export function createStatsService(opts: StatsServiceOptions) {
     ownChatbot,
     frameOf,
     withPrevious,
-    overview: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
-      daysStat(accountId, chatbotId, frame, at, period, 'overview', (c, w) => repo.overview(c.id, w)),
-    engagement: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
-      daysStat(accountId, chatbotId, frame, at, period, 'engagement', (c, w) => repo.engagement(c.id, w)),
-    popupMetrics: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
-      daysStat(accountId, chatbotId, frame, at, period, 'popup-metrics', (c, w) => repo.popupMetrics(c.id, w)),
-    timeseries: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
-      daysStat(accountId, chatbotId, frame, at, period, 'timeseries', (c, w) => repo.timeseries(c.id, w)),
+    // `segment`: the optional filters source / utm_campaign / device (segment.ts).
+    overview: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current', segment?: SegmentFilter) =>
+      daysStat(accountId, chatbotId, frame, at, period, 'overview', (c, w) => repo.overview(c.id, w, segment), undefined, segment),
+    engagement: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current', segment?: SegmentFilter) =>
+      daysStat(accountId, chatbotId, frame, at, period, 'engagement', (c, w) => repo.engagement(c.id, w, segment), undefined, segment),
+    popupMetrics: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current', segment?: SegmentFilter) =>
+      daysStat(accountId, chatbotId, frame, at, period, 'popup-metrics', (c, w) => repo.popupMetrics(c.id, w, segment), undefined, segment),
+    timeseries: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current', segment?: SegmentFilter) =>
+      daysStat(accountId, chatbotId, frame, at, period, 'timeseries', (c, w) => repo.timeseries(c.id, w, segment), undefined, segment),
     // abTestEnabled changes the body's shape: it belongs in the key.
-    purchases: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
-      daysStat(accountId, chatbotId, frame, at, period, 'purchases', (c, w) => repo.purchases(c, w), (c) => `/${c.abTestEnabled}`),
+    purchases: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current', segment?: SegmentFilter) =>
+      daysStat(accountId, chatbotId, frame, at, period, 'purchases', (c, w) => repo.purchases(c, w, segment), (c) => `/${c.abTestEnabled}`, segment),
     /** Cart funnel and abandoned carts over V, in total and per half (chatted or not). */
-    cart: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current') =>
-      daysStat(accountId, chatbotId, frame, at, period, 'cart', (c, w) => repo.cart(c.id, w)),
+    cart: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date, period: Period = 'current', segment?: SegmentFilter) =>
+      daysStat(accountId, chatbotId, frame, at, period, 'cart', (c, w) => repo.cart(c.id, w, segment), undefined, segment),
     /** Revenue by topic: the dimension is part of the statistic's name, so of its cache key. */
     topics: (accountId: string, chatbotId: string, dimension: TopicDimension, frame: StatsFrame, at?: Date, period: Period = 'current') =>
       daysStat(accountId, chatbotId, frame, at, period, `topics/${dimension}`, (c, w) => repo.topics(c.id, w, dimension)),
+    sources: (accountId: string, chatbotId: string, by: SegmentBy, frame: StatsFrame, at?: Date, period: Period = 'current', segment?: SegmentFilter) =>
+      daysStat(accountId, chatbotId, frame, at, period, `sources/${by}`, (c, w) => repo.sources(c.id, w, by, segment), undefined, segment),
     /** Purchases accepted but set aside (implausible, unverified) in the window: the app's note under revenue. */
     setAsidePurchases: (accountId: string, chatbotId: string, frame: StatsFrame, at?: Date) =>
       daysStat(accountId, chatbotId, frame, at, 'current', 'set-aside-purchases', (c, w) => setAside.setAsidePurchases(c.id, w)),

@@ -6,6 +6,7 @@ import type { StatsService } from '../stats/service.js';
 import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';
 import { jsonBlock } from './layout.js';
 import { changeBadge, compareLine } from './compare-view.js';
+import { keptFields, keptSuffix } from './segment-view.js';
 import { barChart, intervalChart } from './svg-charts.js';
 import { setAsideNote } from './tracking-settings-views.js';
 
@@ -29,6 +30,10 @@ export interface AnalyticsPage {
   downloads: RawHtml;
   /** `null`: the comparison is off. */
   previous: AnalyticsData | null;
+  /** The filter and grouping every link of the page keeps (segment-view.ts). */
+  kept?: [string, string][];
+  /** The sources table (segment-view.ts), after the overview. */
+  sources?: RawHtml;
 }
 
 export const TIMEFRAME_CHOICES = [1, 7, 30, 90];
@@ -44,9 +49,9 @@ export function stat(label: string, key: string, value: number | string, shown: 
 }
 
 /** The timeframe picker: four common windows as links, any 1–365 days in the form. */
-export function timeframeForm(action: string, days: number | null, error: string | null, compareOff = false): RawHtml {
-  const off = compareOff ? '&compare=none' : '';
-  return html`<form class="timeframe" method="get" action="${action}">${compareOff ? COMPARE_OFF_FIELD : ''}
+export function timeframeForm(action: string, days: number | null, error: string | null, compareOff = false, kept: [string, string][] = []): RawHtml {
+  const off = (compareOff ? '&compare=none' : '') + keptSuffix(kept);
+  return html`<form class="timeframe" method="get" action="${action}">${compareOff ? COMPARE_OFF_FIELD : ''}${keptFields(kept)}
 <span class="label" id="tf-quick">Timeframe</span>
 <span class="quick" role="group" aria-labelledby="tf-quick">${TIMEFRAME_CHOICES.map((d) => html`<a href="${action}?timeframe=${d}${off}"${d === days ? html` aria-current="true"` : ''}>${d === 1 ? '24 hours' : `${d} days`}</a>`)}</span>
 <label for="timeframe">Days (1–365)</label>
@@ -71,9 +76,9 @@ function dateField(name: 'from' | 'to', label: string, value: string, today: str
  * The custom range: whole UTC days `from` to `to` (the JSON API's `from`/`to`). The values come
  * back as typed when the range is refused, with each field's messages under the form.
  */
-export function rangeForm(action: string, range: DateRange, today: string, errors: FieldErrors | null, compareOff = false): RawHtml {
+export function rangeForm(action: string, range: DateRange, today: string, errors: FieldErrors | null, compareOff = false, kept: [string, string][] = []): RawHtml {
   const messages = (name: 'from' | 'to') => (errors?.[name] ?? []).join(' ');
-  return html`<form class="timeframe range" method="get" action="${action}" aria-labelledby="range-label">${compareOff ? COMPARE_OFF_FIELD : ''}
+  return html`<form class="timeframe range" method="get" action="${action}" aria-labelledby="range-label">${compareOff ? COMPARE_OFF_FIELD : ''}${keptFields(kept)}
 <span class="label" id="range-label">Date range (UTC)</span>
 ${dateField('from', 'From', range.from, today, errors)}
 ${dateField('to', 'To', range.to, today, errors)}
@@ -85,6 +90,7 @@ ${(['from', 'to'] as const).map((name) => (messages(name) ? html`<p class="field
 /** The statistics the page shows, in the JSON API's names, with their download labels. */
 const CSV_STATS: [string, string][] = [
   ['overview', 'Overview'], ['engagement', 'Engagement'], ['popup-metrics', 'Popups'], ['purchases', 'Purchases'], ['cart', 'Cart'], ['timeseries', 'Day by day'],
+  ['sources', 'Sources'],
 ];
 
 /**
@@ -92,10 +98,13 @@ const CSV_STATS: [string, string][] = [
  * the page's session cookie (a GET needs no origin check), so the file holds the very numbers the
  * API answers for the same window.
  */
-export function csvLinks(chatbotId: string, frame: number | DateRange): RawHtml {
-  const q = new URLSearchParams({ chatbot_id: chatbotId, ...(typeof frame === 'number' ? { timeframe: String(frame) } : { from: frame.from, to: frame.to }), format: 'csv' });
+export function csvLinks(chatbotId: string, frame: number | DateRange, kept: [string, string][] = []): RawHtml {
+  // The page's filter (and the sources table's grouping) too: a file holds what the page shows.
+  const window: [string, string][] = typeof frame === 'number' ? [['timeframe', String(frame)]] : [['from', frame.from], ['to', frame.to]];
+  // `by` is the sources table's alone (the other statistics would ignore it): a file's address says what it holds.
+  const q = (name: string) => new URLSearchParams([['chatbot_id', chatbotId], ...window, ...kept.filter(([k]) => name === 'sources' || k !== 'by'), ['format', 'csv']]);
   return html`<nav class="downloads" aria-label="Download as CSV"><span class="label">Download CSV</span>
-${CSV_STATS.map(([name, label]) => html`<a class="button secondary" href="/api/dashboard/analytics/stats/${name}?${q.toString()}" download data-csv="${name}">${label}<span class="sr-only"> as CSV</span></a>`)}</nav>`;
+${CSV_STATS.map(([name, label]) => html`<a class="button secondary" href="/api/dashboard/analytics/stats/${name}?${q(name).toString()}" download data-csv="${name}">${label}<span class="sr-only"> as CSV</span></a>`)}</nav>`;
 }
 
 /** The summed row names how many versions it holds (services/dashboard/README.md, popup-metrics). */
@@ -118,7 +127,7 @@ export function analyticsBody(d: AnalyticsData, page: AnalyticsPage): RawHtml {
   const U = (a: AnalyticsData) => a.purchases;
   const C = (a: AnalyticsData) => a.cart;
   const str = (v: string) => v;
-  return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), ${isRange ? length : `last ${length}`}${compareLine(page.action, page.frame, prev ? prev.overview : null)}</p>
+  return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), ${isRange ? length : `last ${length}`}${compareLine(page.action, page.frame, prev ? prev.overview : null, page.kept)}</p>
 ${page.downloads}
 <section aria-labelledby="h-overview"><h2 id="h-overview">Overview</h2>
 <dl class="stats">
@@ -127,6 +136,7 @@ ${figure('AI messages', 'overview.total_ai_messages', (b) => b.total_ai_messages
 ${figure('Hours saved', 'overview.saved_hours', (b) => b.saved_hours, O, str)}
 ${figure('Visitors', 'engagement.total_users', (b) => b.total_users, E, fmtInt)}
 </dl></section>
+${page.sources ?? ''}
 
 <section aria-labelledby="h-series"><h2 id="h-series">Day by day</h2>
 <div class="series" data-series="timeseries" aria-hidden="true"></div>

@@ -41,16 +41,17 @@ export function changeBadge(current: number | string, previous: number | string,
   return html`<dd class="change ${c.kind}${lowerIsBetter ? ' lower-is-better' : ''}" data-change="${c.kind}" data-percent="${c.percent ?? ''}" data-previous="${previous}"><span class="pct">${arrow}${c.text}</span>${context}</dd>`;
 }
 
-/** The query string of a window, with `compare=none` when the comparison is off. */
-export function frameQuery(frame: number | DateRange, compare: boolean): string {
+/** The query string of a window, with `compare=none` when the comparison is off, and what else the page keeps (its filter). */
+export function frameQuery(frame: number | DateRange, compare: boolean, kept: [string, string][] = []): string {
   const q = new URLSearchParams(typeof frame === 'number' ? { timeframe: String(frame) } : { from: frame.from, to: frame.to });
   if (!compare) q.set('compare', 'none');
+  for (const [k, v] of kept) q.append(k, v);
   return q.toString();
 }
 
 /** The sentence under the window's dates: what is compared, and the link that switches it. */
-export function compareLine(action: string, frame: number | DateRange, previous: { start_date: string; end_date: string; timeframe_days: number } | null): RawHtml {
-  if (!previous) return html` · <a href="${action}?${frameQuery(frame, true)}" data-compare-toggle="on">Compare with the previous period</a>`;
+export function compareLine(action: string, frame: number | DateRange, previous: { start_date: string; end_date: string; timeframe_days: number } | null, kept: [string, string][] = []): RawHtml {
+  if (!previous) return html` · <a href="${action}?${frameQuery(frame, true, kept)}" data-compare-toggle="on">Compare with the previous period</a>`;
   const days = `${previous.timeframe_days} ${previous.timeframe_days === 1 ? 'day' : 'days'}`;
-  return html` · compared with the previous ${days}, <span class="nowrap" data-previous-window>${previous.start_date} to ${previous.end_date}</span> · <a href="${action}?${frameQuery(frame, false)}" data-compare-toggle="off">Hide the comparison</a>`;
+  return html` · compared with the previous ${days}, <span class="nowrap" data-previous-window>${previous.start_date} to ${previous.end_date}</span> · <a href="${action}?${frameQuery(frame, false, kept)}" data-compare-toggle="off">Hide the comparison</a>`;
 }

@@ -12,6 +12,8 @@ import { checkDateRange, RANGE_MESSAGES, type StatsFrame } from '../stats/date-r
 import type { Period, StatsService } from '../stats/service.js';
 import { utcDate } from '../stats/timeframe.js';
 import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-view.js';
+import { segmentOf } from '../stats/segment.js';
+import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view.js';
 import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
 import type { VisitorEventRepository } from '../repositories/visitor-event-repository.js';
 import { sendAppPage, type AppView, type ChatbotChoice } from './layout.js';
@@ -28,6 +30,11 @@ const AnalyticsQuery = Type.Object({
   to: Type.Optional(Type.String({ maxLength: 50 })),
   // On unless turned off: the page compares with the previous period by default.
   compare: Type.Optional(Type.Union([Type.Literal('previous'), Type.Literal('none')])),
+  // The segment filter (empty = any) and the sources table's grouping, kept by every link of the page.
+  source: Type.Optional(Type.String({ maxLength: 255 })),
+  utm_campaign: Type.Optional(Type.String({ maxLength: 255 })),
+  device: Type.Optional(Type.String({ maxLength: 255 })),
+  by: Type.Optional(Type.Union([Type.Literal('source'), Type.Literal('utm_campaign'), Type.Literal('device')])),
 });
 const DEFAULT_DAYS = 7;
 const DEFAULT_INSIGHTS = 'week';
@@ -117,7 +124,14 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     const action = `/app/${current.id}/analytics`;
     const { frame, range, daysError, rangeErrors } = analyticsFrame(req.query, deps.clock());
     const compare = req.query.compare !== 'none';
-    const forms = html`${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError, !compare)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors, !compare)}`;
+    const segment = segmentOf({ source: req.query.source?.trim(), utm_campaign: req.query.utm_campaign?.trim(), device: req.query.device?.trim() });
+    const state = { segment, by: req.query.by ?? DEFAULT_BY };
+    const kept = keptPairs(state);
+    const windowPairs: [string, string][] = [
+      ...(frame === null || typeof frame === 'number' ? [['timeframe', String(frame ?? '')] as [string, string]] : [['from', frame.from], ['to', frame.to]] as [string, string][]),
+      ...(compare ? [] : [['compare', 'none'] as [string, string]]),
+    ];
+    const forms = html`${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError, !compare, kept)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors, !compare, kept)}${filterBar(action, windowPairs, state)}`;
     const viewFrame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
     if (frame === null) {
       return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}` }, 422);
@@ -128,18 +142,21 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     const at = deps.clock();
     const both = <T extends object>(one: (at: Date, period: Period) => Promise<T>) =>
       compare ? stats.withPrevious(frame, one, at) : one(at, 'current').then((body) => ({ ...body, previous: null }));
-    const [purchases, timeseries, cart, engagement, popup, overview, setAside] = await Promise.all([
-      both((a, p) => stats.purchases(accountId, current.id, frame, a, p)), both((a, p) => stats.timeseries(accountId, current.id, frame, a, p)),
-      both((a, p) => stats.cart(accountId, current.id, frame, a, p)),
-      both((a, p) => stats.engagement(accountId, current.id, frame, a, p)), both((a, p) => stats.popupMetrics(accountId, current.id, frame, a, p)),
-      both((a, p) => stats.overview(accountId, current.id, frame, a, p)), stats.setAsidePurchases(accountId, current.id, frame, at),
+    const [purchases, timeseries, cart, engagement, popup, sources, overview, setAside] = await Promise.all([
+      both((a, p) => stats.purchases(accountId, current.id, frame, a, p, segment)), both((a, p) => stats.timeseries(accountId, current.id, frame, a, p, segment)),
+      both((a, p) => stats.cart(accountId, current.id, frame, a, p, segment)),
+      both((a, p) => stats.engagement(accountId, current.id, frame, a, p, segment)), both((a, p) => stats.popupMetrics(accountId, current.id, frame, a, p, segment)),
+      stats.sources(accountId, current.id, state.by, frame, at, 'current', segment),
+      both((a, p) => stats.overview(accountId, current.id, frame, a, p, segment)), stats.setAsidePurchases(accountId, current.id, frame, at),
     ]);
     const previous = compare
       ? { overview: overview.previous!, engagement: engagement.previous!, popup: popup.previous!, purchases: purchases.previous!, timeseries: timeseries.previous!, cart: cart.previous! }
       : null;
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries, cart, setAside, chatbotId: current.id }, { action, frame, downloads: csvLinks(current.id, frame), previous })}`,
+      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries, cart, setAside, chatbotId: current.id }, {
+        action, frame, downloads: csvLinks(current.id, frame, kept), previous, kept, sources: sourcesSection(action, windowPairs, state, sources),
+      })}`,
     });
   });
 

@@ -43,6 +43,21 @@ const USER_AGENTS = [
   'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
 ];
 
+/**
+ * Where the demo's visits come from (the traffic source, services/ingest/README.md): a search
+ * engine, social media, campaigns tagged with utm_* parameters, and typed-in addresses. Picked by
+ * the visit's number, not the PRNG, so the rest of each day's traffic stays as it was.
+ */
+const ORIGINS = [
+  { referrer: 'https://www.google.com/', query: '' },
+  { referrer: '', query: '' },
+  { referrer: 'https://www.instagram.com/', query: '' },
+  { referrer: '', query: '?utm_source=newsletter&utm_medium=email&utm_campaign=winter-sale' },
+  { referrer: 'https://www.google.com/', query: '?utm_source=google&utm_medium=cpc&utm_campaign=brand' },
+  { referrer: 'https://www.bing.com/', query: '' },
+  { referrer: 'https://www.google.com/', query: '' },
+] as const;
+
 /** Prices are quoted in each shop's currency: `factor` turns the EUR list price into it. */
 const BOTS = [
   { key: 'outdoor', name: 'Outdoor Store Assistant', ab: true, currency: 'EUR', factor: 1, language: 'en' },
@@ -84,12 +99,15 @@ export function buildDemoFixture(opts: DemoOptions) {
         const token = `demo-${bot.key}-${date.replaceAll('-', '')}-${v}${Math.floor(rand() * 10)}`;
         const userAgent = USER_AGENTS[Math.floor(rand() * USER_AGENTS.length)];
         const start = dayStart + Math.floor(rand() * LATEST_START);
+        const origin = ORIGINS[(v + day) % ORIGINS.length];
         for (const e of visit.events) {
+          // The page view carries where the visit came from, as the tracker sends it.
+          const landing = e.event === 'visitor' ? { url: `https://${bot.key}.example.com${e.path ?? '/'}${origin.query}`, referrer: origin.referrer } : {};
           events.push({
             event: e.event, token, ab_test: bot.ab, receivedAt: iso(start + e.at),
             data: {
               chatbot_id: chatbotId, event_id: id(`event:${bot.key}:${date}:${seq++}`),
-              url: `https://${bot.key}.example.com${e.path ?? '/'}`, user_agent: userAgent, ...e.data,
+              url: `https://${bot.key}.example.com${e.path ?? '/'}`, user_agent: userAgent, ...landing, ...e.data,
             },
           });
         }

@@ -1,0 +1,19 @@
+import t from 'tap';
+import { createTrackerCore, type TrackerOptions } from '../src/index.js';
+import { FakeSite } from './fake-env.js';
+
+const OPTS: TrackerOptions = { endpoint: 'https://ingest.test/', chatbotId: 'bot-1' };
+
+t.test('a visitor event carries the page URL and document.referrer; other events do not', async (t) => {
+  const site = new FakeSite();
+  const page = () => ({ url: 'https://shop.test/p?utm_source=news', referrer: 'https://www.google.com/' });
+  const { api } = createTrackerCore(OPTS, site.env({ page }));
+  api.track('visitor');
+  api.track('visitor', { url: 'https://shop.test/given', referrer: '' });
+  api.track('bot_open');
+  await api.flush();
+  const [visitor, given, other] = site.requests[0].body.events;
+  t.match(visitor.data, { url: 'https://shop.test/p?utm_source=news', referrer: 'https://www.google.com/' });
+  t.match(given.data, { url: 'https://shop.test/given', referrer: '' }, 'the caller\'s own values win');
+  t.notOk('url' in other.data || 'referrer' in other.data);
+});
