@@ -30,7 +30,7 @@ const fresh = (alias: string) =>
   `not exists (select 1 from bench_events x where x.event_id = ${alias}.event_id and x.chatbot_id = $1
      and x.received_at >= $2::timestamptz - interval '1 day' and x.received_at < $2 and not x.is_bot)`;
 
-// The purchases that count in the window (clickhouse/queries/shared/counted_purchases.sql): each
+// The purchases that count in the window (clickhouse/queries/shared/window_purchases.sql): each
 // purchase once at its earliest copy (retry rule), each order number once over all history.
 const COUNTED_PURCHASES = `
     pe as (

@@ -40,7 +40,7 @@ export interface EventStatsRepository {
   popupMetrics(chatbotId: string, window: StatsWindow, segment?: SegmentFilter): Promise<{ rows: PopupRow[]; conversations: PopupConversations }>;
   /** The purchase funnel and its A/B block, from one query (stats_purchases.sql). */
   purchases(chatbotId: string, window: StatsWindow, segment?: SegmentFilter): Promise<PurchaseTotals & { ab: AbTotals }>;
-  /** The purchase funnel alone, for a chatbot without A/B test: from its rows, a cheaper query (stats_purchases_funnel.sql). */
+  /** The purchase funnel alone, for a chatbot without A/B test (the same query; the A/B block is left out of the answer). */
   purchaseFunnel(chatbotId: string, window: StatsWindow, segment?: SegmentFilter): Promise<PurchaseTotals>;
   insightsEvents(chatbotId: string, window: StatsWindow): Promise<InsightsEventCounts>;
   /** The days that have rows only, oldest first (stats_timeseries.sql). */
@@ -96,9 +96,7 @@ const funnelOf = (row: Record<string, unknown> | undefined): PurchaseTotals => n
 
 /**
  * The statistics that read tracking events. The rule for which query answers: each statistic
- * has one SQL file, `clickhouse/queries/stats_<statistic>.sql`, bound with statsQueryParams; the
- * one exception is purchases, whose A/B block is a second file (stats_purchases.sql) read only
- * for a chatbot with an A/B test, the funnel alone (stats_purchases_funnel.sql) otherwise.
+ * has one SQL file, `clickhouse/queries/stats_<statistic>.sql`, bound with statsQueryParams.
  * Works on both engines (embedded chdb, server client).
  */
 export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventStatsRepository {
