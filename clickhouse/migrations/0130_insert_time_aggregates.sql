@@ -151,7 +151,10 @@ CREATE TABLE IF NOT EXISTS token_hour_sets
 )
 ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(hour)
-ORDER BY (chatbot_id, kind, hour);
+ORDER BY (chatbot_id, kind, hour)
+-- A window reads whole days from token_day_sets and only the hours around them from here:
+-- small granules deserialize few bitmaps it does not need.
+SETTINGS index_granularity = 128;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS token_hour_sets_mv TO token_hour_sets AS
 SELECT chatbot_id, toStartOfHour(received_at) AS hour, kind, groupBitmapState(token_id) AS tokens
@@ -159,6 +162,25 @@ FROM events
 ARRAY JOIN [toString(event), multiIf(ab_group = 'control', 'ab:control', ab_group = 'test', 'ab:test', '')] AS kind
 WHERE NOT is_bot AND prev_copy_at = 0 AND kind != ''
 GROUP BY chatbot_id, hour, kind;
+
+-- The same per (chatbot, kind, UTC day): a month's window merges 30 days' bitmaps, not 720 hours'.
+CREATE TABLE IF NOT EXISTS token_day_sets
+(
+    chatbot_id String,
+    day        Date,
+    kind       LowCardinality(String),
+    tokens     AggregateFunction(groupBitmap, UInt64)
+)
+ENGINE = AggregatingMergeTree
+PARTITION BY toYYYYMM(day)
+ORDER BY (chatbot_id, kind, day);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS token_day_sets_mv TO token_day_sets AS
+SELECT chatbot_id, toDate(received_at) AS day, kind, groupBitmapState(token_id) AS tokens
+FROM events
+ARRAY JOIN [toString(event), multiIf(ab_group = 'control', 'ab:control', ab_group = 'test', 'ab:test', '')] AS kind
+WHERE NOT is_bot AND prev_copy_at = 0 AND kind != ''
+GROUP BY chatbot_id, day, kind;
 
 -- Per (chatbot, hour, event, popup version / open way) the number of rows, under the same rule.
 CREATE TABLE IF NOT EXISTS event_hour_counts
@@ -208,6 +230,30 @@ CREATE MATERIALIZED VIEW IF NOT EXISTS event_copies_mv TO event_copies AS
 SELECT chatbot_id, received_at, event, token_id, ab_group, popup_version, open_way, prev_copy_at
 FROM events
 WHERE NOT is_bot AND prev_copy_at != 0;
+
+-- Each order number's first purchase ever, now with the purchase's token id and EUR revenue
+-- in the same minimum: the purchase statistics read an order's counted purchase from this one
+-- row (counted in W iff its time is in W) instead of finding it among the window's purchases.
+-- The table of migration 0030 is replaced; `migrate --backfill` (or rollups:rebuild) fills it.
+DROP VIEW IF EXISTS order_first_purchases_mv;
+DROP TABLE IF EXISTS order_first_purchases;
+
+CREATE TABLE IF NOT EXISTS order_first_purchases
+(
+    chatbot_id String,
+    order_num  String,
+    -- The earliest non-bot purchase row with this order number: ties on time go to the smaller id.
+    first      SimpleAggregateFunction(min, Tuple(at DateTime64(3, 'UTC'), event_id UUID, token_id UInt64, revenue Float64))
+)
+ENGINE = AggregatingMergeTree
+ORDER BY (chatbot_id, order_num);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS order_first_purchases_mv TO order_first_purchases AS
+SELECT chatbot_id, order_num,
+    min(CAST((received_at, event_id, token_id, ifNull(total_value_base, 0)), 'Tuple(at DateTime64(3, \'UTC\'), event_id UUID, token_id UInt64, revenue Float64)')) AS first
+FROM events
+WHERE event = 'purchase' AND order_num != '' AND NOT is_bot
+GROUP BY chatbot_id, order_num;
 
 -- Every purchase row (copies too, with prev_copy_at): the purchase statistics apply the retry
 -- and order rules to these at read time.

@@ -5,8 +5,8 @@
 --   B = with a counted purchase in W (shared/window_purchases.sql: the purchases statistic's P).
 --   abandoned_value = Σ over the added_to_cart events in W of the tokens in A − B of their items'
 --   EUR value (shared/cart_value.sql: an item in an unknown currency counts 0).
--- The sets are the window's bitmaps (shared/window_token_sets.sql); only the added_to_cart rows
--- are read from `events`, for their items.
+-- The sets are the window's bitmaps (shared/window_token_sets.sql), read once; only the
+-- added_to_cart rows are read from `events`, for their items.
 WITH
     sets AS
     (
@@ -19,45 +19,42 @@ WITH
     ),
     buyers AS
     (
+        -- Tokens with a counted purchase in W; intersected with V's halves below, they are B.
         SELECT groupBitmapState(token_id) AS buyer_tokens
-        FROM {{> shared/window_purchases visitors=(visitors)}}
+        FROM {{> shared/window_purchases}}
     ),
-    cart_values AS
+    carts AS
     (
-        -- Per token of V that added to its cart: the EUR value of its added_to_cart events.
-        SELECT token_id, sum({{> shared/cart_value}}) AS cart_value
-        FROM events AS e
-        WHERE {{> shared/window_events rows=(event = 'added_to_cart')}}
-        GROUP BY token_id
+        -- The EUR value of each token's added_to_cart events in W, as parallel arrays (one row).
+        SELECT groupArray(token_id) AS cart_ids, groupArray(cart_value) AS cart_values
+        FROM
+        (
+            SELECT token_id, sum({{> shared/cart_value}}) AS cart_value
+            FROM events AS e
+            WHERE {{> shared/window_events rows=(event = 'added_to_cart')}}
+            GROUP BY token_id
+        )
     ),
     halves AS
     (
-        SELECT 1 AS chatted, bitmapAnd(visitors, chatters) AS half FROM sets
-        UNION ALL
-        SELECT 0 AS chatted, bitmapAndnot(visitors, chatters) AS half FROM sets
-    ),
-    abandoned AS
-    (
-        -- The abandoned value of each half: tokens of V in A and not in B.
+        -- V's two halves, one row each, from the one row of `sets` (a CTE read twice is computed twice).
         SELECT
-            bitmapContains((SELECT chatters FROM sets), token_id) AS half_chatted,
-            sum(cart_value) AS half_abandoned_value
-        FROM cart_values
-        WHERE bitmapContains((SELECT visitors FROM sets), token_id)
-          AND NOT bitmapContains((SELECT buyer_tokens FROM buyers), token_id)
-        GROUP BY half_chatted
+            chatted,
+            if(chatted = 1, bitmapAnd(visitors, chatters), bitmapAndnot(visitors, chatters)) AS half,
+            adders,
+            goers
+        FROM sets
+        ARRAY JOIN [toUInt8(1), toUInt8(0)] AS chatted
     )
 SELECT
-    halves.chatted AS chatted,
+    chatted,
     bitmapCardinality(half) AS users,
     bitmapAndCardinality(half, adders) AS users_added_to_cart,
     bitmapAndCardinality(half, goers) AS users_went_to_cart,
     bitmapAndCardinality(half, buyer_tokens) AS users_purchased,
     bitmapCardinality(bitmapAnd(bitmapAnd(half, adders), buyer_tokens)) AS users_added_and_purchased,
     bitmapCardinality(bitmapAndnot(bitmapAnd(half, adders), buyer_tokens)) AS users_abandoned,
-    ifNull(abandoned.half_abandoned_value, 0) AS abandoned_value
+    arraySum((id, v) -> if(bitmapContains(bitmapAndnot(bitmapAnd(half, adders), buyer_tokens), id), v, 0), cart_ids, cart_values) AS abandoned_value
 FROM halves
-CROSS JOIN sets
 CROSS JOIN buyers
-LEFT JOIN abandoned ON abandoned.half_chatted = halves.chatted
-SETTINGS join_use_nulls = 1
+CROSS JOIN carts

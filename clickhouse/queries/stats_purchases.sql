@@ -21,35 +21,41 @@ WITH
             anyIf(tokens, kind = 'ab:test') AS test
         FROM {{> shared/window_token_sets kinds=('visitor', 'convo_started', 'ab:control', 'ab:test')}}
     ),
-    per_token AS
+    buyers AS
     (
-        -- One row per purchasing token of V.
-        SELECT *
+        -- Every purchasing token as parallel arrays (one row, empty arrays when none), so the
+        -- final SELECT reads the one row of `sets` once.
+        SELECT
+            groupArray(token_id) AS ids,
+            groupArray(token_orders) AS order_counts,
+            groupArray(token_orders_after_chat) AS after_chat_counts,
+            groupArray(token_revenue) AS revenues,
+            groupArray(token_revenue_after_chat) AS revenues_after_chat,
+            groupArray(token_revenue_other) AS revenues_other
         FROM {{> shared/token_purchase_figures}}
     ),
-    totals AS
-    (
-        SELECT
-            count() AS total_users_purchased,
-            countIf(token_orders_after_chat > 0) AS total_users_chatted_purchased,
-            sum(token_revenue) AS total_revenue_purchased,
-            sum(token_revenue_after_chat) AS total_revenue_chatted_purchased,
-            -- Summed separately, not as a difference: subtracting two large sums loses the cents.
-            sum(token_revenue_other) AS revenue_other,
-            sum(token_orders) AS orders,
-            sum(token_orders_after_chat) AS orders_after_chat,
-            sumIf(token_orders, bitmapContains((SELECT control FROM sets), token_id)) AS control_orders,
-            countIf(bitmapContains((SELECT control FROM sets), token_id)) AS control_purchasers,
-            sumIf(token_revenue, bitmapContains((SELECT control FROM sets), token_id)) AS control_revenue,
-            sumIf(token_orders, bitmapContains((SELECT test FROM sets), token_id)) AS test_orders,
-            countIf(bitmapContains((SELECT test FROM sets), token_id)) AS test_purchasers,
-            sumIf(token_revenue, bitmapContains((SELECT test FROM sets), token_id)) AS test_revenue
-        FROM per_token
-    )
+    -- Per purchasing token: in V (its purchases are P), in the control / test group of V.
+    arrayMap(id -> bitmapContains(visitors, id), ids) AS in_v,
+    arrayMap((id, v) -> v AND bitmapContains(control, id), ids, in_v) AS in_control,
+    arrayMap((id, v) -> v AND bitmapContains(test, id), ids, in_v) AS in_test
 SELECT
     bitmapCardinality(visitors) AS total_users,
     bitmapAndCardinality(visitors, chatters) AS total_users_chatted,
     bitmapAndCardinality(visitors, control) AS control_visitors,
     bitmapAndCardinality(visitors, test) AS test_visitors,
-    totals.*
-FROM sets, totals
+    arrayCount(v -> v, in_v) AS total_users_purchased,
+    arrayCount((v, n) -> v AND n > 0, in_v, after_chat_counts) AS total_users_chatted_purchased,
+    arraySum((v, r) -> if(v, r, 0), in_v, revenues) AS total_revenue_purchased,
+    arraySum((v, r) -> if(v, r, 0), in_v, revenues_after_chat) AS total_revenue_chatted_purchased,
+    -- Summed separately, not as a difference: subtracting two large sums loses the cents.
+    arraySum((v, r) -> if(v, r, 0), in_v, revenues_other) AS revenue_other,
+    arraySum((v, n) -> if(v, n, 0), in_v, order_counts) AS orders,
+    arraySum((v, n) -> if(v, n, 0), in_v, after_chat_counts) AS orders_after_chat,
+    arraySum((g, n) -> if(g, n, 0), in_control, order_counts) AS control_orders,
+    arrayCount(g -> g, in_control) AS control_purchasers,
+    arraySum((g, r) -> if(g, r, 0), in_control, revenues) AS control_revenue,
+    arraySum((g, n) -> if(g, n, 0), in_test, order_counts) AS test_orders,
+    arrayCount(g -> g, in_test) AS test_purchasers,
+    arraySum((g, r) -> if(g, r, 0), in_test, revenues) AS test_revenue
+FROM sets
+CROSS JOIN buyers

@@ -9,15 +9,13 @@
 --   purchase after their first chat; revenue = their counted purchases' EUR.
 -- One row per value, unsorted and uncut: the caller sorts by visitors, keeps 50 and sums the
 -- rest, and derives the rates (2 decimals, 0 on a zero denominator).
--- The sets are the window's bitmaps; the segments a read of the window's visitor rows; the
+-- The chatters are the window's bitmap; the segments a read of the window's visitor rows; the
 -- purchases shared/token_purchase_figures.sql.
 WITH
     sets AS
     (
-        SELECT
-            anyIf(tokens, kind = 'visitor') AS visitors,
-            anyIf(tokens, kind = 'convo_started') AS chatters
-        FROM {{> shared/window_token_sets kinds=('visitor', 'convo_started')}}
+        SELECT anyIf(tokens, kind = 'convo_started') AS chatters
+        FROM {{> shared/window_token_sets kinds=('convo_started')}}
     ),
     segments AS
     (

@@ -7,8 +7,9 @@
 --     V over the whole window), by the day of their earliest copy, and their EUR revenue.
 -- Summed over the days, purchases and revenue are exactly that statistic's orders and
 -- total_revenue_purchased; visitors are per day, so their sum counts a returning token once a day.
--- Visitors per day are the day's bitmaps of visitor token ids (whole hours from
--- token_hour_sets, partial hours and copies as in shared/window_token_sets.sql), conversations
+-- Visitors per day are the day's bitmaps of visitor token ids (whole days from token_day_sets,
+-- the other whole hours from token_hour_sets, partial hours and copies as in
+-- shared/window_token_sets.sql), conversations
 -- the day's counts (shared/window_event_counts.sql does the same for the whole window).
 WITH
     sets AS
@@ -21,12 +22,20 @@ WITH
         SELECT day, bitmapCardinality(groupBitmapMergeState(tokens)) AS visitors
         FROM
         (
+            SELECT day, tokens
+            FROM token_day_sets
+            WHERE chatbot_id = {chatbot_id:String}
+              AND kind = 'visitor'
+              AND day >= toDate({days_from:DateTime('UTC')})
+              AND day < toDate({days_to:DateTime('UTC')})
+            UNION ALL
             SELECT toDate(hour) AS day, tokens
             FROM token_hour_sets
             WHERE chatbot_id = {chatbot_id:String}
               AND kind = 'visitor'
               AND hour >= {hours_from:DateTime('UTC')}
               AND hour < {hours_to:DateTime('UTC')}
+              AND (hour < {days_from:DateTime('UTC')} OR hour >= {days_to:DateTime('UTC')})
             UNION ALL
             SELECT toDate(received_at) AS day, groupBitmapState(token_id) AS tokens
             FROM
@@ -81,8 +90,13 @@ WITH
     ),
     purchase_days AS
     (
-        SELECT toDate(at) AS day, count() AS purchases, sum(revenue) AS revenue
-        FROM {{> shared/window_purchases visitors=(visitors)}}
+        -- P (the purchases of V) by day: the window's visitor bitmap joined once.
+        SELECT
+            toDate(at) AS day,
+            countIf(bitmapContains(visitors, token_id)) AS day_purchases,
+            sumIf(revenue, bitmapContains(visitors, token_id)) AS day_revenue
+        FROM {{> shared/window_purchases}}
+        CROSS JOIN sets
         GROUP BY day
     )
 SELECT
@@ -97,7 +111,7 @@ FROM
     UNION ALL
     SELECT day, 0, conversations, 0, 0 FROM conversation_days
     UNION ALL
-    SELECT day, 0, 0, purchases, revenue FROM purchase_days
+    SELECT day, 0, 0, day_purchases, day_revenue FROM purchase_days
 )
 GROUP BY day
 ORDER BY day ASC

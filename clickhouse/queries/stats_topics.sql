@@ -21,9 +21,7 @@ WITH
     ),
     sets AS
     (
-        SELECT
-            anyIf(tokens, kind = 'visitor') AS visitors,
-            (SELECT groupBitmapState(token_id) FROM ids) AS conversation_tokens
+        SELECT anyIf(tokens, kind = 'visitor') AS visitors
         FROM {{> shared/window_token_sets kinds=('visitor')}}
     ),
     bought AS
@@ -32,7 +30,8 @@ WITH
             token_id,
             groupArray(toUnixTimestamp64Milli(at)) AS purchase_times_ms,
             groupArray(revenue) AS purchase_revenues
-        FROM {{> shared/window_purchases visitors=(conversation_tokens)}}
+        FROM {{> shared/window_purchases}}
+        WHERE token_id IN (SELECT token_id FROM ids)
         GROUP BY token_id
     ),
     carts AS

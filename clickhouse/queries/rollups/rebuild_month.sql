@@ -1,4 +1,4 @@
--- Rebuild of every table `events` feeds through a materialized view (migrations 0030, 0130) for
+-- Rebuild of every table `events` feeds through a materialized view (migration 0130) for
 -- one month ({partition}: a toYYYYMM(received_at) value, as events' PARTITION BY): each view's
 -- SELECT over that month, inserted again. rollups.ts first drops the month of the tables whose
 -- rows would otherwise be added twice (counts, narrow tables); the others keep a minimum per
@@ -6,7 +6,8 @@
 -- Token ids are not rebuilt: a row keeps its id (migration 0130 gives ids to rows without one).
 
 INSERT INTO order_first_purchases
-SELECT chatbot_id, order_num, min((received_at, event_id)) AS first
+SELECT chatbot_id, order_num,
+    min(CAST((received_at, event_id, token_id, ifNull(total_value_base, 0)), 'Tuple(at DateTime64(3, \'UTC\'), event_id UUID, token_id UInt64, revenue Float64)')) AS first
 FROM events
 WHERE event = 'purchase' AND order_num != '' AND NOT is_bot AND toYYYYMM(received_at) = {partition:UInt32}
 GROUP BY chatbot_id, order_num;
@@ -27,6 +28,13 @@ FROM events
 ARRAY JOIN [toString(event), multiIf(ab_group = 'control', 'ab:control', ab_group = 'test', 'ab:test', '')] AS kind
 WHERE NOT is_bot AND prev_copy_at = 0 AND kind != '' AND toYYYYMM(received_at) = {partition:UInt32}
 GROUP BY chatbot_id, hour, kind;
+
+INSERT INTO token_day_sets
+SELECT chatbot_id, toDate(received_at) AS day, kind, groupBitmapState(token_id) AS tokens
+FROM events
+ARRAY JOIN [toString(event), multiIf(ab_group = 'control', 'ab:control', ab_group = 'test', 'ab:test', '')] AS kind
+WHERE NOT is_bot AND prev_copy_at = 0 AND kind != '' AND toYYYYMM(received_at) = {partition:UInt32}
+GROUP BY chatbot_id, day, kind;
 
 INSERT INTO event_hour_counts
 SELECT

@@ -4,29 +4,31 @@
 -- (ties: smallest event_id) counts, so an order first seen before W is not counted again inside
 -- it; purchases without order_num ('') all count. Revenue is total_value_base with NULL
 -- (unknown currency) as 0. Bot rows are in neither table: a crawler's purchase neither counts
--- nor claims an order number. Only tokens in the bitmap `visitors` (a column of `sets`, the
--- query's CTE of window bitmaps) are kept: P, the purchases of V.
--- Reads the narrow `purchases` table (migration 0130) and the order_first_purchases rollup
--- (migration 0030) for the order numbers of W only.
--- Use: `FROM {{> shared/window_purchases visitors=(visitors)}}`.
+-- nor claims an order number. The caller keeps the purchases of V (P) with
+-- bitmapContains(visitors, token_id), the window's visitor bitmap joined once (a CTE read in two
+-- places is computed twice).
+-- Reads the narrow `purchases` table for the purchases without an order number, and
+-- order_first_purchases (one row per order, migration 0130) for the others.
+-- Use: `FROM {{> shared/window_purchases}}`.
 (
+    -- Without an order number: every purchase in W that counts under the retry rule.
     SELECT token_id, received_at AS at, revenue
     FROM purchases
     WHERE chatbot_id = {chatbot_id:String}
       AND received_at >= {from:DateTime64(3, 'UTC')}
       AND received_at <= {to:DateTime64(3, 'UTC')}
       AND prev_copy_at < {dedup_lookback_from:DateTime64(3, 'UTC')}
-      AND (order_num = '' OR (order_num, (received_at, event_id)) IN (
-          SELECT order_num, min(first)
-          FROM order_first_purchases
-          WHERE chatbot_id = {chatbot_id:String}
-            AND order_num IN (
-                SELECT order_num
-                FROM purchases
-                WHERE chatbot_id = {chatbot_id:String}
-                  AND received_at >= {from:DateTime64(3, 'UTC')}
-                  AND received_at <= {to:DateTime64(3, 'UTC')}
-                  AND order_num != '')
-          GROUP BY order_num))
-      AND bitmapContains((SELECT {{visitors}} FROM sets), token_id)
+      AND order_num = ''
+    UNION ALL
+    -- With one: the order's first purchase ever, when it is in W. It is the first copy of its
+    -- event (prev_copy_at 0), so the retry rule always keeps it.
+    SELECT order_first.token_id AS token_id, order_first.at AS at, order_first.revenue AS revenue
+    FROM
+    (
+        SELECT min(first) AS order_first
+        FROM order_first_purchases
+        WHERE chatbot_id = {chatbot_id:String}
+        GROUP BY order_num
+    )
+    WHERE order_first.at >= {from:DateTime64(3, 'UTC')} AND order_first.at <= {to:DateTime64(3, 'UTC')}
 ) AS p

@@ -2,11 +2,12 @@
 -- has a row in W = [{from}, {to}], tokens the roaring bitmap of the token ids of this chatbot's
 -- rows of that kind in W that count (shared/window_events.sql: each event once, retried beacons
 -- and bots removed). kind is an event name, or 'ab:control' / 'ab:test' for rows of that A/B
--- group, as in token_hour_sets (migration 0130).
--- Read in three parts, whose union is exactly the rows of W that count:
---   the whole hours of W, [{hours_from}, {hours_to}), from token_hour_sets (rows without an
+-- group, as in token_day_sets and token_hour_sets (migration 0130).
+-- Read in four parts, whose union is exactly the rows of W that count:
+--   the whole days of W, [{days_from}, {days_to}), from token_day_sets, and the other whole
+--   hours, [{hours_from}, {hours_to}) outside them, from token_hour_sets (rows without an
 --   earlier copy, which count in any window);
---   their rows with an earlier copy, from event_copies, under the retry rule;
+--   the rows with an earlier copy in those whole hours, from event_copies, under the retry rule;
 --   the partial hours at W's two ends from `events` itself, under the full rule.
 -- Use: `FROM {{> shared/window_token_sets kinds=('visitor', 'convo_started')}}`, then pick a
 -- kind's bitmap with anyIf(tokens, kind = 'visitor') (an empty bitmap when it has no row).
@@ -15,11 +16,19 @@
     FROM
     (
         SELECT kind, tokens
+        FROM token_day_sets
+        WHERE chatbot_id = {chatbot_id:String}
+          AND kind IN {{kinds}}
+          AND day >= toDate({days_from:DateTime('UTC')})
+          AND day < toDate({days_to:DateTime('UTC')})
+        UNION ALL
+        SELECT kind, tokens
         FROM token_hour_sets
         WHERE chatbot_id = {chatbot_id:String}
           AND kind IN {{kinds}}
           AND hour >= {hours_from:DateTime('UTC')}
           AND hour < {hours_to:DateTime('UTC')}
+          AND (hour < {days_from:DateTime('UTC')} OR hour >= {days_to:DateTime('UTC')})
         UNION ALL
         SELECT kind, groupBitmapState(token_id) AS tokens
         FROM

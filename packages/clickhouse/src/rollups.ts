@@ -11,7 +11,7 @@ export interface RollupRebuild {
 }
 
 /** Tables whose rows a second insert would add again (sums, narrow copies): emptied month by month before it is read again. */
-const DROPPED_FIRST = ['event_hour_counts', 'event_copies', 'purchases', 'conversation_starts', 'token_hour_sets'] as const;
+const DROPPED_FIRST = ['event_hour_counts', 'event_copies', 'purchases', 'conversation_starts', 'token_hour_sets', 'token_day_sets'] as const;
 const REBUILT = ['order_first_purchases', 'token_ids', 'token_id_tops', ...DROPPED_FIRST] as const;
 
 /**

@@ -37,7 +37,7 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
       'conversation_starts', 'conversation_starts_mv', 'event_copies', 'event_copies_mv', 'event_hour_counts', 'event_hour_counts_mv',
       'events', 'events_input', 'events_input_mv', 'events_rejected',
       'order_first_purchases', 'order_first_purchases_mv', 'purchases', 'purchases_mv', 'schema_migrations', 'sql_query_log',
-      'token_hour_sets', 'token_hour_sets_mv', 'token_id_tops', 'token_id_tops_mv', 'token_ids', 'token_ids_mv',
+      'token_day_sets', 'token_day_sets_mv', 'token_hour_sets', 'token_hour_sets_mv', 'token_id_tops', 'token_id_tops_mv', 'token_ids', 'token_ids_mv',
     ]);
     const ledger = await engine.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
     t.same(ledger, [
@@ -46,7 +46,7 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
       { version: 50, name: 'token_hour_sets' }, { version: 60, name: 'token_hour_purchases' },
       { version: 70, name: 'sealed_purchase_facts' }, { version: 80, name: 'token_id_index' }, { version: 90, name: 'kept_runs' },
       { version: 100, name: 'events_rejected_chatbot' }, { version: 110, name: 'drop_sealed_hours' },
-      { version: 130, name: 'insert_time_aggregates' },
+      { version: 120, name: 'events_segment' }, { version: 130, name: 'insert_time_aggregates' },
     ], 'recorded exactly once');
   });
 

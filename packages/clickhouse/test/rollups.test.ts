@@ -7,7 +7,7 @@ import type { ClickHouseEngine } from '../src/types.js';
 import { migrationsBefore, tempDataDir } from './helpers.js';
 
 /**
- * The order_first_purchases rollup (migration 0030) against the truth computed here from the
+ * The order_first_purchases rollup (migration 0130, first made by 0030) against the truth computed here from the
  * rows inserted: per (chatbot, order number), the earliest (received_at, event_id) of its
  * non-bot purchase rows. Maintained by its view through duplicates and replays, filled by the
  * migration for rows stored before it, and rebuilt by rebuildRollups (an INSERT … SELECT per partition of `events`) while inserts go on.
@@ -47,7 +47,7 @@ function truth(all: readonly Row[]): Map<string, string> {
 
 async function rollup(engine: ClickHouseEngine): Promise<Map<string, string>> {
   const got = await engine.query<{ k: string; f: string }>(
-    "SELECT concat(chatbot_id, '/', order_num) AS k, concat(toString(min(first).1), ' ', toString(min(first).2)) AS f FROM order_first_purchases GROUP BY chatbot_id, order_num",
+    "SELECT concat(chatbot_id, '/', order_num) AS k, concat(toString(min(first).at), ' ', toString(min(first).event_id)) AS f FROM order_first_purchases GROUP BY chatbot_id, order_num",
   );
   return new Map(got.map((r) => [r.k, r.f]));
 }
@@ -74,6 +74,8 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   // Rewriting stored rows is the backfill command's, never a start-up's (migrations-startup.test.ts).
   const applied = await runMigrations(engine, { backfill: true });
   t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours', '0120_events_segment', '0130_insert_time_aggregates'], 'the rollup migrations applied on top');
+  // Migration 0130 replaced the rollup; `migrate --backfill` then rebuilds it (data-commands.ts).
+  await rebuildRollups(engine);
   t.same(await rollup(engine), truth(stored), 'rows stored before the view existed are in the rollup');
 
   // Through the view: several blocks, a replayed block with its token, the same rows again without one.

@@ -60,16 +60,20 @@ const numbersOf = <K extends string>(row: Record<string, unknown> | undefined, k
   Object.fromEntries(keys.map((k) => [k, toInt(row?.[k])])) as Record<K, number>;
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /**
  * The whole hours of W = [from, to] (to inclusive, to the millisecond), [hoursFrom, hoursTo),
- * which the statistics read from the hourly aggregates; the rest of W is read row by row. Empty
- * (hoursFrom = hoursTo) when W holds no whole hour.
+ * and the whole UTC days among them, [daysFrom, daysTo): the statistics read whole days from the
+ * daily aggregates, the other whole hours from the hourly ones, the rest of W row by row. A range
+ * is empty (its two ends equal) when W holds no whole hour or day.
  */
-export function wholeHours(w: StatsWindow): { hoursFrom: Date; hoursTo: Date } {
+export function wholeHours(w: StatsWindow): { hoursFrom: Date; hoursTo: Date; daysFrom: Date; daysTo: Date } {
   const hoursFrom = Math.ceil(w.from.getTime() / HOUR_MS) * HOUR_MS;
-  const hoursTo = Math.floor((w.to.getTime() + 1) / HOUR_MS) * HOUR_MS;
-  return { hoursFrom: new Date(hoursFrom), hoursTo: new Date(Math.max(hoursFrom, hoursTo)) };
+  const hoursTo = Math.max(hoursFrom, Math.floor((w.to.getTime() + 1) / HOUR_MS) * HOUR_MS);
+  const daysFrom = Math.ceil(hoursFrom / DAY_MS) * DAY_MS;
+  const daysTo = Math.max(daysFrom, Math.floor(hoursTo / DAY_MS) * DAY_MS);
+  return { hoursFrom: new Date(hoursFrom), hoursTo: new Date(hoursTo), daysFrom: new Date(daysFrom), daysTo: new Date(daysTo) };
 }
 
 /**
@@ -79,12 +83,15 @@ export function wholeHours(w: StatsWindow): { hoursFrom: Date; hoursTo: Date } {
  */
 export function statsQueryParams(chatbotId: string, w: StatsWindow, segment: SegmentFilter = NO_SEGMENT) {
   const segmentBound = segmentParams(segment);
-  const { hoursFrom, hoursTo } = segmentBound.segment_filtered ? { hoursFrom: w.from, hoursTo: w.from } : wholeHours(w);
+  const { hoursFrom, hoursTo, daysFrom, daysTo } = segmentBound.segment_filtered
+    ? { hoursFrom: w.from, hoursTo: w.from, daysFrom: w.from, daysTo: w.from }
+    : wholeHours(w);
+  const seconds = (d: Date) => clickhouseTime(d).slice(0, 19);
   return {
     chatbot_id: chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to), dedup_lookback_from: clickhouseTime(dedupLookbackFrom(w.from)),
     ...segmentBound,
     // Whole seconds: the aggregates' hours are DateTime.
-    hours_from: clickhouseTime(hoursFrom).slice(0, 19), hours_to: clickhouseTime(hoursTo).slice(0, 19),
+    hours_from: seconds(hoursFrom), hours_to: seconds(hoursTo), days_from: seconds(daysFrom), days_to: seconds(daysTo),
   };
 }
 
