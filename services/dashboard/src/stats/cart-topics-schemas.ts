@@ -1,17 +1,8 @@
 import Type from 'typebox';
-import { StatsQuery } from './schemas.js';
+import { Count, Money, Rate, StatsQuery, Window } from './schemas.js';
 import { TOPIC_ITEMS_LIMIT, TOPIC_LINKS_LIMIT } from './topics-report.js';
 
 /** Schemas of the cart and revenue-by-topic statistics (services/dashboard/README.md, "cart", "topics"); property order is wire order. */
-const Count = Type.Integer({ minimum: 0 });
-const Rate = Type.Number({ description: 'Percent, 2 decimals' });
-const Money = Type.Number({ description: 'EUR, 2 decimals' });
-const Window = {
-  timeframe_days: Type.Integer(),
-  start_date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
-  end_date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
-};
-
 const CartFigures = {
   users_added_to_cart: Type.Integer({ minimum: 0, description: '|A|: tokens of V with an added_to_cart in W' }),
   users_went_to_cart: Type.Integer({ minimum: 0, description: '|G|: with a go_to_cart in W' }),

@@ -65,10 +65,11 @@ export const InsightsQuery = Type.Object({
   format: StatsFormat,
 });
 
-const Count = Type.Integer({ minimum: 0 });
-const Rate = Type.Number({ description: 'Percent, 2 decimals' });
-const Money = Type.Number({ description: 'EUR, 2 decimals' });
-const Window = {
+/** Field schemas every statistic's answer shares (cart-topics-schemas.ts and the segment schemas use them too). */
+export const Count = Type.Integer({ minimum: 0 });
+export const Rate = Type.Number({ description: 'Percent, 2 decimals' });
+export const Money = Type.Number({ description: 'EUR, 2 decimals' });
+export const Window = {
   timeframe_days: Type.Integer(),
   start_date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
   end_date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
