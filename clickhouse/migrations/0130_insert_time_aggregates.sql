@@ -152,8 +152,8 @@ CREATE TABLE IF NOT EXISTS token_hour_sets
 ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(hour)
 ORDER BY (chatbot_id, kind, hour)
--- A window reads whole days from token_day_sets and only the hours around them from here:
--- small granules deserialize few bitmaps it does not need.
+-- A window reads whole days from token_day_sets and only the hours around them from here: a
+-- read deserializes every bitmap of the granules it touches, so small granules.
 SETTINGS index_granularity = 128;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS token_hour_sets_mv TO token_hour_sets AS
@@ -173,7 +173,10 @@ CREATE TABLE IF NOT EXISTS token_day_sets
 )
 ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(day)
-ORDER BY (chatbot_id, kind, day);
+ORDER BY (chatbot_id, kind, day)
+-- A read deserializes every bitmap of the granules it touches: small granules hold few of
+-- other chatbots' and kinds'.
+SETTINGS index_granularity = 128;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS token_day_sets_mv TO token_day_sets AS
 SELECT chatbot_id, toDate(received_at) AS day, kind, groupBitmapState(token_id) AS tokens
