@@ -13,6 +13,8 @@ export interface RollupRebuild {
 /** Tables whose rows a second insert would add again (sums, narrow copies): emptied month by month before it is read again. */
 const DROPPED_FIRST = ['event_hour_counts', 'event_copies', 'purchases', 'conversation_starts', 'token_hour_sets', 'token_day_sets'] as const;
 const REBUILT = ['order_first_purchases', 'token_ids', 'token_id_tops', ...DROPPED_FIRST] as const;
+/** The Aggregating/Summing tables among them: several rows of one key until their parts merge. */
+const MERGING = new Set<string>(['order_first_purchases', 'token_ids', 'token_id_tops', 'event_hour_counts', 'token_hour_sets', 'token_day_sets']);
 
 /**
  * Rebuilds every table `events` feeds through a view (clickhouse/README.md, "Rebuilding"): one
@@ -34,7 +36,9 @@ export async function rebuildRollups(engine: ClickHouseEngine): Promise<RollupRe
   }
   const rows: Record<string, number> = {};
   for (const table of REBUILT) {
-    const [{ n }] = await engine.query<{ n: string }>(`SELECT count() AS n FROM ${table}`);
+    // FINAL on the tables that merge rows per key: their rows once merged (an order is one row).
+    const final = MERGING.has(table) ? ' FINAL' : '';
+    const [{ n }] = await engine.query<{ n: string }>(`SELECT count() AS n FROM ${table}${final}`);
     rows[table] = Number(n);
   }
   return { partitions: parts.length, rows, ms: Math.round(performance.now() - started) };
