@@ -28,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
-import { clickhouseTime, createChdbEngine, parseClickhouseTime, runMigrations, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { clickhouseTime, createChdbEngine, parseClickhouseTime, runMigrations, VIEW_FED_TABLES, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createEventStatsRepository, daysWindow, type StatsWindow } from '@chatlytics/dashboard/stats';
 import { abTestOn, botId, GENERATE_CHUNK_ROWS, generateSql, retriesSql, statsProfile } from './bench-stats-data.js';
 import { PG_AB_TEST, PG_INDEX_DDL, PG_QUERIES, PG_TABLE_DDL, embeddedPostgres, serverPostgres, type BenchPostgres } from './bench-stats-postgres.js';
@@ -84,9 +84,6 @@ async function time(calls: number, run: (i: number) => Promise<unknown>): Promis
   return measure(calls, run);
 }
 
-/** The tables events_input's views feed (clickhouse/README.md, "The statistics engine"). */
-const MERGED_ON_REUSE = ['token_ids', 'token_day_sets', 'token_hour_sets', 'event_hour_counts', 'event_copies', 'purchases', 'conversation_starts', 'order_first_purchases'];
-
 async function loadClickHouse(dir: string): Promise<ClickHouseEngine> {
   const engine = await createChdbEngine({ path: dir, database: 'analytics', log, connections: CONNECTIONS });
   await runMigrations(engine);
@@ -101,7 +98,7 @@ async function loadClickHouse(dir: string): Promise<ClickHouseEngine> {
     // Data reused is data a running store has had time to merge (the first run measured the
     // reads right after the load): the merges background threads do over minutes, done now.
     const started = performance.now();
-    for (const table of MERGED_ON_REUSE) await engine.command(`OPTIMIZE TABLE ${table} FINAL`);
+    for (const table of VIEW_FED_TABLES) await engine.command(`OPTIMIZE TABLE ${table} FINAL`);
     console.log(`ClickHouse: the aggregates' parts merged in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     return engine;
   }

@@ -9,7 +9,7 @@ export {
 export { createRenderer, LOCAL_SUFFIX, type ClusterOptions, type RenderedStatement } from './cluster-ddl.js';
 export { sqlFile } from './sql-files.js';
 export { clickhouseTime, parseClickhouseTime } from './time.js';
-export { rebuildRollups, type RollupRebuild } from './rollups.js';
+export { rebuildRollups, VIEW_FED_TABLES, type RollupRebuild } from './rollups.js';
 export { splitStatements } from './sql-split.js';
 export { ClickHouseError, ClickHouseErrorCode } from './errors.js';
 export { CLICKHOUSE_DIR, MIGRATIONS_DIR, QUERIES_DIR } from './paths.js';
