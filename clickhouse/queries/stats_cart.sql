@@ -11,10 +11,10 @@ WITH
     sets AS
     (
         SELECT
-            anyIf(tokens, kind = 'visitor') AS visitors,
-            anyIf(tokens, kind = 'convo_started') AS chatters,
-            anyIf(tokens, kind = 'added_to_cart') AS adders,
-            anyIf(tokens, kind = 'go_to_cart') AS goers
+            groupBitmapMergeStateIf(tokens, kind = 'visitor') AS visitors,
+            groupBitmapMergeStateIf(tokens, kind = 'convo_started') AS chatters,
+            groupBitmapMergeStateIf(tokens, kind = 'added_to_cart') AS adders,
+            groupBitmapMergeStateIf(tokens, kind = 'go_to_cart') AS goers
         FROM {{> shared/window_token_sets kinds=('visitor', 'convo_started', 'added_to_cart', 'go_to_cart')}}
     ),
     buyers AS

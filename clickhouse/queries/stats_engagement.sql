@@ -13,9 +13,9 @@ SELECT
 FROM
 (
     SELECT
-        anyIf(tokens, kind = 'visitor') AS visitors,
-        anyIf(tokens, kind = 'popup_displayed') AS approached,
-        anyIf(tokens, kind = 'bot_open') AS opened,
-        anyIf(tokens, kind = 'convo_started') AS chatted
+        groupBitmapMergeStateIf(tokens, kind = 'visitor') AS visitors,
+        groupBitmapMergeStateIf(tokens, kind = 'popup_displayed') AS approached,
+        groupBitmapMergeStateIf(tokens, kind = 'bot_open') AS opened,
+        groupBitmapMergeStateIf(tokens, kind = 'convo_started') AS chatted
     FROM {{> shared/window_token_sets kinds=('visitor', 'popup_displayed', 'bot_open', 'convo_started')}}
 )

@@ -3,59 +3,69 @@
 --   V (visitor tokens in W); chatted = tokens of V with a convo_started in W;
 --   P = counted purchases in W whose token is in V (shared/window_purchases.sql);
 --   a purchase is after chat when its token chatted and it is strictly later than the token's
---   earliest convo_started in W.
+--   earliest convo_started in W (shared/window_purchases_after_chat.sql).
 --   A/B: V_g = tokens of V with an event in W whose ab_group is g; visitors = |V_g|;
 --   orders = purchases of P by V_g; purchasers = distinct purchasing tokens of V_g; revenue =
 --   their purchases' revenue.
 -- Returns counts and sums; the caller derives rates and averages (2 decimals, 0 on a zero
 -- denominator) and the A/B block's significance figures.
--- The sets are the window's bitmaps (shared/window_token_sets.sql); each purchasing token's
--- figures come from shared/token_purchase_figures.sql.
-WITH
-    sets AS
-    (
-        SELECT
-            anyIf(tokens, kind = 'visitor') AS visitors,
-            anyIf(tokens, kind = 'convo_started') AS chatters,
-            anyIf(tokens, kind = 'ab:control') AS control,
-            anyIf(tokens, kind = 'ab:test') AS test
-        FROM {{> shared/window_token_sets kinds=('visitor', 'convo_started', 'ab:control', 'ab:test')}}
-    ),
-    buyers AS
-    (
-        -- Every purchasing token as parallel arrays (one row, empty arrays when none), so the
-        -- final SELECT reads the one row of `sets` once.
-        SELECT
-            groupArray(token_id) AS ids,
-            groupArray(token_orders) AS order_counts,
-            groupArray(token_orders_after_chat) AS after_chat_counts,
-            groupArray(token_revenue) AS revenues,
-            groupArray(token_revenue_after_chat) AS revenues_after_chat,
-            groupArray(token_revenue_other) AS revenues_other
-        FROM {{> shared/token_purchase_figures}}
-    ),
-    -- Per purchasing token: in V (its purchases are P), in the control / test group of V.
-    arrayMap(id -> bitmapContains(visitors, id), ids) AS in_v,
-    arrayMap((id, v) -> v AND bitmapContains(control, id), ids, in_v) AS in_control,
-    arrayMap((id, v) -> v AND bitmapContains(test, id), ids, in_v) AS in_test
+-- The sets are the window's bitmaps (shared/window_token_sets.sql), merged once into one row
+-- that every purchase row is joined to; a purchaser count is the cardinality of a bitmap of
+-- token ids.
 SELECT
-    bitmapCardinality(visitors) AS total_users,
-    bitmapAndCardinality(visitors, chatters) AS total_users_chatted,
-    bitmapAndCardinality(visitors, control) AS control_visitors,
-    bitmapAndCardinality(visitors, test) AS test_visitors,
-    arrayCount(v -> v, in_v) AS total_users_purchased,
-    arrayCount((v, n) -> v AND n > 0, in_v, after_chat_counts) AS total_users_chatted_purchased,
-    arraySum((v, r) -> if(v, r, 0), in_v, revenues) AS total_revenue_purchased,
-    arraySum((v, r) -> if(v, r, 0), in_v, revenues_after_chat) AS total_revenue_chatted_purchased,
+    any(users) AS total_users,
+    any(users_chatted) AS total_users_chatted,
+    any(group_control_visitors) AS control_visitors,
+    any(group_test_visitors) AS test_visitors,
+    groupBitmapIf(token_id, in_v) AS total_users_purchased,
+    groupBitmapIf(token_id, in_v AND after_chat) AS total_users_chatted_purchased,
+    sumIf(revenue, in_v) AS total_revenue_purchased,
+    sumIf(revenue, in_v AND after_chat) AS total_revenue_chatted_purchased,
     -- Summed separately, not as a difference: subtracting two large sums loses the cents.
-    arraySum((v, r) -> if(v, r, 0), in_v, revenues_other) AS revenue_other,
-    arraySum((v, n) -> if(v, n, 0), in_v, order_counts) AS orders,
-    arraySum((v, n) -> if(v, n, 0), in_v, after_chat_counts) AS orders_after_chat,
-    arraySum((g, n) -> if(g, n, 0), in_control, order_counts) AS control_orders,
-    arrayCount(g -> g, in_control) AS control_purchasers,
-    arraySum((g, r) -> if(g, r, 0), in_control, revenues) AS control_revenue,
-    arraySum((g, n) -> if(g, n, 0), in_test, order_counts) AS test_orders,
-    arrayCount(g -> g, in_test) AS test_purchasers,
-    arraySum((g, r) -> if(g, r, 0), in_test, revenues) AS test_revenue
-FROM sets
-CROSS JOIN buyers
+    sumIf(revenue, in_v AND NOT after_chat) AS revenue_other,
+    countIf(in_v) AS orders,
+    countIf(in_v AND after_chat) AS orders_after_chat,
+    countIf(in_control) AS control_orders,
+    groupBitmapIf(token_id, in_control) AS control_purchasers,
+    sumIf(revenue, in_control) AS control_revenue,
+    countIf(in_test) AS test_orders,
+    groupBitmapIf(token_id, in_test) AS test_purchasers,
+    sumIf(revenue, in_test) AS test_revenue
+FROM
+(
+    SELECT
+        purchases_after_chat.token_id AS token_id,
+        purchases_after_chat.revenue AS revenue,
+        purchases_after_chat.after_chat AS after_chat,
+        token_id != 0 AND bitmapContains(sets.visitors, token_id) AS in_v,
+        in_v AND bitmapContains(sets.control, token_id) AS in_control,
+        in_v AND bitmapContains(sets.test, token_id) AS in_test,
+        sets.users AS users,
+        sets.users_chatted AS users_chatted,
+        sets.control_visitors AS group_control_visitors,
+        sets.test_visitors AS group_test_visitors
+    FROM {{> shared/window_purchases_after_chat}}
+    -- A RIGHT JOIN keeps the one row of `sets` when W has no purchase: that row's token_id is
+    -- then 0, an id no token has (migration 0130), so it counts in nothing.
+    RIGHT JOIN
+    (
+        SELECT
+            visitors,
+            control,
+            test,
+            bitmapCardinality(visitors) AS users,
+            bitmapAndCardinality(visitors, chatters) AS users_chatted,
+            bitmapAndCardinality(visitors, control) AS control_visitors,
+            bitmapAndCardinality(visitors, test) AS test_visitors
+        FROM
+        (
+            SELECT
+                groupBitmapMergeStateIf(tokens, kind = 'visitor') AS visitors,
+                groupBitmapMergeStateIf(tokens, kind = 'convo_started') AS chatters,
+                groupBitmapMergeStateIf(tokens, kind = 'ab:control') AS control,
+                groupBitmapMergeStateIf(tokens, kind = 'ab:test') AS test
+            FROM {{> shared/window_token_sets kinds=('visitor', 'convo_started', 'ab:control', 'ab:test')}}
+        )
+    ) AS sets ON 1 = 1
+)
+SETTINGS join_use_nulls = 0, use_index_for_in_with_subqueries = 0

@@ -10,11 +10,11 @@
 -- One row per value, unsorted and uncut: the caller sorts by visitors, keeps 50 and sums the
 -- rest, and derives the rates (2 decimals, 0 on a zero denominator).
 -- The chatters are the window's bitmap; the segments a read of the window's visitor rows; the
--- purchases shared/token_purchase_figures.sql.
+-- purchases shared/window_purchases_after_chat.sql, summed per token.
 WITH
     sets AS
     (
-        SELECT anyIf(tokens, kind = 'convo_started') AS chatters
+        SELECT groupBitmapMergeStateIf(tokens, kind = 'convo_started') AS chatters
         FROM {{> shared/window_token_sets kinds=('convo_started')}}
     ),
     segments AS
@@ -30,8 +30,13 @@ WITH
     ),
     purchasing AS
     (
-        SELECT *
-        FROM {{> shared/token_purchase_figures}}
+        SELECT
+            token_id,
+            count() AS token_orders,
+            countIf(after_chat) AS token_orders_after_chat,
+            sum(revenue) AS token_revenue
+        FROM {{> shared/window_purchases_after_chat}}
+        GROUP BY token_id
     )
 SELECT
     s.value AS value,
@@ -43,4 +48,4 @@ SELECT
 FROM segments AS s
 LEFT JOIN purchasing AS p ON p.token_id = s.token_id
 GROUP BY value
-SETTINGS join_use_nulls = 0
+SETTINGS join_use_nulls = 0, use_index_for_in_with_subqueries = 0

@@ -21,7 +21,7 @@ WITH
     ),
     sets AS
     (
-        SELECT anyIf(tokens, kind = 'visitor') AS visitors
+        SELECT groupBitmapMergeStateIf(tokens, kind = 'visitor') AS visitors
         FROM {{> shared/window_token_sets kinds=('visitor')}}
     ),
     bought AS
