@@ -101,7 +101,7 @@ export function retriesSql(p: StatsProfile): string {
 INSERT INTO events_input
 SELECT * FROM
 (
-    SELECT * EXCEPT (token_id) REPLACE (received_at + toIntervalMillisecond(cityHash64(event_id) % ${p.retryMs} + 1) AS received_at, now64(3) AS inserted_at), toUInt16(0) AS id_slot
+    SELECT * EXCEPT (token_id, token_id_new) REPLACE (received_at + toIntervalMillisecond(cityHash64(event_id) % ${p.retryMs} + 1) AS received_at, now64(3) AS inserted_at), toUInt16(0) AS id_slot
     FROM events WHERE cityHash64(event_id, 'r') % 100 = 0
 )
 WHERE received_at <= {now:DateTime64(3, 'UTC')}`;

@@ -4,6 +4,8 @@
 -- rows would otherwise be added twice (counts, narrow tables); the others keep a minimum per
 -- key (orders, token ids, id tops), so inserting a row twice changes nothing and a row a view missed is added.
 -- Token ids are not rebuilt: a row keeps its id (migration 0130 gives ids to rows without one).
+-- token_day_sets has no statement: its view (migration 0140) fills it from the token_hour_sets
+-- insert below.
 
 INSERT INTO order_first_purchases
 SELECT chatbot_id, order_num,
@@ -28,13 +30,6 @@ FROM events
 ARRAY JOIN [toString(event), multiIf(ab_group = 'control', 'ab:control', ab_group = 'test', 'ab:test', '')] AS kind
 WHERE NOT is_bot AND prev_copy_at = 0 AND kind != '' AND toYYYYMM(received_at) = {partition:UInt32}
 GROUP BY chatbot_id, hour, kind;
-
-INSERT INTO token_day_sets
-SELECT chatbot_id, toDate(received_at) AS day, kind, groupBitmapState(token_id) AS tokens
-FROM events
-ARRAY JOIN [toString(event), multiIf(ab_group = 'control', 'ab:control', ab_group = 'test', 'ab:test', '')] AS kind
-WHERE NOT is_bot AND prev_copy_at = 0 AND kind != '' AND toYYYYMM(received_at) = {partition:UInt32}
-GROUP BY chatbot_id, day, kind;
 
 INSERT INTO event_hour_counts
 SELECT

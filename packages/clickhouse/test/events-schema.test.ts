@@ -47,7 +47,7 @@ t.test('a StoredEvent round-trips through events unchanged', async (t) => {
   t.ok(Value.Check(StoredEvent, purchase), 'the sample is a valid StoredEvent');
   const control = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000bb', ab_group: 'control' as const, total_value_base: 23.4, items: [] };
   await engine.insert('events_input', [purchase, control], { dedupToken: 'round-trip' });
-  const rows = await engine.query<Record<string, unknown>>('SELECT * EXCEPT (inserted_at, prev_copy_at, token_id) FROM events ORDER BY event_id');
+  const rows = await engine.query<Record<string, unknown>>('SELECT * EXCEPT (inserted_at, prev_copy_at, token_id, token_id_new) FROM events ORDER BY event_id');
   t.same(rows, [purchase, control], 'every column comes back as inserted (items as objects, nulls kept)');
   const [meta] = await engine.query<{ inserted_at: string }>('SELECT inserted_at FROM events LIMIT 1');
   t.match(meta.inserted_at, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/, 'inserted_at filled by default');
@@ -57,7 +57,7 @@ t.test('a StoredEvent round-trips through events unchanged', async (t) => {
 
 t.test('is_bot: after data in column order; a row without it (older messages) reads false', async (t) => {
   const columns = await engine.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events' ORDER BY position");
-  t.same(columns.map((c) => c.name), [...Object.keys(StoredEvent.properties), 'inserted_at', 'prev_copy_at', 'token_id'], 'the StoredEvent properties in order, then inserted_at, prev_copy_at and token_id');
+  t.same(columns.map((c) => c.name), [...Object.keys(StoredEvent.properties), 'inserted_at', 'prev_copy_at', 'token_id', 'token_id_new'], 'the StoredEvent properties in order, then inserted_at, prev_copy_at, token_id and token_id_new');
   const { is_bot: _, source: _s, utm_medium: _m, utm_campaign: _c, device: _d, ...old } = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000cc', chatbot_id: 'old-message' };
   await engine.insert('events_input', [old], { dedupToken: 'old-message' });
   t.same(await engine.query("SELECT is_bot, source, utm_medium, utm_campaign, device FROM events WHERE chatbot_id = 'old-message'"),

@@ -56,6 +56,7 @@ async function rollup(engine: ClickHouseEngine): Promise<Map<string, string>> {
 async function aggregates(engine: ClickHouseEngine) {
   return {
     sets: await engine.query("SELECT chatbot_id, hour, kind, bitmapCardinality(groupBitmapMergeState(tokens)) AS n FROM token_hour_sets GROUP BY chatbot_id, hour, kind ORDER BY chatbot_id, hour, kind"),
+    days: await engine.query("SELECT chatbot_id, day, kind, bitmapCardinality(groupBitmapMergeState(tokens)) AS n FROM token_day_sets GROUP BY chatbot_id, day, kind ORDER BY chatbot_id, day, kind"),
     counts: await engine.query('SELECT chatbot_id, hour, event, sum(events) AS n FROM event_hour_counts GROUP BY chatbot_id, hour, event ORDER BY chatbot_id, hour, event'),
     purchases: await engine.query('SELECT chatbot_id, count() AS n, sum(revenue) AS revenue FROM purchases GROUP BY chatbot_id ORDER BY chatbot_id'),
   };
@@ -73,7 +74,7 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   await engine.insert('events', stored);
   // Rewriting stored rows is the backfill command's, never a start-up's (migrations-startup.test.ts).
   const applied = await runMigrations(engine, { backfill: true });
-  t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours', '0120_events_segment', '0130_insert_time_aggregates'], 'the rollup migrations applied on top');
+  t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours', '0120_events_segment', '0130_insert_time_aggregates', '0140_leaner_views'], 'the rollup migrations applied on top');
   // Migration 0130 replaced the rollup; `migrate --backfill` then rebuilds it (data-commands.ts).
   await rebuildRollups(engine);
   t.same(await rollup(engine), truth(stored), 'rows stored before the view existed are in the rollup');
@@ -101,6 +102,9 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   const afterRebuild = await aggregates(engine);
   t.same(afterRebuild.counts, await engine.query('SELECT chatbot_id, toStartOfHour(received_at) AS hour, event, count() AS n FROM events FINAL WHERE NOT is_bot AND prev_copy_at = 0 GROUP BY chatbot_id, hour, event ORDER BY chatbot_id, hour, event'),
     'hourly counts rebuilt from events, the rows written to events directly included');
+  t.ok(afterRebuild.days.length > 0, 'daily sets rebuilt');
+  t.same(afterRebuild.days, await engine.query("SELECT chatbot_id, toDate(hour) AS day, kind, bitmapCardinality(groupBitmapMergeState(tokens)) AS n FROM token_hour_sets GROUP BY chatbot_id, day, kind ORDER BY chatbot_id, day, kind"),
+    'each daily set is the union of its hours (fed by the hourly table\'s view)');
   await rebuildRollups(engine);
   t.same(await aggregates(engine), afterRebuild, 'a second rebuild changes nothing (no row counted twice)');
   t.same(await rollup(engine), truth(stored), 'rebuilt from events: every order at its earliest row');
