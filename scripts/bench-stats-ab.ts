@@ -67,7 +67,8 @@ async function main() {
     const w = daysWindow(Number(opt.days), new Date(parseClickhouseTime(last)));
     const bots = (await engine.query<{ id: string }>('SELECT DISTINCT chatbot_id AS id FROM events ORDER BY id')).map((r) => r.id);
     if (bots.length === 0) throw new Error(`${dir} has no events: run bench:stats on it first`);
-    const params = bots.map((chatbotId) => statsQueryParams(chatbotId, w));
+    // ab_block: stats_purchases.sql with its A/B block (a file without the parameter ignores it).
+    const params = bots.map((chatbotId) => ({ ...statsQueryParams(chatbotId, w), ab_block: 'true' }));
     console.log(`${dir}: ${params.length} chatbot(s) in a ${opt.days}-day window; base ${opt.base}; ${CALLS} pairs per file, one connection`);
     console.log('file                              base p50   this p50  base CPU   this CPU  median ratio  pairs faster');
     let differ = false;

@@ -8,7 +8,8 @@
 --   orders = purchases of P by V_g; purchasers = distinct purchasing tokens of V_g; revenue =
 --   their purchases' revenue.
 -- Returns counts and sums; the caller derives rates and averages (2 decimals, 0 on a zero
--- denominator) and the A/B block's significance figures.
+-- denominator) and the A/B block's significance figures. {ab_block} false (the funnel alone)
+-- reads no A/B group's bitmaps: the A/B columns are then 0.
 -- The sets are the window's bitmaps (shared/window_token_sets.sql), merged once into one row
 -- that every purchase row is joined to; a purchaser count is the cardinality of a bitmap of
 -- token ids.
@@ -64,7 +65,7 @@ FROM
                 groupBitmapMergeStateIf(tokens, kind = 'convo_started') AS chatters,
                 groupBitmapMergeStateIf(tokens, kind = 'ab:control') AS control,
                 groupBitmapMergeStateIf(tokens, kind = 'ab:test') AS test
-            FROM {{> shared/window_token_sets kinds=('visitor', 'convo_started', 'ab:control', 'ab:test')}}
+            FROM {{> shared/window_token_sets kinds=(if({ab_block:Bool}, ['visitor', 'convo_started', 'ab:control', 'ab:test'], ['visitor', 'convo_started']))}}
         )
     ) AS sets ON 1 = 1
 )

@@ -139,7 +139,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
     },
 
     async purchases(chatbotId, w, segment) {
-      const row = await one('stats_purchases', chatbotId, w, segment);
+      const [row] = await read('stats_purchases', chatbotId, w, segment, { ab_block: 'true' });
       const totals = funnelOf(row);
       const ab = numbersOf(row, [
         'control_visitors', 'control_orders', 'control_purchasers', 'control_revenue',
@@ -152,7 +152,8 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
     },
 
     async purchaseFunnel(chatbotId, w, segment) {
-      return funnelOf(await one('stats_purchases', chatbotId, w, segment));
+      const [row] = await read('stats_purchases', chatbotId, w, segment, { ab_block: 'false' });
+      return funnelOf(row);
     },
 
     async insightsEvents(chatbotId, w) {
