@@ -109,7 +109,8 @@ const funnelOf = (row: Record<string, unknown> | undefined): PurchaseTotals => n
 export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventStatsRepository {
   const read = (file: string, chatbotId: string, w: StatsWindow, segment?: SegmentFilter, extra: Record<string, string> = {}) =>
     clickhouse.query<Record<string, unknown>>(sqlFile(file), { ...statsQueryParams(chatbotId, w, segment), ...extra });
-  const one = async (file: string, chatbotId: string, w: StatsWindow, segment?: SegmentFilter) => (await read(file, chatbotId, w, segment))[0];
+  const one = async (file: string, chatbotId: string, w: StatsWindow, segment?: SegmentFilter, extra?: Record<string, string>) =>
+    (await read(file, chatbotId, w, segment, extra))[0];
 
   return {
     async engagement(chatbotId, w, segment) {
@@ -139,7 +140,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
     },
 
     async purchases(chatbotId, w, segment) {
-      const [row] = await read('stats_purchases', chatbotId, w, segment, { ab_block: 'true' });
+      const row = await one('stats_purchases', chatbotId, w, segment, { ab_block: 'true' });
       const totals = funnelOf(row);
       const ab = numbersOf(row, [
         'control_visitors', 'control_orders', 'control_purchasers', 'control_revenue',
@@ -152,8 +153,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine): EventS
     },
 
     async purchaseFunnel(chatbotId, w, segment) {
-      const [row] = await read('stats_purchases', chatbotId, w, segment, { ab_block: 'false' });
-      return funnelOf(row);
+      return funnelOf(await one('stats_purchases', chatbotId, w, segment, { ab_block: 'false' }));
     },
 
     async insightsEvents(chatbotId, w) {
