@@ -16,9 +16,10 @@
  * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows 50000 --bus-batch <maxBatchMessages of the
  * embedded bus (and 2 KiB × that as maxBatchBytes); default: the bus's own defaults, as
  * production runs it>. --v4-ids: random event ids instead of UUID v7 (production's: the
- * tracker's, and the ingest's when the client sends none). --without-rollups replaces the views
- * that maintain the rollup and events.prev_copy_at (both phases) by a plain copy of events_input
- * into events: run it alternately with a normal run to see what that work at insert time costs.
+ * tracker's, and the ingest's when the client sends none). --without-rollups replaces every
+ * materialized view (token ids, copy detection, the statistics' aggregates; both phases) by a
+ * plain copy of events_input into events: run it alternately with a normal run to see what that
+ * work at insert time costs.
  * Env: CLICKHOUSE_EMBEDDED_CONNECTIONS (default 2, as the services').
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -50,15 +51,18 @@ const BASELINE_ROWS = opt('baseline-rows', 50_000)!;
 const V4_IDS = args.includes('--v4-ids');
 const eventId = (ms: number) => (V4_IDS ? randomUUID() : newEventId(ms));
 const WITHOUT_ROLLUPS = args.includes('--without-rollups');
-/** The views that maintain the rollup and prev_copy_at at insert time (clickhouse/README.md). */
-const ROLLUP_VIEWS = ['order_first_purchases_mv', 'events_input_mv'];
 
 async function migrate(ch: ClickHouseEngine): Promise<void> {
   await runMigrations(ch);
   if (!WITHOUT_ROLLUPS) return;
-  for (const view of ROLLUP_VIEWS) await ch.command(`DROP VIEW IF EXISTS ${view}`);
-  // events_input's rows straight into events, as before migration 0040.
-  await ch.command('CREATE MATERIALIZED VIEW events_input_mv TO events AS SELECT * FROM events_input');
+  // Every view that works at insert time (token ids, copy detection, the statistics' aggregates:
+  // clickhouse/README.md) replaced by a plain copy of events_input's columns into events.
+  const views = await ch.query<{ name: string }>(
+    "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView'");
+  for (const { name } of views) await ch.command(`DROP VIEW ${name}`);
+  const columns = await ch.query<{ name: string }>(
+    "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events_input' AND name IN (SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events') ORDER BY position");
+  await ch.command(`CREATE MATERIALIZED VIEW events_input_mv TO events AS SELECT ${columns.map((c) => c.name).join(', ')} FROM events_input`);
 }
 // As the services' CLICKHOUSE_EMBEDDED_CONNECTIONS (validated and defaulted by the same config).
 const CONNECTIONS = loadConfig({ CLICKHOUSE_EMBEDDED_CONNECTIONS: process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS }).clickhouse.embeddedConnections;

@@ -21,7 +21,9 @@
  * after a bulk load" figure: it says so in its first lines.
  * Env: BENCH_EVENTS (default 10000000), BENCH_CALLS (20; one-shop profiles 10), BENCH_SKIP_PG=1,
  * CLICKHOUSE_EMBEDDED_CONNECTIONS (default 2, as the services'), BENCH_DIR=<dir> to keep the generated ClickHouse data there and reuse it on the next run
- * (generation is the slow part; one directory per profile).
+ * (generation is the slow part; one directory per profile), BENCH_INSERT_ROWS (rows per generating
+ * insert, default GENERATE_CHUNK_ROWS; 20000 = the inserts `cli import` writes, so the first run
+ * measures the reads right after a month of backfill through the import, its many small parts unmerged).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -103,14 +105,15 @@ async function loadClickHouse(dir: string): Promise<ClickHouseEngine> {
     return engine;
   }
   const started = performance.now();
-  for (let first = 0; first < PROFILE.events; first += GENERATE_CHUNK_ROWS) {
-    await engine.command(generateSql(PROFILE), { now: clickhouseTime(now), first, count: Math.min(GENERATE_CHUNK_ROWS, PROFILE.events - first) });
+  const insertRows = Number(process.env.BENCH_INSERT_ROWS ?? GENERATE_CHUNK_ROWS);
+  for (let first = 0; first < PROFILE.events; first += insertRows) {
+    await engine.command(generateSql(PROFILE), { now: clickhouseTime(now), first, count: Math.min(insertRows, PROFILE.events - first) });
   }
   await engine.command(retriesSql(PROFILE), { now: clickhouseTime(now) });
   // Merged parts, as a long-running table has: a fresh insert leaves many small parts.
   await engine.command('OPTIMIZE TABLE events FINAL');
   // Merges of other tables go on in the background: this run is the first after a bulk load.
-  console.log('ClickHouse: freshly generated data: this run measures the reads right after a bulk load');
+  console.log(`ClickHouse: freshly generated data in ${insertRows.toLocaleString('en-US')}-row inserts: this run measures the reads right after a bulk load`);
   const [{ rows }] = await engine.query<{ rows: string }>('SELECT count() AS rows FROM events');
   console.log(`ClickHouse: ${rows} rows generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return engine;
