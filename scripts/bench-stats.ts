@@ -106,6 +106,7 @@ async function loadClickHouse(dir: string): Promise<ClickHouseEngine> {
   }
   const started = performance.now();
   const insertRows = Number(process.env.BENCH_INSERT_ROWS ?? GENERATE_CHUNK_ROWS);
+  if (!Number.isSafeInteger(insertRows) || insertRows < 1) throw new Error(`BENCH_INSERT_ROWS must be a positive integer, not ${process.env.BENCH_INSERT_ROWS}`);
   for (let first = 0; first < PROFILE.events; first += insertRows) {
     await engine.command(generateSql(PROFILE), { now: clickhouseTime(now), first, count: Math.min(insertRows, PROFILE.events - first) });
   }
