@@ -33,6 +33,7 @@ import { newEventId, type StoredEvent } from '@chatlytics/events';
 import { generateEvents, chTime } from '@chatlytics/testkit';
 import { createConsumer } from '@chatlytics/consumer';
 import { machineSpeedLine } from './machine-speed.js';
+import { materializedViews, plainCopyViewSql } from './materialized-views.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt?: number) => {
@@ -57,12 +58,8 @@ async function migrate(ch: ClickHouseEngine): Promise<void> {
   if (!WITHOUT_ROLLUPS) return;
   // Every view that works at insert time (token ids, copy detection, the statistics' aggregates:
   // clickhouse/README.md) replaced by a plain copy of events_input's columns into events.
-  const views = await ch.query<{ name: string }>(
-    "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView'");
-  for (const { name } of views) await ch.command(`DROP VIEW ${name}`);
-  const columns = await ch.query<{ name: string }>(
-    "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events_input' AND name IN (SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events') ORDER BY position");
-  await ch.command(`CREATE MATERIALIZED VIEW events_input_mv TO events AS SELECT ${columns.map((c) => c.name).join(', ')} FROM events_input`);
+  for (const { name } of await materializedViews(ch)) await ch.command(`DROP VIEW ${name}`);
+  await ch.command(await plainCopyViewSql(ch));
 }
 // As the services' CLICKHOUSE_EMBEDDED_CONNECTIONS (validated and defaulted by the same config).
 const CONNECTIONS = loadConfig({ CLICKHOUSE_EMBEDDED_CONNECTIONS: process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS }).clickhouse.embeddedConnections;

@@ -26,6 +26,7 @@ import { createLogger } from '@chatlytics/core';
 import { newEventId, type StoredEvent } from '@chatlytics/events';
 import { chTime, generateEvents } from '@chatlytics/testkit';
 import { machineSpeedLine } from './machine-speed.js';
+import { materializedViews, plainCopyViewSql } from './materialized-views.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -59,6 +60,8 @@ function body(n: number): Buffer {
   return Buffer.from(lines.join('\n'));
 }
 
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 interface Sample { fixedMs: number; cpuUsPerEvent: number }
 
 async function sample(ch: ClickHouseEngine): Promise<Sample> {
@@ -69,15 +72,12 @@ async function sample(ch: ClickHouseEngine): Promise<Sample> {
     await ch.insert('events_input', data);
     times.push(performance.now() - started);
   }
-  times.sort((a, b) => a - b);
   const bodies = Array.from({ length: BULK }, () => body(ROWS));
   const cpu = process.cpuUsage();
   for (const data of bodies) await ch.insert('events_input', data);
   const used = process.cpuUsage(cpu);
-  return { fixedMs: times[Math.floor(times.length / 2)], cpuUsPerEvent: (used.user + used.system) / (BULK * ROWS) };
+  return { fixedMs: median(times), cpuUsPerEvent: (used.user + used.system) / (BULK * ROWS) };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   console.log(machineSpeedLine());
@@ -85,12 +85,9 @@ async function main() {
   const ch = await createChdbEngine({ path: dir, database: 'bench_views', log, connections: 1 });
   try {
     await runMigrations(ch);
-    const views = await ch.query<{ name: string; ddl: string }>(
-      "SELECT name, create_table_query AS ddl FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView' ORDER BY name");
+    const views = await materializedViews(ch);
     const ddl = new Map(views.map((v) => [v.name, v.ddl]));
-    const columns = await ch.query<{ name: string }>(
-      "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events_input' AND name IN (SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events') ORDER BY position");
-    const plainCopy = `CREATE MATERIALIZED VIEW events_input_mv TO events AS SELECT ${columns.map((c) => c.name).join(', ')} FROM events_input`;
+    const plainCopy = await plainCopyViewSql(ch);
     const inputDdl = ddl.get('events_input_mv');
     if (!inputDdl) throw new Error('no events_input_mv: migrations did not run');
 
