@@ -13,10 +13,11 @@
  * BENCH_PIPELINE_BUS=kafka runs the Kafka topology instead: 1 vs 2 consumer processes on a
  * 6-partition topic (scripts/bench-pipeline-kafka.ts).
  *
- * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows 50000 --bus-batch <maxBatchMessages of the
- * embedded bus (and 2 KiB × that as maxBatchBytes); default: the bus's own defaults, as
- * production runs it>. --v4-ids: random event ids instead of UUID v7 (production's: the
- * tracker's, and the ingest's when the client sends none). --without-rollups replaces every
+ * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows 50000 --bus-batch <maxBatchMessages
+ * of the embedded bus (and 2 KiB × that as maxBatchBytes)> --read-ahead <batches the embedded bus
+ * hands over before the oldest commits>; both default to the bus's own defaults, as production
+ * runs it. --v4-ids: random event ids instead of UUID v7 (production's: the tracker's, and the
+ * ingest's when the client sends none). --without-rollups replaces every
  * materialized view (token ids, copy detection, the statistics' aggregates; both phases) by a
  * plain copy of events_input into events: run it alternately with a normal run to see what that
  * work at insert time costs.
@@ -44,6 +45,7 @@ const N = opt('events', 1_000_000)!;
 const RATE = opt('rate', 5_000)!;
 const SECONDS = opt('seconds', 20)!;
 const BUS_BATCH = opt('bus-batch');
+const READ_AHEAD = opt('read-ahead');
 // The pipeline's inserts are one bus batch (≤ 50k rows by default): the baseline gets the same
 // size, so that fewer merges are not credited to the pipeline alone.
 const BASELINE_ROWS = opt('baseline-rows', 50_000)!;
@@ -189,7 +191,7 @@ async function main() {
     const ch = await createChdbEngine({ path: chdbPath, database: 'bench_pipeline', log, connections: CONNECTIONS });
     await migrate(ch);
     // --bus-batch raises the byte cap with the message cap (2 KiB per message: ~3x the average row).
-    const bus = await createEmbeddedBus({ dir: path.join(dir, 'bus'), log, maxBatchMessages: BUS_BATCH, maxBatchBytes: BUS_BATCH && BUS_BATCH * 2048 });
+    const bus = await createEmbeddedBus({ dir: path.join(dir, 'bus'), log, maxBatchMessages: BUS_BATCH, maxBatchBytes: BUS_BATCH && BUS_BATCH * 2048, readAhead: READ_AHEAD });
     started = performance.now();
     for (let i = 0; i < N; i += 5_000) await bus.publish(messages.slice(i, i + 5_000));
     const publishMs = performance.now() - started;
@@ -202,10 +204,15 @@ async function main() {
     cpu = process.cpuUsage();
     const mainCpuBefore = mainThreadCpuMicros();
     const threadsBefore = threadCpuMicros();
+    const rssBefore = process.memoryUsage.rss();
+    let peakRss = rssBefore;
     await consumer.start();
     // Every count() is a ClickHouse query competing for the same 2 cores: poll every 50 ms
     // (0.5 % of a 10 s run), not faster.
-    while ((await count(ch)) < N) await sleep(50);
+    while ((await count(ch)) < N) {
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+      await sleep(50);
+    }
     const pipelineMs = performance.now() - started;
     const pipelineCpuUs = cpuMicros(cpu);
     const mainCpuAfter = mainThreadCpuMicros();
@@ -257,6 +264,7 @@ async function main() {
       events: N,
       bytesPerEvent: Math.round(bytes / N),
       busBatch: BUS_BATCH ?? 'bus default',
+      readAhead: READ_AHEAD ?? 'bus default',
       baselineInsertPerSec: rate(N, baselineMs),
       publishPerSec: rate(N, publishMs),
       pipelineEndToEndPerSec: rate(N, pipelineMs),
@@ -271,6 +279,9 @@ async function main() {
       pipelineCapacityOn2CoresPerSec: Math.round((2 * 1e6) / (pipelineCpuUs / N)),
       loadAverage: os.loadavg().map((l) => +l.toFixed(1)),
       busBatches: stats.batches,
+      // Resident memory while the consumer works through the backlog, above what the process held
+      // when it started (sampled with each count poll): what batches and read-ahead cost.
+      backlogRssGrowthMB: Math.round((peakRss - rssBefore) / 2 ** 20),
       flushes: stats.flushes,
       steadyRate: RATE,
       steadySeconds: SECONDS,

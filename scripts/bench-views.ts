@@ -15,7 +15,10 @@
  * Background merges run as in production; the order of each pair alternates between rounds so that
  * the table's growth does not favour one side. The differences are small against the insert itself:
  * read them over several rounds (--rounds), on an idle machine.
- * Options: --rows 50000 (the consumer's largest insert: one bus batch) --bulk 3 --fixed 15 --rounds 2.
+ * First, and alone with --queries-only (a minute): each view's own query over one --rows block
+ * (scripts/view-query-costs.ts), the per-row work of each view without the noise of whole inserts.
+ * Options: --rows 50000 (the consumer's largest insert: one bus batch) --bulk 3 --fixed 15 --rounds 2
+ * --queries-only.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -27,6 +30,7 @@ import { newEventId, type StoredEvent } from '@chatlytics/events';
 import { chTime, generateEvents } from '@chatlytics/testkit';
 import { machineSpeedLine } from './machine-speed.js';
 import { materializedViews, plainCopyViewSql } from './materialized-views.js';
+import { viewQueryCosts } from './view-query-costs.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -39,6 +43,7 @@ const ROWS = opt('rows', 50_000);
 const BULK = opt('bulk', 3);
 const FIXED = opt('fixed', 15);
 const ROUNDS = opt('rounds', 2);
+const QUERIES_ONLY = args.includes('--queries-only');
 
 const log = createLogger('warn', 'bench');
 
@@ -106,6 +111,16 @@ async function main() {
     ];
 
     await sample(ch); // warm-up: the first inserts create the parts and load the code paths
+    // events_input_mv's query also copies every column: a plain copy's query shows that share.
+    const queries = await viewQueryCosts(ch, body(ROWS), ROWS, 7, [{ name: '(a plain copy, for scale)', select: plainCopy.replace(/^.*? AS SELECT /s, 'SELECT ') }]);
+    const line = (name: string, ms: number, us: number) => console.log(`  ${name.padEnd(34)} ${ms.toFixed(1).padStart(8)} ms ${us.toFixed(2).padStart(7)} µs/event`);
+    console.log(`each view's query alone over one ${ROWS.toLocaleString()}-row block (medians of 7):`);
+    for (const q of [...queries.views, ...queries.references]) line(q.view, q.ms, q.cpuUsPerEvent);
+    line('all views', queries.views.reduce((n, q) => n + q.ms, 0), queries.views.reduce((n, q) => n + q.cpuUsPerEvent, 0));
+    if (QUERIES_ONLY) {
+      console.log(JSON.stringify({ rows: ROWS, queries }));
+      return;
+    }
     console.log(`${ROUNDS} rounds; fixed cost from ${FIXED} 1-row inserts, cost per row from ${BULK} inserts of ${ROWS.toLocaleString()} rows`);
     console.log(`${'view'.padEnd(36)} ${'fixed ms/insert'.padStart(16)} ${'CPU µs/event'.padStart(13)}   (with / without, medians of the rounds)`);
     const result: Record<string, { fixedMs: number; cpuUsPerEvent: number }> = {};
@@ -131,7 +146,7 @@ async function main() {
       console.log(`${c.name.padEnd(36)} ${(w.fixed - wo.fixed).toFixed(1).padStart(16)} ${(w.cpu - wo.cpu).toFixed(2).padStart(13)}   ` +
         `(${w.fixed.toFixed(1)} / ${wo.fixed.toFixed(1)} ms, ${w.cpu.toFixed(2)} / ${wo.cpu.toFixed(2)} µs)`);
     }
-    console.log(JSON.stringify({ rows: ROWS, bulk: BULK, fixed: FIXED, rounds: ROUNDS, views: result }));
+    console.log(JSON.stringify({ rows: ROWS, bulk: BULK, fixed: FIXED, rounds: ROUNDS, queries, views: result }));
   } finally {
     await ch.close();
     rmSync(dir, { recursive: true, force: true });
