@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { payloadMix } from './bench-ingest-payloads.js';
+import { median } from './median.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opt } = parseArgs({
@@ -107,8 +108,6 @@ async function measure(tree: string, bodies: string[]): Promise<Run> {
   for (const k of Object.keys(threads)) if (threads[k] < 0.05) delete threads[k];
   return { tree, rps: result.requests.average, cpuUsPerReq: (after - before) / requests, threads, p99: result.latency.p99 };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const baseTree = exportTree(opt.base!);

@@ -29,6 +29,7 @@ import { pino } from 'pino';
 import { createChdbEngine, parseClickhouseTime, sqlFile } from '@chatlytics/clickhouse';
 import { daysWindow, statsQueryParams } from '@chatlytics/dashboard/stats';
 import { machineSpeedLine } from './machine-speed.js';
+import { median } from './median.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opt } = parseArgs({
@@ -55,7 +56,6 @@ const canonical = (rows: unknown) => JSON.stringify(rows, (_k, v) => (typeof v =
 /** Each row with only the columns the other side's first row has too. */
 const shared = (rows: Record<string, unknown>[], other: Record<string, unknown>[]) =>
   rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => other[0] === undefined || k in other[0])));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   console.log(machineSpeedLine());

@@ -29,8 +29,9 @@ import { createLogger } from '@chatlytics/core';
 import { newEventId, type StoredEvent } from '@chatlytics/events';
 import { chTime, generateEvents } from '@chatlytics/testkit';
 import { machineSpeedLine } from './machine-speed.js';
-import { materializedViews, plainCopyViewSql } from './materialized-views.js';
+import { materializedViews, plainCopySelectSql, plainCopyViewSql } from './materialized-views.js';
 import { viewQueryCosts } from './view-query-costs.js';
+import { median } from './median.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -64,8 +65,6 @@ function body(n: number): Buffer {
   }
   return Buffer.from(lines.join('\n'));
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Sample { fixedMs: number; cpuUsPerEvent: number }
 
@@ -112,7 +111,7 @@ async function main() {
 
     await sample(ch); // warm-up: the first inserts create the parts and load the code paths
     // events_input_mv's query also copies every column: a plain copy's query shows that share.
-    const queries = await viewQueryCosts(ch, body(ROWS), ROWS, 7, [{ name: '(a plain copy, for scale)', select: plainCopy.replace(/^.*? AS SELECT /s, 'SELECT ') }]);
+    const queries = await viewQueryCosts(ch, body(ROWS), ROWS, 7, [{ name: '(a plain copy, for scale)', select: await plainCopySelectSql(ch) }]);
     const line = (name: string, ms: number, us: number) => console.log(`  ${name.padEnd(34)} ${ms.toFixed(1).padStart(8)} ms ${us.toFixed(2).padStart(7)} µs/event`);
     console.log(`each view's query alone over one ${ROWS.toLocaleString()}-row block (medians of 7):`);
     for (const q of [...queries.views, ...queries.references]) line(q.view, q.ms, q.cpuUsPerEvent);

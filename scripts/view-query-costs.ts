@@ -1,4 +1,6 @@
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import { materializedViews } from './materialized-views.js';
+import { median } from './median.js';
 
 export interface ViewQueryCost {
   view: string;
@@ -8,7 +10,6 @@ export interface ViewQueryCost {
   cpuUsPerEvent: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const blockTable = (source: string) => `bench_block_${source}`;
 
 /**
@@ -28,13 +29,7 @@ export async function viewQueryCosts(
   references: { name: string; select: string }[] = [],
 ): Promise<{ views: ViewQueryCost[]; references: ViewQueryCost[] }> {
   const db = (await ch.query<{ db: string }>('SELECT currentDatabase() AS db'))[0].db;
-  // Each view with its source (the table whose inserts it sees) and its target (TO …).
-  const views = await ch.query<{ name: string; select: string; source: string; target: string }>(
-    `SELECT v.name AS name, v.as_select AS select, s.name AS source,
-        replaceOne(extract(v.create_table_query, 'MATERIALIZED VIEW \\\\S+ TO (\\\\S+)'), concat(currentDatabase(), '.'), '') AS target
-     FROM system.tables AS v
-     JOIN system.tables AS s ON has(s.dependencies_table, v.name) AND s.database = v.database
-     WHERE v.database = currentDatabase() AND v.engine = 'MaterializedView'`);
+  const views = (await materializedViews(ch)).filter((v) => v.source !== '');
   if (views.length === 0) throw new Error('no materialized view with a source table: migrations did not run');
   // The view's query with its source (and only its source) read from the block's copy.
   const onBlock = (v: { select: string; source: string }) =>
