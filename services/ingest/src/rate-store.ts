@@ -48,6 +48,10 @@ export function createRateStore(opts: { windowMs: number; maxKeys?: number; now?
     }
   };
 
+  // endsAt - t is computed in floating point: a fresh window's (t + windowMs) - t can come out a
+  // hair above windowMs, which the reply's whole seconds (rounded up) turned into 61 s.
+  const msUntil = (endsAt: number, t: number) => Math.round(endsAt - t);
+
   return {
     take(key, cost, max) {
       const t = now();
@@ -57,14 +61,14 @@ export function createRateStore(opts: { windowMs: number; maxKeys?: number; now?
         if (windows.size >= maxKeys) {
           // Every window held is live: the oldest ends first, and with it the first free place.
           const oldest = windows.values().next().value!;
-          return { used: 0, resetMs: oldest.endsAt - t, allowed: false, storeFull: true };
+          return { used: 0, resetMs: msUntil(oldest.endsAt, t), allowed: false, storeFull: true };
         }
         w = { used: 0, endsAt: t + windowMs };
         windows.set(key, w);
       }
       const allowed = w.used + cost <= max;
       if (allowed) w.used += cost;
-      return { used: w.used, resetMs: w.endsAt - t, allowed, storeFull: false };
+      return { used: w.used, resetMs: msUntil(w.endsAt, t), allowed, storeFull: false };
     },
     size: () => windows.size,
   };

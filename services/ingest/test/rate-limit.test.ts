@@ -80,6 +80,16 @@ t.test('every counted response carries the budget headers; the 429 too, with Ret
   t.equal(invalid.headers['x-ratelimit-remaining'], '1', 'a refused payload spends the budget too');
 });
 
+t.test('a fresh window resets in 60 s whatever the clock reads (no float rounding up to 61)', async (t) => {
+  // (t + 60000) - t is 60000.00000000006 at this reading of performance.now().
+  const now = 524074.93352375267;
+  t.not((now + 60_000) - now, 60_000, 'the clock value still shows the float error');
+  const { app } = await buildIngest({ env: { TRACK_RATE_LIMIT_PER_MINUTE: '2' }, rateLimit: { now: () => now } });
+  t.teardown(() => app.close());
+  const res = await app.inject({ method: 'POST', url: '/api/analytics/track', payload: event });
+  t.equal(res.headers['x-ratelimit-reset'], '60');
+});
+
 t.test('the batch route shares the budget; /tracker.js and preflights do not spend it', async (t) => {
   const { app } = await buildIngest({ env: { TRACK_RATE_LIMIT_PER_MINUTE: '2' } });
   t.teardown(() => app.close());
