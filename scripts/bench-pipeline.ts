@@ -17,10 +17,10 @@
  * of the embedded bus (and 2 KiB × that as maxBatchBytes)> --read-ahead <batches the embedded bus
  * hands over before the oldest commits>; both default to the bus's own defaults, as production
  * runs it. --v4-ids: random event ids instead of UUID v7 (production's: the tracker's, and the
- * ingest's when the client sends none). --without-rollups replaces every
- * materialized view (token ids, copy detection, the statistics' aggregates; both phases) by a
- * plain copy of events_input into events: run it alternately with a normal run to see what that
- * work at insert time costs.
+ * ingest's when the client sends none). --without-rollups: every materialized view (token ids,
+ * copy detection, the aggregates; both phases) replaced by a plain copy into events;
+ * --without-lookups: events_input_mv without its copy detection and token-id lookup (both in
+ * materialized-views.ts); run either alternately with a normal run to see what that work costs.
  * Env: CLICKHOUSE_EMBEDDED_CONNECTIONS (default 2, as the services').
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -34,7 +34,7 @@ import { newEventId, type StoredEvent } from '@chatlytics/events';
 import { generateEvents, chTime } from '@chatlytics/testkit';
 import { createConsumer } from '@chatlytics/consumer';
 import { machineSpeedLine } from './machine-speed.js';
-import { materializedViews, plainCopyViewSql } from './materialized-views.js';
+import { replaceViews } from './materialized-views.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt?: number) => {
@@ -53,15 +53,11 @@ const BASELINE_ROWS = opt('baseline-rows', 50_000)!;
 // sends none), time-ordered. --v4-ids: random ids, as a client sending its own v4 ids would.
 const V4_IDS = args.includes('--v4-ids');
 const eventId = (ms: number) => (V4_IDS ? randomUUID() : newEventId(ms));
-const WITHOUT_ROLLUPS = args.includes('--without-rollups');
+const VIEWS = args.includes('--without-rollups') ? 'plain' : args.includes('--without-lookups') ? 'no-lookups' : undefined;
 
 async function migrate(ch: ClickHouseEngine): Promise<void> {
   await runMigrations(ch);
-  if (!WITHOUT_ROLLUPS) return;
-  // Every view that works at insert time (token ids, copy detection, the statistics' aggregates:
-  // clickhouse/README.md) replaced by a plain copy of events_input's columns into events.
-  for (const { name } of await materializedViews(ch)) await ch.command(`DROP VIEW ${name}`);
-  await ch.command(await plainCopyViewSql(ch));
+  if (VIEWS) await replaceViews(ch, VIEWS);
 }
 // As the services' CLICKHOUSE_EMBEDDED_CONNECTIONS (validated and defaulted by the same config).
 const CONNECTIONS = loadConfig({ CLICKHOUSE_EMBEDDED_CONNECTIONS: process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS }).clickhouse.embeddedConnections;

@@ -42,3 +42,23 @@ export async function plainCopySelectSql(ch: ClickHouseEngine): Promise<string> 
 export async function plainCopyViewSql(ch: ClickHouseEngine): Promise<string> {
   return `CREATE MATERIALIZED VIEW events_input_mv TO events AS ${await plainCopySelectSql(ch)}`;
 }
+
+/**
+ * Puts the benches' variant of the views in place after the migrations: `plain` = every view
+ * replaced by a plain copy (plainCopyViewSql); `no-lookups` = events_input_mv without its copy
+ * detection, its token-id lookup and its LIMIT 1 BY, every other view kept. Token ids are then a
+ * 16-bit hash of the token (as dense in a bitmap as the real ids of a shop's few thousand
+ * tokens) and no row marks a new id, so token_ids stays empty. Wrong data on purpose: what the
+ * two lookups cost at most, and so what moving them out of the view could save.
+ */
+export async function replaceViews(ch: ClickHouseEngine, variant: 'plain' | 'no-lookups'): Promise<void> {
+  if (variant === 'plain') {
+    for (const { name } of await materializedViews(ch)) await ch.command(`DROP VIEW ${name}`);
+    await ch.command(await plainCopyViewSql(ch));
+    return;
+  }
+  await ch.command('DROP VIEW events_input_mv');
+  await ch.command(`CREATE MATERIALIZED VIEW events_input_mv TO events AS
+    SELECT * EXCEPT (token_id, id_slot), if(is_bot, toUInt64(0), toUInt64(xxHash32(token) % 65536)) AS token_id, false AS token_id_new
+    FROM events_input`);
+}
