@@ -13,7 +13,7 @@
  * BENCH_PIPELINE_BUS=kafka runs the Kafka topology instead: 1 vs 2 consumer processes on a
  * 6-partition topic (scripts/bench-pipeline-kafka.ts).
  *
- * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows 50000 --bus-batch <maxBatchMessages
+ * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows 100000 --bus-batch <maxBatchMessages
  * of the embedded bus (and 2 KiB × that as maxBatchBytes)> --read-ahead <batches the embedded bus
  * hands over before the oldest commits>; both default to the bus's own defaults, as production
  * runs it. --v4-ids: random event ids instead of UUID v7 (production's: the tracker's, and the
@@ -46,9 +46,9 @@ const RATE = opt('rate', 5_000)!;
 const SECONDS = opt('seconds', 20)!;
 const BUS_BATCH = opt('bus-batch');
 const READ_AHEAD = opt('read-ahead');
-// The pipeline's inserts are one bus batch (≤ 50k rows by default): the baseline gets the same
+// The pipeline's inserts are one bus batch (≤ 100k rows by default): the baseline gets the same
 // size, so that fewer merges are not credited to the pipeline alone.
-const BASELINE_ROWS = opt('baseline-rows', 50_000)!;
+const BASELINE_ROWS = opt('baseline-rows', 100_000)!;
 // Event ids as production makes them: UUID v7 (the tracker's, and the ingest's when the client
 // sends none), time-ordered. --v4-ids: random ids, as a client sending its own v4 ids would.
 const V4_IDS = args.includes('--v4-ids');

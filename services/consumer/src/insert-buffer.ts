@@ -9,7 +9,7 @@ export interface InsertBufferOptions {
    * advice, and background merges of small parts cost the consumer's own CPU on a small
    * machine). 100,000 rows is ~40 MB of RowBinary plus the bus values kept for dead-lettering:
    * at 100k events/s about one insert a second. A single-partition bus (the embedded log) hands
-   * over batches of ≤ 50k, so there a flush is one or two bus batches; with Kafka, several
+   * over batches of ≤ 100k, so there a flush is one bus batch; with Kafka, several
    * partitions' batches coalesce up to it.
    */
   maxRows: number;

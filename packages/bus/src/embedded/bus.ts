@@ -27,7 +27,7 @@ export interface EmbeddedBusOptions {
   retention?: Partial<Retention>;
   maxBatchMessages?: number;
   maxBatchBytes?: number;
-  /** Batches handed to the consumer before the oldest is committed (default 3). */
+  /** Batches handed to the consumer before the oldest is committed (default 2). */
   readAhead?: number;
   retryBackoff?: BackoffOptions;
   /** A replay gives up after its handler rejected the same batch this many times (default 5). */
@@ -74,22 +74,23 @@ async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => Pro
   const metrics = createBusMetrics(opts.registry);
   const segmentBytes = opts.segmentBytes ?? 16 * 1024 * 1024;
   const retention: Retention = { maxAgeMs: 24 * 3600_000, maxBytes: 1024 ** 3, ...opts.retention };
-  // Each batch becomes one ClickHouse insert: a backlog drains in inserts of up to 50k rows,
+  // Each batch becomes one ClickHouse insert: a backlog drains in inserts of up to 100k rows,
   // while live traffic still arrives in small, fresh batches. Why that large: every insert is a
-  // part that background merges rewrite; at 12.5k rows per insert the merges cost 4.4 µs of
-  // CPU per event, at 50k 1.7, at 100k 0.9 (scratch measurement, chdb, 1M RowBinary rows) — on
-  // 2 cores that is CPU taken from the consumer itself. A read runs across log segments
-  // (reader.ts), so a backlog batch is 50k of the bench's 690-byte events. 40 MiB bounds what a
-  // batch holds in memory and what a redelivery re-reads.
-  // One partition would mean one batch at a time. Three in flight: the consumer writes two
-  // flushes at once (its concurrentWrites) while it decodes the third; under backlog the
-  // insert is the slower side, and two of them overlapping keep both cores busy
-  // (bench:pipeline: 68–72k → 79–82k events/s against one insert with one batch read ahead).
+  // part in `events` and in each table the statistics' views feed, which background merges
+  // rewrite, and each insert pays the views' fixed cost once; on 2 cores that CPU is taken from
+  // the consumer itself. bench:pipeline, 7 pairs alternated: 11.6 against 14.2 µs of CPU per
+  // event (medians) at 100k rather than 50k rows per batch. A read runs across log segments
+  // (reader.ts). 80 MiB holds 100k of the bench's 770-byte events and bounds what a batch holds
+  // in memory and what a redelivery re-reads.
+  // One partition would mean one batch at a time. Two in flight: the consumer writes two
+  // flushes at once (its concurrentWrites); under backlog the insert is the slower side, and
+  // two of them overlapping keep both cores busy. At this size a third batch in flight (decoded
+  // while two insert) bought nothing bench:pipeline could show, for another 80 MiB.
   // Each batch in flight holds its read chunks (≤ maxBatchBytes) and its rows (a little less).
   const limits = {
-    maxBatchMessages: opts.maxBatchMessages ?? 50_000,
-    maxBatchBytes: opts.maxBatchBytes ?? 40 * 1024 * 1024,
-    readAhead: Math.max(1, opts.readAhead ?? 3),
+    maxBatchMessages: opts.maxBatchMessages ?? 100_000,
+    maxBatchBytes: opts.maxBatchBytes ?? 80 * 1024 * 1024,
+    readAhead: Math.max(1, opts.readAhead ?? 2),
   };
   const backoff = opts.retryBackoff ?? DEFAULT_BACKOFF;
   const events = await SegmentedLog.open({ dir: path.join(dir, 'events'), segmentBytes, log });

@@ -20,7 +20,7 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /**
  * A record where it sits in the chunk it was read into, handed to the consumer as the
  * message itself (the reader stamps its log offset). Key, value and offset are made only when
- * asked for. Why: a backlog batch is up to 50k messages kept alive until ClickHouse acknowledged
+ * asked for. Why: a backlog batch is up to 100k messages kept alive until ClickHouse acknowledged
  * them (the batch is redelivered as it is on failure); as plain objects each message was a
  * key string, an offset string and a Buffer view besides itself, and V8's young-generation
  * collector copied all of them twice before promoting them (bench:pipeline: the collector's
