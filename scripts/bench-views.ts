@@ -17,7 +17,7 @@
  * read them over several rounds (--rounds), on an idle machine.
  * First, and alone with --queries-only (a minute): each view's own query over one --rows block
  * (scripts/view-query-costs.ts), the per-row work of each view without the noise of whole inserts.
- * Options: --rows 50000 (the consumer's largest insert: one bus batch) --bulk 3 --fixed 15 --rounds 2
+ * Options: --rows 100000 (the consumer's largest insert from the embedded bus: one batch) --bulk 3 --fixed 15 --rounds 2
  * --queries-only.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,7 +40,7 @@ const opt = (name: string, dflt: number) => {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
   return value;
 };
-const ROWS = opt('rows', 50_000);
+const ROWS = opt('rows', 100_000);
 const BULK = opt('bulk', 3);
 const FIXED = opt('fixed', 15);
 const ROUNDS = opt('rounds', 2);

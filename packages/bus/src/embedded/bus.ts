@@ -81,7 +81,9 @@ async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => Pro
   // the consumer itself. bench:pipeline, 7 pairs alternated: 11.6 against 14.2 µs of CPU per
   // event (medians) at 100k rather than 50k rows per batch. A read runs across log segments
   // (reader.ts). 80 MiB holds 100k of the bench's 770-byte events and bounds what a batch holds
-  // in memory and what a redelivery re-reads.
+  // in memory and what a redelivery re-reads. Not larger: at 200k a backlog held 420–470 MB
+  // more (the consumer's body pool keeps no 256 MiB body) and bench:pipeline was slower in both
+  // rounds tried.
   // One partition would mean one batch at a time. Two in flight: the consumer writes two
   // flushes at once (its concurrentWrites); under backlog the insert is the slower side, and
   // two of them overlapping keep both cores busy. At this size a third batch in flight (decoded
