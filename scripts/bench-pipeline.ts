@@ -13,7 +13,7 @@
  * BENCH_PIPELINE_BUS=kafka runs the Kafka topology instead: 1 vs 2 consumer processes on a
  * 6-partition topic (scripts/bench-pipeline-kafka.ts).
  *
- * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows 100000 --bus-batch <maxBatchMessages
+ * Options: --events 1000000 --rate 5000 --seconds 20 --baseline-rows <one bus batch> --bus-batch <maxBatchMessages
  * of the embedded bus (and 2 KiB × that as maxBatchBytes)> --read-ahead <batches the embedded bus
  * hands over before the oldest commits>; both default to the bus's own defaults, as production
  * runs it. --v4-ids: random event ids instead of UUID v7 (production's: the tracker's, and the
@@ -28,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createChdbEngine, runMigrations, type ClickHouseEngine } from '@chatlytics/clickhouse';
-import { createEmbeddedBus, type BusMessage } from '@chatlytics/bus';
+import { createEmbeddedBus, EMBEDDED_BATCH_DEFAULTS, type BusMessage } from '@chatlytics/bus';
 import { createLogger, loadConfig } from '@chatlytics/core';
 import { newEventId, type StoredEvent } from '@chatlytics/events';
 import { generateEvents, chTime } from '@chatlytics/testkit';
@@ -46,9 +46,9 @@ const RATE = opt('rate', 5_000)!;
 const SECONDS = opt('seconds', 20)!;
 const BUS_BATCH = opt('bus-batch');
 const READ_AHEAD = opt('read-ahead');
-// The pipeline's inserts are one bus batch (≤ 100k rows by default): the baseline gets the same
-// size, so that fewer merges are not credited to the pipeline alone.
-const BASELINE_ROWS = opt('baseline-rows', 100_000)!;
+// The pipeline's inserts are one bus batch: the baseline gets the same size, so that fewer
+// merges are not credited to the pipeline alone.
+const BASELINE_ROWS = opt('baseline-rows', EMBEDDED_BATCH_DEFAULTS.maxBatchMessages)!;
 // Event ids as production makes them: UUID v7 (the tracker's, and the ingest's when the client
 // sends none), time-ordered. --v4-ids: random ids, as a client sending its own v4 ids would.
 const V4_IDS = args.includes('--v4-ids');

@@ -17,7 +17,7 @@
  * read them over several rounds (--rounds), on an idle machine.
  * First, and alone with --queries-only (a minute): each view's own query over one --rows block
  * (scripts/view-query-costs.ts), the per-row work of each view without the noise of whole inserts.
- * Options: --rows 100000 (the consumer's largest insert from the embedded bus: one batch) --bulk 3 --fixed 15 --rounds 2
+ * Options: --rows <the embedded bus's batch, the consumer's largest insert from it> --bulk 3 --fixed 15 --rounds 2
  * --queries-only.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,6 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createChdbEngine, runMigrations, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { EMBEDDED_BATCH_DEFAULTS } from '@chatlytics/bus';
 import { createLogger } from '@chatlytics/core';
 import { newEventId, type StoredEvent } from '@chatlytics/events';
 import { chTime, generateEvents } from '@chatlytics/testkit';
@@ -40,7 +41,7 @@ const opt = (name: string, dflt: number) => {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
   return value;
 };
-const ROWS = opt('rows', 100_000);
+const ROWS = opt('rows', EMBEDDED_BATCH_DEFAULTS.maxBatchMessages);
 const BULK = opt('bulk', 3);
 const FIXED = opt('fixed', 15);
 const ROUNDS = opt('rounds', 2);

@@ -69,30 +69,35 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Embed
   }
 }
 
+/**
+ * The batch limits a consumer gets unless it sets its own (the benches size their inserts by them).
+ * Each batch becomes one ClickHouse insert: a backlog drains in inserts of up to 100k rows,
+ * while live traffic still arrives in small, fresh batches. Why that large: every insert is a
+ * part in `events` and in each table the statistics' views feed, which background merges
+ * rewrite, and each insert pays the views' fixed cost once; on 2 cores that CPU is taken from
+ * the consumer itself. bench:pipeline, 7 pairs alternated: 11.6 against 14.2 µs of CPU per
+ * event (medians) at 100k rather than 50k rows per batch. A read runs across log segments
+ * (reader.ts). 80 MiB holds 100k of the bench's 770-byte events and bounds what a batch holds
+ * in memory and what a redelivery re-reads. Not larger: at 200k a backlog held 420–470 MB
+ * more (the consumer's body pool keeps no 256 MiB body) and bench:pipeline was slower in both
+ * rounds tried.
+ * One partition would mean one batch at a time. Two in flight: the consumer writes two
+ * flushes at once (its concurrentWrites); under backlog the insert is the slower side, and
+ * two of them overlapping keep both cores busy. At this size a third batch in flight (decoded
+ * while two insert) bought nothing bench:pipeline could show, for another 80 MiB.
+ * Each batch in flight holds its read chunks (≤ maxBatchBytes) and its rows (a little less).
+ */
+export const EMBEDDED_BATCH_DEFAULTS = { maxBatchMessages: 100_000, maxBatchBytes: 80 * 1024 * 1024, readAhead: 2 } as const;
+
 async function openBus(dir: string, opts: EmbeddedBusOptions, release: () => Promise<void>): Promise<EmbeddedEventBus> {
   const log = opts.log;
   const metrics = createBusMetrics(opts.registry);
   const segmentBytes = opts.segmentBytes ?? 16 * 1024 * 1024;
   const retention: Retention = { maxAgeMs: 24 * 3600_000, maxBytes: 1024 ** 3, ...opts.retention };
-  // Each batch becomes one ClickHouse insert: a backlog drains in inserts of up to 100k rows,
-  // while live traffic still arrives in small, fresh batches. Why that large: every insert is a
-  // part in `events` and in each table the statistics' views feed, which background merges
-  // rewrite, and each insert pays the views' fixed cost once; on 2 cores that CPU is taken from
-  // the consumer itself. bench:pipeline, 7 pairs alternated: 11.6 against 14.2 µs of CPU per
-  // event (medians) at 100k rather than 50k rows per batch. A read runs across log segments
-  // (reader.ts). 80 MiB holds 100k of the bench's 770-byte events and bounds what a batch holds
-  // in memory and what a redelivery re-reads. Not larger: at 200k a backlog held 420–470 MB
-  // more (the consumer's body pool keeps no 256 MiB body) and bench:pipeline was slower in both
-  // rounds tried.
-  // One partition would mean one batch at a time. Two in flight: the consumer writes two
-  // flushes at once (its concurrentWrites); under backlog the insert is the slower side, and
-  // two of them overlapping keep both cores busy. At this size a third batch in flight (decoded
-  // while two insert) bought nothing bench:pipeline could show, for another 80 MiB.
-  // Each batch in flight holds its read chunks (≤ maxBatchBytes) and its rows (a little less).
   const limits = {
-    maxBatchMessages: opts.maxBatchMessages ?? 100_000,
-    maxBatchBytes: opts.maxBatchBytes ?? 80 * 1024 * 1024,
-    readAhead: Math.max(1, opts.readAhead ?? 2),
+    maxBatchMessages: opts.maxBatchMessages ?? EMBEDDED_BATCH_DEFAULTS.maxBatchMessages,
+    maxBatchBytes: opts.maxBatchBytes ?? EMBEDDED_BATCH_DEFAULTS.maxBatchBytes,
+    readAhead: Math.max(1, opts.readAhead ?? EMBEDDED_BATCH_DEFAULTS.readAhead),
   };
   const backoff = opts.retryBackoff ?? DEFAULT_BACKOFF;
   const events = await SegmentedLog.open({ dir: path.join(dir, 'events'), segmentBytes, log });
