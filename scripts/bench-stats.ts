@@ -14,6 +14,8 @@
  *   PostgreSQL: a temporary database on DATABASE_URL's server, or PGlite when it is unset.
  *   Both apply the same retry rule (a one-day lookback before the window, services/dashboard/README.md)
  *   and the all-time order rule; popup-metrics is one query in ClickHouse, two in PostgreSQL.
+ *   Floors printed first: chdb's bound `SELECT 1`, one granule of `events`, and the purchase
+ *   funnel's table reads (each read its plan lists, a count of the chatbot's rows, in one query).
  *
  * Targets (exit code 1 when missed): default p95 ≤ 25 ms each; big-shop p95 ≤
  * 150 ms each, page ≤ 300 ms, ≥ 30× PostgreSQL; huge-shop p95 ≤ 300 ms each. The one-shop
@@ -30,8 +32,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
-import { clickhouseTime, createChdbEngine, parseClickhouseTime, runMigrations, VIEW_FED_TABLES, type ClickHouseEngine } from '@chatlytics/clickhouse';
-import { createEventStatsRepository, daysWindow, type StatsWindow } from '@chatlytics/dashboard/stats';
+import { clickhouseTime, createChdbEngine, parseClickhouseTime, runMigrations, sqlFile, VIEW_FED_TABLES, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { createEventStatsRepository, daysWindow, statsQueryParams, type StatsWindow } from '@chatlytics/dashboard/stats';
 import { abTestOn, botId, GENERATE_CHUNK_ROWS, generateSql, retriesSql, statsProfile } from './bench-stats-data.js';
 import { PG_AB_TEST, PG_INDEX_DDL, PG_QUERIES, PG_TABLE_DDL, embeddedPostgres, serverPostgres, type BenchPostgres } from './bench-stats-postgres.js';
 import { machineSpeedLine } from './machine-speed.js';
@@ -158,6 +160,14 @@ async function main() {
   const readFloor = await time(CALLS, (i) => engine.query(
     "SELECT count() AS n FROM events WHERE chatbot_id = {chatbot_id:String} AND received_at >= {to:DateTime64(3, 'UTC')} - INTERVAL 1 SECOND AND received_at <= {to:DateTime64(3, 'UTC')}",
     { chatbot_id: bot(i), to: clickhouseTime(window.to) }));
+  // The floor of the purchase funnel's table reads: one count of the chatbot's rows per table
+  // read its plan has, in one query. The tables a statistic touches cost their planning and
+  // opening whatever the shop's size; what is left above this is the statistic's own work.
+  const plan = await engine.query<{ explain: string }>(`EXPLAIN PLAN ${sqlFile('stats_purchases')}`, { ...statsQueryParams(bot(0), window), ab_block: 'false' });
+  const reads = plan.flatMap((r) => /ReadFromMergeTree \((?:\w+\.)?(\w+)\)/.exec(r.explain)?.[1] ?? []);
+  if (reads.length === 0) throw new Error('EXPLAIN PLAN of stats_purchases lists no ReadFromMergeTree step: its output format changed');
+  const readsSql = `SELECT sum(n) AS n FROM (${reads.map((t) => `SELECT count() AS n FROM ${t} WHERE chatbot_id = {chatbot_id:String}`).join(' UNION ALL ')})`;
+  const readsFloor = await time(CALLS, (i) => engine.query(readsSql, { chatbot_id: bot(i) }));
   const ch: Record<string, Timing> = {
     engagement: await time(CALLS, (i) => stats.engagement(bot(i), window)),
     'popup-metrics': await time(CALLS, (i) => stats.popupMetrics(bot(i), window)),
@@ -206,6 +216,7 @@ async function main() {
   }
 
   console.log(`\nchdb floor (bound SELECT 1): p50 ${floor.p50.toFixed(1)} ms, p95 ${floor.p95.toFixed(1)} ms; any read of events (one granule): p50 ${readFloor.p50.toFixed(1)} ms, p95 ${readFloor.p95.toFixed(1)} ms`);
+  console.log(`the purchase funnel's ${reads.length} table reads (${[...new Set(reads)].join(', ')}), a count each in one query: p50 ${readsFloor.p50.toFixed(1)} ms, p95 ${readsFloor.p95.toFixed(1)} ms`);
   console.log(`${PROFILE.name} profile: ${PROFILE.events} events, ${PROFILE.chatbots} chatbot(s), ${PROFILE.tokensPerChatbot} tokens each; ${WINDOW_DAYS}-day window; ${CALLS} calls each; ${CONNECTIONS} ClickHouse connection(s); baseline: ${pgKind}`);
   console.log('statistic              CH p50   CH p95   CH CPU   PG p50   PG p95  speedup(p50)  target');
   let ok = true;
