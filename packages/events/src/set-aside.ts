@@ -7,7 +7,7 @@ import type { StoredEvent } from './stored-event.js';
  * "Purchases that do not count"). A closed list: it is the `reason` column of
  * `events_rejected` for these rows and a metric label.
  */
-export const SET_ASIDE_REASONS = ['implausible_value', 'implausible_quantity', 'unverified_signature', 'missing_signature'] as const;
+export const SET_ASIDE_REASONS = ['implausible_value', 'implausible_quantity', 'unverified_signature', 'missing_signature', 'negative_amount'] as const;
 export type SetAsideReason = (typeof SET_ASIDE_REASONS)[number];
 
 /** The EUR cap of a chatbot that has not set its own (`chatbots.max_purchase_eur`'s default). */
@@ -40,39 +40,74 @@ export interface PurchasePolicy {
   signingSecret: string | null;
 }
 
+type SignedFields = Pick<StoredEvent, 'chatbot_id' | 'order_num' | 'total_value' | 'currency' | 'items'>;
+
 /**
- * The text a shop's backend signs (services/ingest/README.md, "Verified purchases"): chatbot
- * id, order number, Σ value × quantity over the items with exactly two decimals, and the
- * currency (data.currency upper-cased, EUR when absent), joined by '\n'. The shop's own amount
- * in its own currency: the EUR conversion is ours, the backend does not know it.
+ * The text a shop's backend signs, version 1 (services/ingest/README.md, "Verified purchases"):
+ * chatbot id, order number, Σ value × quantity over the items with exactly two decimals, and the
+ * currency (data.currency upper-cased, EUR when absent), joined by '\n'. It binds the total only,
+ * so it counts only where the items cannot say anything else with the same total: all in the
+ * order's currency (negative amounts are set aside before, whatever the signature).
  */
 export function purchaseSigningText(event: Pick<StoredEvent, 'chatbot_id' | 'order_num' | 'total_value' | 'currency'>): string {
   return `${event.chatbot_id}\n${event.order_num}\n${event.total_value.toFixed(2)}\n${event.currency || DEFAULT_CURRENCY}`;
 }
 
-/** HMAC-SHA256 of the signing text, lower-case hex: what `data.signature` must hold. */
+/** The prefix of a version-2 signature: `v2=` and 64 hex digits. */
+export const SIGNATURE_V2_PREFIX = 'v2=';
+
+/**
+ * The text a shop's backend signs, version 2: every item, so a signed purchase cannot be sent
+ * again with other items, quantities or currencies. Lines joined by '\n': `v2`, the chatbot id,
+ * the order number, the order's currency, then one line per item in the order sent,
+ * `item_id|quantity|value|currency` (the quantity a whole number, the value with exactly two
+ * decimals, the item's currency upper-cased, the order's when absent). Undefined when an item id holds `|` or a line break,
+ * which would make two item lists read alike: such a purchase cannot be signed this way.
+ */
+export function purchaseSigningTextV2(event: Omit<SignedFields, 'total_value'>): string | undefined {
+  const currency = event.currency || DEFAULT_CURRENCY;
+  const lines = ['v2', event.chatbot_id, event.order_num, currency];
+  for (const item of event.items) {
+    if (/[|\r\n]/.test(item.item_id)) return undefined;
+    lines.push(`${item.item_id}|${item.quantity}|${item.value.toFixed(2)}|${item.currency || currency}`);
+  }
+  return lines.join('\n');
+}
+
+/** HMAC-SHA256 of the signing text, lower-case hex: what `data.signature` must hold (after `v2=` for version 2). */
 export function signPurchase(secret: string, text: string): string {
   return createHmac('sha256', secret).update(text, 'utf8').digest('hex');
 }
 
 const HEX_64 = /^[0-9a-fA-F]{64}$/;
 
-/** Constant-time check of a signature against the purchase. */
-export function purchaseSignatureValid(secret: string, event: Parameters<typeof purchaseSigningText>[0], signature: string): boolean {
-  if (!HEX_64.test(signature)) return false;
-  const expected = Buffer.from(signPurchase(secret, purchaseSigningText(event)), 'hex');
-  return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
+/**
+ * Constant-time check of a signature against the purchase: `v2=<hex>` against the version-2
+ * text, bare hex against version 1 (accepted while shops move over, for items all in the
+ * order's currency only).
+ */
+export function purchaseSignatureValid(secret: string, event: SignedFields, signature: string): boolean {
+  const v2 = signature.startsWith(SIGNATURE_V2_PREFIX);
+  const hex = v2 ? signature.slice(SIGNATURE_V2_PREFIX.length) : signature;
+  if (!HEX_64.test(hex)) return false;
+  const currency = event.currency || DEFAULT_CURRENCY;
+  const text = v2 ? purchaseSigningTextV2(event)
+    : event.items.every((item) => (item.currency || currency) === currency) ? purchaseSigningText(event) : undefined;
+  if (text === undefined) return false;
+  return timingSafeEqual(Buffer.from(signPurchase(secret, text), 'hex'), Buffer.from(hex, 'hex'));
 }
 
 /**
- * Whether a purchase counts, and if not why. The signature first (with signing required, an
- * unsigned purchase is unverified whatever it claims), then plausibility: a quantity no shop
- * sells, or an EUR value over the chatbot's cap (either sign: a negative one would erase real
- * revenue). A value in an unknown currency has no EUR value and no statistic counts it.
- * Other events always count.
+ * Whether a purchase counts, and if not why. A negative value never does, on any chatbot (a
+ * refund is not a purchase: it would erase real revenue; a quantity below 1 is refused by the
+ * tracking schema already). Then the signature (with
+ * signing required, an unsigned purchase is unverified whatever it claims), then plausibility:
+ * a quantity no shop sells, or an EUR value over the chatbot's cap. A value in an unknown
+ * currency has no EUR value and no statistic counts it. Other events always count.
  */
 export function setAsideReason(event: StoredEvent, signature: unknown, policy: PurchasePolicy): SetAsideReason | undefined {
   if (event.event !== 'purchase') return undefined;
+  if (event.items.some((item) => item.value < 0)) return 'negative_amount';
   if (policy.requireSignedPurchases) {
     if (typeof signature !== 'string' || signature === '') return 'missing_signature';
     if (policy.signingSecret === null || !purchaseSignatureValid(policy.signingSecret, event, signature)) return 'unverified_signature';

@@ -15,12 +15,12 @@ export const SetAsideResponse = Type.Object({
   start_date: Type.String(),
   end_date: Type.String(),
   total: Type.Integer({ description: 'Purchases set aside in the window' }),
-  implausible: Type.Integer({ description: 'An EUR value over the chatbot\'s cap, or a quantity over 10,000' }),
+  implausible: Type.Integer({ description: 'A negative value or quantity, an EUR value over the chatbot\'s cap, or a quantity over 10,000' }),
   unverified: Type.Integer({ description: 'Without a valid signature while the chatbot requires signed purchases' }),
   by_reason: Type.Object(Object.fromEntries(SET_ASIDE_REASONS.map((r) => [r, Type.Integer()])) as Record<SetAsideReason, ReturnType<typeof Type.Integer>>),
 });
 
-const IMPLAUSIBLE: readonly SetAsideReason[] = ['implausible_value', 'implausible_quantity'];
+const IMPLAUSIBLE: readonly SetAsideReason[] = ['negative_amount', 'implausible_value', 'implausible_quantity'];
 
 export function createSetAsideRepository({ clickhouse }: { clickhouse: ClickHouseEngine }) {
   return {

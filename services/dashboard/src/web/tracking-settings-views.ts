@@ -47,15 +47,17 @@ ${fieldError(form.errors, 'maxPurchaseEur')}</div>
 
 const nodeSnippet = (chatbotId: string) => `// Node (the shop's backend): data.signature for the purchase event
 import { createHmac } from 'node:crypto';
-const total = order.items.reduce((sum, item) => sum + item.price * item.quantity, 0);
-const text = ['${chatbotId}', order.number, total.toFixed(2), order.currency].join('\\n');
-const signature = createHmac('sha256', process.env.CHATLYTICS_SIGNING_SECRET).update(text).digest('hex');`;
+const num = (n) => n.toFixed(2);
+const lines = ['v2', '${chatbotId}', order.number, order.currency,
+  ...order.items.map((item) => [item.id, item.quantity, num(item.price), item.currency ?? order.currency].join('|'))];
+const signature = 'v2=' + createHmac('sha256', process.env.CHATLYTICS_SIGNING_SECRET).update(lines.join('\\n')).digest('hex');`;
 
 const phpSnippet = (chatbotId: string) => `<?php // PHP (the shop's backend): data.signature for the purchase event
-$total = 0;
-foreach ($order['items'] as $item) { $total += $item['price'] * $item['quantity']; }
-$text = implode("\\n", ['${chatbotId}', $order['number'], number_format($total, 2, '.', ''), $order['currency']]);
-$signature = hash_hmac('sha256', $text, getenv('CHATLYTICS_SIGNING_SECRET'));`;
+$lines = ['v2', '${chatbotId}', $order['number'], $order['currency']];
+foreach ($order['items'] as $item) {
+  $lines[] = implode('|', [$item['id'], $item['quantity'], number_format($item['price'], 2, '.', ''), $item['currency'] ?? $order['currency']]);
+}
+$signature = 'v2=' . hash_hmac('sha256', implode("\\n", $lines), getenv('CHATLYTICS_SIGNING_SECRET'));`;
 
 /** The one time the purchase signing secret is shown, with how the shop's backend uses it. */
 export function signingSecretBody(bot: { id: string; name: string }, secret: string): RawHtml {
@@ -66,11 +68,11 @@ export function signingSecretBody(bot: { id: string; name: string }, secret: str
 <input id="signing-secret" class="copy" type="text" readonly value="${secret}" aria-describedby="signing-secret-hint">
 <p class="hint" id="signing-secret-hint">Keep it in the shop's backend only (e.g. as <code>CHATLYTICS_SIGNING_SECRET</code>), never in a page.</p>
 <h3>Signing a purchase</h3>
-<p>The backend signs the chatbot id, the order number, the order total (the sum of price × quantity, two decimals) and the currency, one per line, with HMAC-SHA256, and the page sends the hex result as <code>data.signature</code> of the purchase event.</p>
+<p>The backend signs <code>v2</code>, the chatbot id, the order number, the currency and one line per item (id, quantity, price with two decimals, currency), with HMAC-SHA256, and the page sends <code>v2=</code> and the hex result as <code>data.signature</code> of the purchase event.</p>
 <label for="node-snippet">Node</label>
-<textarea id="node-snippet" class="copy" readonly rows="5">${nodeSnippet(bot.id)}</textarea>
+<textarea id="node-snippet" class="copy" readonly rows="6">${nodeSnippet(bot.id)}</textarea>
 <label for="php-snippet">PHP</label>
-<textarea id="php-snippet" class="copy" readonly rows="5">${phpSnippet(bot.id)}</textarea>
+<textarea id="php-snippet" class="copy" readonly rows="6">${phpSnippet(bot.id)}</textarea>
 <p><a href="/app/${bot.id}/tracking">Back to the tracking settings</a></p></section>`;
 }
 
@@ -78,5 +80,5 @@ export function signingSecretBody(bot: { id: string; name: string }, secret: str
 export function setAsideNote(chatbotId: string, s: { total: number; implausible: number; unverified: number }): RawHtml {
   if (s.total === 0) return html``;
   const noun = s.total === 1 ? 'purchase' : 'purchases';
-  return html`<p class="hint" data-stat="set-aside-purchases.total" data-value="${s.total}">${s.total} ${noun} set aside: ${s.implausible} implausible, ${s.unverified} unverified. They are not in the revenue above: implausible ones exceed the chatbot's largest plausible purchase or 10,000 of one item; unverified ones lack a valid signature while signed purchases are required. <a href="/app/${chatbotId}/tracking">Tracking settings</a></p>`;
+  return html`<p class="hint" data-stat="set-aside-purchases.total" data-value="${s.total}">${s.total} ${noun} set aside: ${s.implausible} implausible, ${s.unverified} unverified. They are not in the revenue above: implausible ones have a negative amount, exceed the chatbot's largest plausible purchase or 10,000 of one item; unverified ones lack a valid signature while signed purchases are required. <a href="/app/${chatbotId}/tracking">Tracking settings</a></p>`;
 }
