@@ -22,6 +22,33 @@ t.test('isPublicAddress: loopback, private, link-local, unique-local, CGNAT, mul
   t.notOk(isPublicAddress('not-an-ip'));
 });
 
+/** IPv6 forms that carry or tunnel to another address, one row per range: each refused where it leads inside, allowed where it leads to a public IPv4 only if the network delivers there. */
+t.test('isPublicAddress: IPv6 forms that embed or tunnel to an IPv4 address', async (t) => {
+  const table: [string, boolean, string][] = [
+    ['::127.0.0.1', false, 'IPv4-compatible ::/96 (deprecated)'],
+    ['::7f00:1', false, 'the same, as the URL parser writes it'],
+    ['::8.8.8.8', false, 'IPv4-compatible, even to a public address: no network delivers it'],
+    ['::ffff:0:127.0.0.1', false, 'IPv4-translated ::ffff:0:0/96 to loopback'],
+    ['::ffff:0:808:808', true, 'IPv4-translated to a public address'],
+    ['2002:7f00:1::1', false, '6to4 2002::/16 to loopback'],
+    ['2002:a9fe:a9fe::', false, '6to4 to the metadata service'],
+    ['2002:0a00:0001:1::5', false, '6to4 to 10.0.0.1'],
+    ['2002:808:808::1', true, '6to4 to a public address'],
+    ['64:ff9b::127.0.0.1', false, 'NAT64 64:ff9b::/96 to loopback'],
+    ['64:ff9b::808:808', true, 'NAT64 to a public address'],
+    ['64:ff9b:1::808:808', false, 'local-use NAT64 64:ff9b:1::/48'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', false, 'Teredo 2001::/32'],
+    ['2001:2::1', false, 'benchmarking 2001:2::/48'],
+    ['2001:10::1', false, 'ORCHID 2001:10::/28'],
+    ['3fff::1', false, 'documentation 3fff::/20'],
+    ['2001:4860:4860::8888', true, 'a public address outside 2001::/23'],
+  ];
+  for (const [ip, allowed, why] of table) t.equal(isPublicAddress(ip), allowed, `${ip}: ${why}`);
+  for (const url of ['http://[::127.0.0.1]/', 'http://[2002:7f00:1::1]/', 'http://[64:ff9b::7f00:1]/', 'http://[2001::1]/', 'http://[64:ff9b:1::1]/']) {
+    t.equal(checkWebhookUrl(url, false).ok, false, `${url} refused at creation`);
+  }
+});
+
 t.test('checkWebhookUrl: http(s) only, no credentials, no literal private host unless allowed', async (t) => {
   for (const [url, why] of [
     ['ftp://example.com/x', /http or https/], ['file:///etc/passwd', /http or https/], ['not a url', /absolute/],

@@ -16,17 +16,47 @@ for (const [net4, prefix] of [
   ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(net4, prefix, 'ipv4');
 for (const [net6, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
+  // Unspecified, loopback and IPv4-compatible (::a.b.c.d, deprecated: never a public peer).
+  ['::', 96],
+  ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['3fff::', 20], ['100::', 64],
+  // IETF protocol assignments: Teredo 2001::/32 (a tunnel to whatever its embedded addresses
+  // are), benchmarking, ORCHID; and local-use NAT64 64:ff9b:1::/48.
+  ['2001::', 23], ['64:ff9b:1::', 48],
 ] as const) blocked.addSubnet(net6, prefix, 'ipv6');
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::/96) IPv6 address. */
+/** The 16 bytes of an IPv6 address (a trailing dotted IPv4 part allowed); null if it is none. */
+function ipv6Bytes(ip: string): number[] | null {
+  if (net.isIP(ip) !== 6) return null;
+  let text = ip.replace(/%.*$/, '');
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number);
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return groups.flatMap((g) => { const n = parseInt(g, 16); return [n >> 8, n & 255]; });
+}
+
+const ipv4Of = (bytes: number[], at: number) => bytes.slice(at, at + 4).join('.');
+const startsWith = (bytes: number[], prefix: number[]) => prefix.every((b, i) => bytes[i] === b);
+
+/**
+ * The IPv4 address an IPv6 address carries, where the network delivers to it: IPv4-mapped
+ * (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d) and 6to4
+ * (2002:aabb:ccdd::/48).
+ */
 function embeddedIpv4(ip: string): string | null {
-  const m = /^(?:::ffff:|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(ip);
-  if (!m) return null;
-  if (m[1]) return m[1];
-  const hi = parseInt(m[2], 16);
-  const lo = parseInt(m[3], 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  const b = ipv6Bytes(ip);
+  if (!b) return null;
+  const zeros = (n: number) => Array(n).fill(0) as number[];
+  if (startsWith(b, [...zeros(10), 255, 255])) return ipv4Of(b, 12);
+  if (startsWith(b, [...zeros(8), 255, 255, 0, 0])) return ipv4Of(b, 12);
+  if (startsWith(b, [0, 0x64, 0xff, 0x9b, ...zeros(8)])) return ipv4Of(b, 12);
+  if (startsWith(b, [0x20, 0x02])) return ipv4Of(b, 2);
+  return null;
 }
 
 /** Whether a webhook may connect to this IP address. */
@@ -34,9 +64,9 @@ export function isPublicAddress(ip: string): boolean {
   const family = net.isIP(ip);
   if (family === 4) return !blocked.check(ip, 'ipv4');
   if (family === 6) {
+    if (blocked.check(ip, 'ipv6')) return false;
     const v4 = embeddedIpv4(ip);
-    if (v4) return isPublicAddress(v4);
-    return !blocked.check(ip, 'ipv6');
+    return v4 ? isPublicAddress(v4) : true;
   }
   return false;
 }

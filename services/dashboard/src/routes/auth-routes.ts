@@ -21,7 +21,8 @@ export const APP_HOME = '/app';
 export const LOGIN_PAGE = '/login';
 
 export const Credentials = {
-  email: Type.String({ minLength: 1, maxLength: 255, description: 'E-mail address (case-insensitive)' }),
+  // No control characters: a NUL byte is a 422 here, never a database error (PostgreSQL refuses it in text).
+  email: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\x00-\\x1f\\x7f]*$', description: 'E-mail address (case-insensitive)' }),
   password: Type.String({ minLength: 1, maxLength: 1024 }),
 };
 
