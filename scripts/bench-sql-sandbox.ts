@@ -1,10 +1,11 @@
 /**
  * What the data team's SQL sandbox costs per query: `npx tsx scripts/bench-sql-sandbox.ts
  * [--runs 50]`. Medians over `runs` requests (after 10 warm-up ones) through `/clickhouse` on an
- * embedded engine in a temp directory: `SELECT 1`, and a parameterised query (bound, so its
- * check is bound too). Then the two engine round trips the check adds or replaces, on a chdb
- * session directly: `SELECT 1` and `EXPLAIN AST SELECT 1`. Run it on two commits to compare
- * the interface with and without the check.
+ * embedded engine in a temp directory: `SELECT 1` sent again and again, a parameterised query
+ * (bound, so its check is bound too), and a text the interface has not seen before on every
+ * request (`SELECT <n>`: nothing of its parse or check can be remembered). Then the engine round
+ * trips the check is made of, on a chdb session directly. Run it on two commits (or with
+ * farm-bench) to compare the interface with and without a change.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { Session } from 'chdb';
 import { CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, sqlApiKeyAuth } from '@chatlytics/clickhouse';
+import { machineSpeedLine } from './machine-speed.js';
 
 const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '50' } } });
 const RUNS = Number(args.runs);
@@ -51,10 +53,14 @@ const request = async (qs: string) => {
 const results: Record<string, number> = {};
 results['HTTP SELECT 1'] = await measure(() => request(`query=${encodeURIComponent('SELECT 1')}`));
 results['HTTP bound count()'] = await measure(() => request(`query=${encodeURIComponent('SELECT count() FROM t WHERE s != {s:String}')}&param_s=x`));
+let fresh = 1000;
+results['HTTP a new text each time'] = await measure(() => request(`query=${encodeURIComponent(`SELECT ${fresh++}`)}`));
 const ro = new Session(dir, { connectionArgs: ['--readonly=1'] });
 results['session SELECT 1'] = await measure(async () => { await ro.queryAsync('SELECT 1', { format: 'TSVRaw' }); });
 results['session EXPLAIN AST SELECT 1'] = await measure(async () => { await ro.queryAsync('EXPLAIN AST SELECT 1', { format: 'TSVRaw' }); });
+results['session formatQuery (bound)'] = await measure(async () => { await ro.queryBindAsync('SELECT formatQuery({q:String})', { q: 'SELECT 1' }, { format: 'TSVRaw' }); });
 
+console.log(machineSpeedLine());
 for (const [name, ms] of Object.entries(results)) console.log(`${name.padEnd(30)} median ${ms.toFixed(2)} ms (${RUNS} runs)`);
 await app.close();
 ro.close();

@@ -1,6 +1,7 @@
 import type { QueryParams } from './types.js';
 import { isIdentifier } from './identifiers.js';
-import { PLACEHOLDER_PATTERN, skipQuotedOrComment } from './sql-split.js';
+import { PLACEHOLDER_PATTERN } from './placeholder.js';
+import { skipQuotedOrComment } from './sql-split.js';
 
 /**
  * The embedded engine's parameter binding, done the way ClickHouse itself substitutes a

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { createChdbEngine, MIGRATIONS_DIR, splitStatements } from '../src/index.js';
 import { sqlApiKeyAuth, sqlKeyAuth, createQueryLogWriter, type SqlQueryLogEntry } from '../src/http-bridge/index.js';
+import { SessionPool } from '../src/http-bridge/sessions.js';
 import { startBridge, tempDataDir } from './helpers.js';
 
 /**
@@ -166,4 +167,38 @@ t.test("a key's queries are in sql_query_log, normalised, with their outcome", a
   const peaks = await engine.query<{ peak: string | null }>(
     "SELECT max(peak_memory_usage) AS peak FROM sql_query_log WHERE key_name = 'bootstrap' AND error_code = 241");
   t.ok(peaks[0].peak === null || Number(peaks[0].peak) > 0, 'peak memory sampled when the query ran long enough');
+});
+
+t.test('each key runs on a session of its own; idle sessions beyond the bound are closed, least recently used first', async (t) => {
+  const pool = new SessionPool({ path: dir, readonlyArgs: [], maxSessions: 2 });
+  t.teardown(() => pool.close());
+  const session = (owner: string) => pool.run(owner, 'analytics', true, async (s) => s);
+  const a = await session('a');
+  t.equal(await session('a'), a, 'the same key, the same session');
+  const b = await session('b');
+  t.not(b, a, 'another key, another session');
+  await session('c');
+  t.not(await session('a'), a, "the least recently used key's idle session was closed and opened again");
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  const held = ['d', 'e'].map((owner) => pool.run(owner, 'analytics', true, () => gate));
+  await t.rejects(session('f'), { message: /TOO_MANY_SIMULTANEOUS_QUERIES/ }, 'all sessions busy: refused, none taken from a running query');
+  release();
+  await Promise.all(held);
+  t.ok(await session('f'), 'a session is free again');
+});
+
+t.test("a query runs for its whole max_execution_time though the host's idle timeout is shorter, then fails with 408 and code 159", async (t) => {
+  const host = await startBridge([{ prefix: '/clickhouse', opts: { sessionPath: dir, database: 'analytics', readonly: true, authenticate: sqlApiKeyAuth(KEY), limits: { maxExecutionTime: 3, maxRowsToRead: 1e12 } } }],
+    { connectionTimeout: 1000 });
+  t.teardown(async () => { host.app.server.closeAllConnections(); await host.app.close(); });
+  const post = (body: string) => fetch(`${host.url}/clickhouse/`, { method: 'POST', body, headers: { authorization: `Bearer ${KEY}` } });
+  const slow = await post('SELECT sum(sleepEachRow(0.4)) FROM numbers(5)');
+  t.equal(slow.status, 200, 'two seconds of silence, twice the idle timeout: answered');
+  t.equal(await slow.text(), '0\n');
+  const started = Date.now();
+  const over = await post('SELECT count() FROM (SELECT number FROM system.numbers LIMIT 100000000000) WHERE sipHash64(number) = 0');
+  t.equal(over.status, 408, `cut by the engine after ${Date.now() - started} ms`);
+  t.equal(over.headers.get('x-clickhouse-exception-code'), '159');
+  t.match(await over.text(), /TIMEOUT_EXCEEDED/);
 });

@@ -47,6 +47,7 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
       { version: 70, name: 'sealed_purchase_facts' }, { version: 80, name: 'token_id_index' }, { version: 90, name: 'kept_runs' },
       { version: 100, name: 'events_rejected_chatbot' }, { version: 110, name: 'drop_sealed_hours' },
       { version: 120, name: 'events_segment' }, { version: 130, name: 'insert_time_aggregates' }, { version: 140, name: 'leaner_views' },
+      { version: 150, name: 'sql_query_log_statement' },
     ], 'recorded exactly once');
   });
 

@@ -23,8 +23,9 @@ export function migrationsBefore(t: { teardown(fn: () => void): void }, version:
 /** A Fastify app serving the bridge on 127.0.0.1 at a random port; returns its base URL. */
 export async function startBridge(
   mounts: { prefix: string; opts: ClickHouseHttpOptions }[],
+  server: { connectionTimeout?: number } = {},
 ): Promise<{ app: FastifyInstance; url: string }> {
-  const app = Fastify({ logger: false, http: { maxHeaderSize: CLICKHOUSE_HTTP_MAX_URI_BYTES } });
+  const app = Fastify({ logger: false, http: { maxHeaderSize: CLICKHOUSE_HTTP_MAX_URI_BYTES }, ...server });
   for (const m of mounts) await app.register(clickhouseHttp, { prefix: m.prefix, ...m.opts });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url };

@@ -7,7 +7,8 @@
  * `npm run bench:slow-clients` runs it at 25,000 sockets with the production timeouts;
  * slow-clients.test.ts runs it small and fast in `npm test`.
  * Options (bench): --sockets N --request-timeout-ms N --headers-timeout-ms N --start-delay-ms N
- * --connecting N (connects in flight per worker; the bench's default 0 = all at once)
+ * --connecting N (connects in flight per worker; the bench's default 0 = all at once) --standalone
+ * (attack `npm start` instead of the ingest service alone)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -34,7 +35,14 @@ export interface SlowClientsOptions {
   startDelayMs?: number;
   /** How long past the bound a worker waits for the remaining sockets before giving up on them. */
   graceMs?: number;
+  /** The server attacked: the ingest service alone (default) or `npm start` (every surface in one process). */
+  target?: 'ingest' | 'standalone';
 }
+
+const TARGETS = {
+  ingest: { entry: 'services/ingest/src/server.ts', port: 'INGEST_PORT' },
+  standalone: { entry: 'services/standalone/src/standalone.ts', port: 'PORT' },
+} as const;
 
 export interface SlowClientsResult {
   sockets: number;
@@ -81,10 +89,11 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 export async function runSlowClients(opts: SlowClientsOptions): Promise<SlowClientsResult> {
   const boundMs = opts.requestTimeoutMs + CHECKING_INTERVAL_MS;
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'slow-clients-'));
-  const server = spawn(process.execPath, ['--import=tsx', path.join(root, 'services/ingest/src/server.ts')], {
+  const target = TARGETS[opts.target ?? 'ingest'];
+  const server = spawn(process.execPath, ['--import=tsx', path.join(root, target.entry)], {
     cwd: root,
     env: {
-      PATH: process.env.PATH, DATA_DIR: dataDir, INGEST_PORT: '0', LOG_LEVEL: 'info', KAFKA_BROKERS: '',
+      PATH: process.env.PATH, DATA_DIR: dataDir, [target.port]: '0', LOG_LEVEL: 'info', KAFKA_BROKERS: '',
       HTTP_REQUEST_TIMEOUT_MS: String(opts.requestTimeoutMs), HTTP_HEADERS_TIMEOUT_MS: String(opts.headersTimeoutMs),
       // The idle timeout would cut a silent socket on its own; set past the bound so the request timeout is what is measured.
       HTTP_IDLE_TIMEOUT_MS: String(opts.requestTimeoutMs * 10),
@@ -129,6 +138,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     headersTimeoutMs: arg('headers-timeout-ms', 5000),
     startDelayMs: arg('start-delay-ms', 0),
     connecting: arg('connecting', 0),
+    target: process.argv.includes('--standalone') ? 'standalone' : 'ingest',
   });
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exitCode = result.withinBound === result.sockets ? 0 : 1;

@@ -95,6 +95,7 @@ export async function buildStandalone(config: Config, log: Logger, opts: { plugi
       await app.register(clickhouseHttp, {
         prefix: '/clickhouse',
         sessionPath: clickhouseDataPath(config),
+        hiddenPaths: [clickhouseDataPath(config), config.dataDir],
         database: config.clickhouse.database,
         readonly: true,
         authenticate: sqlKeyAuth({ bootstrapKey: config.sqlApiKey, lookup: (key) => sqlKeys.resolve(key, config.sql.quota) }),

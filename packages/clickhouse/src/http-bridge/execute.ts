@@ -8,7 +8,7 @@ export interface Executed { payload: Buffer; format: string; summary: Summary; r
 const NOTHING_READ = { readRows: 0, readBytes: 0, resultBytes: 0 };
 
 export async function execute(
-  pool: SessionPool, database: string, readonly: boolean, plan: Plan, insertRowBinary: ReturnType<typeof createFileInserter> | undefined,
+  pool: SessionPool, owner: string, database: string, readonly: boolean, plan: Plan, insertRowBinary: ReturnType<typeof createFileInserter> | undefined,
   sqlPrefix = '',
 ): Promise<Executed> {
   if (plan.kind === 'insert') {
@@ -17,11 +17,11 @@ export async function execute(
     if (format === 'RowBinary') {
       // chdb's raw insert takes text formats only: spooled through a file (file-insert.ts).
       if (!plan.columns?.length) throw engineStyleError(62, 'SYNTAX_ERROR', 'INSERT ... FORMAT RowBinary needs a column list here');
-      await pool.run(database, false, (s) => insertRowBinary({ table: plan.table, columns: plan.columns!, data: plan.data, settings: plan.settings },
+      await pool.run(owner, database, false, (s) => insertRowBinary({ table: plan.table, columns: plan.columns!, data: plan.data, settings: plan.settings },
         (sql) => s.queryAsync(sql, { format: 'TabSeparated' })));
       return { payload: Buffer.alloc(0), format: plan.format, summary: counters({}), ...NOTHING_READ };
     }
-    const r = await pool.run(database, false, (s) => s.insert({
+    const r = await pool.run(owner, database, false, (s) => s.insert({
       table: plan.table, columns: plan.columns, values: plan.data, format, settings: plan.settings,
     }));
     return {
@@ -32,7 +32,7 @@ export async function execute(
     };
   }
   const sql = sqlPrefix + plan.sql;
-  const r = await pool.run(database, readonly, (s) => (Object.keys(plan.params).length > 0
+  const r = await pool.run(owner, database, readonly, (s) => (Object.keys(plan.params).length > 0
     // Plain queries run concurrently in chdb; bound ones are serialised process-wide.
     ? s.queryBindAsync(sql, plan.params, { format: plan.format })
     : s.queryAsync(sql, { format: plan.format })));

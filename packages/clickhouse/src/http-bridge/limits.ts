@@ -18,6 +18,8 @@ export function limitSettings(limits: SqlLimits): Record<string, string | number
     max_rows_to_read: limits.maxRowsToRead,
     read_overflow_mode: 'throw',
     max_threads: limits.maxThreads,
+    // Stack traces and symbol addresses are the engine's internals, not data.
+    allow_introspection_functions: 0,
   };
 }
 

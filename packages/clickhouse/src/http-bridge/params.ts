@@ -1,5 +1,5 @@
 import { engineStyleError } from '../errors.js';
-import { PLACEHOLDER_PATTERN } from '../sql-split.js';
+import { PLACEHOLDER_PATTERN } from '../placeholder.js';
 
 /**
  * Turns `param_<name>` values, as ClickHouse's HTTP interface receives them (text in the

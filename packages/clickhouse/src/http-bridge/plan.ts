@@ -1,6 +1,5 @@
 import { engineStyleError } from '../errors.js';
-import { firstKeyword, splitStatements, stripComments } from '../sql-split.js';
-import { bindValues } from './params.js';
+import type { Statement } from './statement.js';
 
 /**
  * What one HTTP request asks for, decided before any engine work, following ClickHouse's
@@ -16,6 +15,7 @@ const RAW_FORMATS = new Map<string, RawFormat>(
 
 export type Plan =
   | { kind: 'insert'; table: string; columns?: string[]; format: RawFormat; data: Buffer; settings: Record<string, string> }
+  /** `params`: the raw `param_<name>` texts from planRequest, the bound values once parsed (plugin.ts). */
   | { kind: 'query'; sql: string; format: string; params: Record<string, unknown> };
 
 export interface PlanInput {
@@ -55,8 +55,7 @@ function refuseCompressedBody(name: string, value: string): void {
     + 'send the body uncompressed or with Content-Encoding gzip/deflate');
 }
 
-const READ_STATEMENTS = new Set(['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN', 'EXISTS']);
-const STATEMENTS = new Set([...READ_STATEMENTS, 'INSERT', 'CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'ATTACH', 'DETACH',
+const WRITE_STATEMENTS = new Set(['INSERT', 'CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'ATTACH', 'DETACH',
   'OPTIMIZE', 'KILL', 'SYSTEM', 'GRANT', 'REVOKE', 'DELETE', 'UPDATE', 'UNDROP', 'EXCHANGE', 'MOVE', 'BACKUP', 'RESTORE',
   'CHECK', 'WATCH', 'BEGIN', 'COMMIT', 'ROLLBACK', 'REPLACE', 'UNDO']);
 
@@ -83,33 +82,40 @@ export function planRequest(input: PlanInput): Plan {
     return { kind: 'insert', table: insert[1], columns, format: rawFormat, data: input.body, settings };
   }
 
-  const sql = [url, hasBody ? input.body.toString('utf8') : ''].filter((s) => s !== '').join('\n');
-  const statements = splitStatements(sql);
-  if (statements.length === 0) throw engineStyleError(62, 'SYNTAX_ERROR', 'Empty query');
-  if (statements.length > 1) throw engineStyleError(62, 'SYNTAX_ERROR', 'Multi-statements are not allowed');
-  const keyword = firstKeyword(statements[0]);
-  // One engine session serves every request for a database, so statements that change
-  // session state would leak into other people's queries.
-  if (keyword === 'SET' && input.readonly) throw engineStyleError(164, 'READONLY', 'Cannot modify settings in readonly mode');
-  if (keyword === 'USE' || keyword === 'SET') {
-    throw engineStyleError(48, 'NOT_IMPLEMENTED', `${keyword} is not supported by this HTTP interface (requests share an engine session); use the database URL parameter or a SETTINGS clause`);
-  }
-  // Not the engine's readonly check alone: every embedded session runs as the same engine
-  // user, so a KILL QUERY or SYSTEM statement that readonly=1 permits would reach the
-  // service's own queries. Words that start no statement are left to the parser (code 62).
-  if (input.readonly && STATEMENTS.has(keyword) && !READ_STATEMENTS.has(keyword)) throw readonlyError();
   const names = Object.keys(settings);
   if (names.length > 0) {
     // Like ClickHouse with readonly=1: settings cannot be changed at all.
     if (input.readonly) throw engineStyleError(164, 'READONLY', `Cannot modify '${names[0]}' setting in readonly mode`);
     throw engineStyleError(48, 'NOT_IMPLEMENTED', `Setting '${names[0]}' as a URL parameter applies only to INSERT ... FORMAT with a body here; use a SETTINGS clause in the query`);
   }
-  return { kind: 'query', sql: statements[0], format: input.defaultFormat, params: bindValues(statements[0], params) };
+  // What the text is (one statement? which?) is the engine's to say: statement.ts, then allowStatement.
+  const sql = [url, hasBody ? input.body.toString('utf8') : ''].filter((s) => s !== '').join('\n');
+  return { kind: 'query', sql, format: input.defaultFormat, params };
 }
 
-/** The format the response will be in: the query's own FORMAT clause wins over default_format. */
+/**
+ * Refuses statements by their first word, as the engine printed it. One engine session serves
+ * many requests, so statements that change session state would leak into other queries.
+ * Not the engine's readonly check alone: every embedded session runs as the same engine user,
+ * so a KILL QUERY or SYSTEM statement that readonly=1 permits would reach the service's own
+ * queries (the read-only interface's check refuses them again by their tree).
+ */
+export function allowStatement(statement: Statement, readonly: boolean): void {
+  const keyword = statement.keyword;
+  if (keyword === 'SET' && readonly) throw engineStyleError(164, 'READONLY', 'Cannot modify settings in readonly mode');
+  if (keyword === 'USE' || keyword === 'SET') {
+    throw engineStyleError(48, 'NOT_IMPLEMENTED', `${keyword} is not supported by this HTTP interface (requests share an engine session); use the database URL parameter or a SETTINGS clause`);
+  }
+  if (readonly && WRITE_STATEMENTS.has(keyword)) throw readonlyError();
+}
+
+/**
+ * The format the response will be in: the query's own FORMAT clause wins over default_format.
+ * `sql` is the engine's canonical text, which prints the clause on a line of its own, after
+ * INTO OUTFILE and before SETTINGS.
+ */
 export function responseFormat(sql: string, fallback: string): string {
-  const m = /\bFORMAT\s+([A-Za-z][A-Za-z0-9_]*)(?:\s+SETTINGS\b[\s\S]*)?\s*$/i.exec(stripComments(sql).trim());
+  const m = /\nFORMAT ([A-Za-z][A-Za-z0-9_]*)(?:\nSETTINGS [^\n]*)?$/.exec(sql);
   return m ? m[1] : fallback;
 }
 

@@ -6,7 +6,10 @@ import { ClickHouseError, ClickHouseErrorCode, engineStyleError } from '../error
 import { SessionPool } from './sessions.js';
 import { createFileInserter } from '../file-insert.js';
 import path from 'node:path';
-import { planRequest } from './plan.js';
+import { allowStatement, planRequest } from './plan.js';
+import { createStatementParser, withoutLiterals, type Statement } from './statement.js';
+import { bindValues, declaredTypes } from './params.js';
+import { hidePaths } from './hide-paths.js';
 import { contentTypeFor, httpStatusFor } from './status.js';
 import { execute } from './execute.js';
 import { compress, flatten, header, queryId, requestBody } from './http-io.js';
@@ -42,10 +45,21 @@ export interface ClickHouseHttpOptions {
   onQueryLogged?: (entry: SqlQueryLogEntry) => void;
   /** Largest request body in bytes (compressed size when compressed). Default 32 MiB. */
   bodyLimit?: number;
+  /**
+   * Directories a read-only interface's error messages never name (replaced by `<data>`):
+   * where the service keeps its files. Default: `sessionPath`.
+   */
+  hiddenPaths?: readonly string[];
 }
+
+/** Seconds a connection may stay silent beyond a query's max_execution_time: the engine's own 159 comes first. */
+const QUERY_TIMEOUT_MARGIN_S = 10;
 
 /** Longer SQL is cut in the query log (an INSERT body on the read-only interface can be huge). */
 const MAX_LOGGED_SQL = 100_000;
+
+/** Functions whose arguments include a key: a statement calling one is logged without its literals. */
+const KEYED_FUNCTION = /\b(?:encrypt|decrypt|tryDecrypt|aes_encrypt_mysql|aes_decrypt_mysql)\(/i;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -95,8 +109,16 @@ export async function clickhouseHttp(app: FastifyInstance, opts: ClickHouseHttpO
     limits, quota: opts.quota ?? SQL_QUOTA_DEFAULTS, queueWaitMs: opts.queueWaitMs ?? 2000,
     control: (sql) => pool.control(sql), onQueryLogged: opts.onQueryLogged,
   });
-  // Every query of a read-only session is checked on the engine's parse first (sandbox.ts).
-  const sandbox = createSandbox({ run: (sql, params) => pool.parse(sql, params) });
+  // Every text is parsed by the engine first (statement.ts); a read-only session's is then
+  // checked on that parse (sandbox.ts) and only the engine's canonical text runs.
+  const parse = (sql: string, params: Record<string, unknown>) => pool.parse(sql, params);
+  const parseStatement = createStatementParser(parse);
+  /** What the query log keeps of a parsed statement: its canonical text, literals and all, unless it holds a key. */
+  const loggedText = async (statement: Statement) =>
+    (KEYED_FUNCTION.test(statement.text) ? await withoutLiterals(parse, statement) : statement.text).slice(0, MAX_LOGGED_SQL);
+  const sandbox = createSandbox({ run: parse });
+  // The data directory's location is not the data team's to know (it is where files are).
+  const hide = opts.readonly ? hidePaths(opts.hiddenPaths ?? [opts.sessionPath]) : (text: string) => text;
   // Only a writable bridge (tests of the server adapter) ever inserts; a read-only one refuses first.
   const insertRowBinary = opts.readonly ? undefined : createFileInserter(path.join(opts.sessionPath, 'insert-spool'));
   const bodyLimit = opts.bodyLimit ?? 32 * 1024 * 1024;
@@ -127,7 +149,7 @@ export async function clickhouseHttp(app: FastifyInstance, opts: ClickHouseHttpO
     const status = ch ? httpStatusFor(code, err.message) : fastifyStatus ?? 500;
     const retryAfter = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
     if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter));
-    const text = ch ? err.message : `Code: ${code}. DB::Exception: ${err.message}. (${code === 36 ? 'BAD_ARGUMENTS' : 'STD_EXCEPTION'})`;
+    const text = hide(ch ? err.message : `Code: ${code}. DB::Exception: ${err.message}. (${code === 36 ? 'BAD_ARGUMENTS' : 'STD_EXCEPTION'})`);
     if (status >= 500 && code !== 48) req.log.error({ err, clickhouseCode: code }, 'ClickHouse HTTP interface failed');
     reply.code(status)
       .header('X-ClickHouse-Exception-Code', String(code))
@@ -141,7 +163,12 @@ export async function clickhouseHttp(app: FastifyInstance, opts: ClickHouseHttpO
     return Buffer.from('Ok.\n');
   });
 
+  // A query may compute for its whole max_execution_time without sending a byte: the host
+  // server's idle timeout (HTTP_IDLE_TIMEOUT_MS) must not cut it first with an empty reply.
+  const queryIdleMs = (limits.maxExecutionTime + QUERY_TIMEOUT_MARGIN_S) * 1000;
   const handle = async (req: FastifyRequest, reply: FastifyReply) => {
+    const socket = req.raw.socket as typeof req.raw.socket & { timeout?: number };
+    if (socket.timeout !== undefined && socket.timeout > 0 && socket.timeout < queryIdleMs) socket.setTimeout(queryIdleMs);
     const search = flatten(req.query as Record<string, unknown>);
     const body = await requestBody(req, bodyLimit * 8);
     // GET and `readonly` are read-only in ClickHouse too.
@@ -160,12 +187,25 @@ export async function clickhouseHttp(app: FastifyInstance, opts: ClickHouseHttpO
     let plan;
     try {
       plan = planRequest({ urlQuery: search.query, body, search, defaultFormat, readonly });
-      if (readonly && plan.kind === 'query') await sandbox(plan.sql, plan.params);
+      if (plan.kind === 'query') {
+        const statement = await parseStatement(plan.sql);
+        base.sql = await loggedText(statement);
+        allowStatement(statement, readonly);
+        const params = bindValues(statement.text, plan.params as Record<string, string>);
+        if (readonly) {
+          const identifiers = [...declaredTypes(statement.text)].filter(([, type]) => type === 'Identifier').map(([name]) => name);
+          await sandbox(statement, params, identifiers, database);
+        }
+        // A writable bridge serves the service's own statements (tests of the server adapter):
+        // their text runs as sent, since an INSERT's inline VALUES are data the canonical form drops.
+        plan = { ...plan, sql: readonly ? statement.text : plan.sql, params };
+      }
     } catch (err) {
       if (governed) governor.refused(governed, base, err);
       throw err;
     }
-    const run = (prefix?: string) => execute(pool, database, readonly, plan, insertRowBinary, prefix);
+    const owner = governed?.name ?? '';
+    const run = (prefix?: string) => execute(pool, owner, database, readonly, plan, insertRowBinary, prefix);
     const { payload, format, summary } = governed ? await governor.run(governed, reply, base, run) : await run();
     reply.header('X-ClickHouse-Query-Id', queryId(req))
       .header('X-ClickHouse-Format', format)

@@ -1,10 +1,11 @@
-import { ClickHouseError, engineStyleError, queryFailed } from '../errors.js';
-import { firstKeyword, stripComments } from '../sql-split.js';
+import { engineStyleError } from '../errors.js';
 import { functionName, parseAstDump, walk, type AstNode } from './ast-dump.js';
+import { checkTables } from './system-tables.js';
+import type { Statement } from './statement.js';
 
 /**
- * What a query on a read-only session may contain, decided on the engine's own parse of it
- * (`EXPLAIN AST`) before it runs. `readonly=1` is not enough on the embedded engine: like
+ * What a query on a read-only session may contain, decided on the engine's own parse of its
+ * canonical text (statement.ts, then `EXPLAIN AST` of that text) before it runs. `readonly=1` is not enough on the embedded engine: like
  * clickhouse-local it still writes `INTO OUTFILE` and evaluates the scalar `file()`, and its
  * `user_files_path` does not confine `file()` (relative paths resolve against the process's
  * working directory, absolute ones anywhere). So the tree is checked positively: a known
@@ -21,8 +22,11 @@ export const ALLOWED_TABLE_FUNCTIONS = [
 ] as const;
 const ALLOWED_TABLE = new Set(ALLOWED_TABLE_FUNCTIONS.map((n) => n.toLowerCase()));
 
-/** Scalar functions that read files, dictionaries (whose sources may be files or servers) or other servers. */
-const IO_FUNCTIONS = new Set(['file', 'hascolumnintable', 'catboostevaluate', 'naivebayesclassifier']);
+/**
+ * Scalar functions that read files, dictionaries (whose sources may be files or servers) or other
+ * servers, or tell where the engine keeps its files (getServerSetting('path')).
+ */
+const IO_FUNCTIONS = new Set(['file', 'hascolumnintable', 'catboostevaluate', 'naivebayesclassifier', 'getserversetting']);
 const isDictionaryFunction = (lower: string) => lower.startsWith('dict');
 
 /** Node types whose dump shows all they do (children included). APPLY(f) hides its function: not here. */
@@ -41,7 +45,6 @@ const NODE_TYPES = new Set([
 const ROOTS = new Set(['SelectWithUnionQuery', 'DescribeQuery', 'ExistsTableQuery', 'ExistsDatabaseQuery', 'ExistsViewQuery',
   'ExistsDictionaryQuery', 'ShowCreateTableQuery', 'ShowCreateDatabaseQuery', 'ShowCreateViewQuery', 'ShowCreateDictionaryQuery',
   'ShowTables', 'Explain']);
-const READ_KEYWORDS = new Set(['SELECT', 'WITH', 'DESCRIBE', 'DESC', 'EXISTS', 'SHOW', 'EXPLAIN']);
 const EXPLAIN_KINDS = new Set(['EXPLAIN', 'EXPLAIN AST', 'EXPLAIN SYNTAX', 'EXPLAIN QUERY TREE', 'EXPLAIN PLAN', 'EXPLAIN PIPELINE', 'EXPLAIN ESTIMATE']);
 
 /**
@@ -54,11 +57,14 @@ const SHOW_TABLES = new RegExp(`^SHOW\\s+(?:DATABASES|(?:FULL\\s+)?TABLES(?:\\s+
 
 export const denied = (what: string) => engineStyleError(497, 'ACCESS_DENIED', `${what} (the data team's SQL interface reads tables only: no files, no other servers)`);
 
-/** Throws ACCESS_DENIED (497) unless the tree is a read this interface allows. */
-export function checkTree(root: AstNode | null, sql: string, tableFunctions: ReadonlySet<string>): void {
+/**
+ * Throws ACCESS_DENIED (497) unless the tree is a read this interface allows. `sql` is the
+ * engine's canonical text of the same statement; `database` the one unqualified names are in.
+ */
+export function checkTree(root: AstNode | null, sql: string, tableFunctions: ReadonlySet<string>, database: string): void {
   if (!root) throw denied('This query cannot be checked');
   if (!ROOTS.has(root.type)) throw denied(`${root.type} is not allowed here; send SELECT, DESCRIBE, EXISTS, SHOW TABLES/DATABASES/CREATE or EXPLAIN of a SELECT`);
-  if (root.type === 'ShowTables' && !SHOW_TABLES.test(stripComments(sql).trim())) {
+  if (root.type === 'ShowTables' && !SHOW_TABLES.test(sql.trim())) {
     throw denied('Only SHOW DATABASES and SHOW TABLES [FROM db] [LIKE \'pattern\'] are allowed here; query system.tables for more');
   }
   if (root.type === 'Explain') checkExplain(root);
@@ -72,6 +78,7 @@ export function checkTree(root: AstNode | null, sql: string, tableFunctions: Rea
     }
     if (node.type === 'Function') checkFunction(node, tableFunctions);
   }
+  checkTables(root, database);
 }
 
 function checkExplain(root: AstNode): void {
@@ -101,11 +108,16 @@ export interface SandboxOptions {
 }
 
 const PREFIX = 'EXPLAIN AST ';
+/** Verdicts kept, by canonical text, database and the values of `Identifier` parameters. */
+const VERDICTS = 1000;
 
 /**
- * The check as the plugin calls it: parse on the engine (with the same parameters as the
- * query, since substitution happens while parsing), then `checkTree`. The engine's table
- * functions are read once, so a newer engine's additions are refused as scalars too.
+ * The check as the plugin calls it, on a statement the engine has already parsed and printed
+ * (statement.ts): `EXPLAIN AST` of that canonical text (with the query's parameters, since
+ * substitution happens while parsing), then `checkTree`. The canonical text is one statement
+ * by construction, so the EXPLAIN runs nothing else. The engine's table functions are read
+ * once, so a newer engine's additions are refused as scalars too. A text's verdict depends on
+ * nothing else, so allowed ones are remembered (refusals are rare and cost one parse again).
  */
 export function createSandbox(opts: SandboxOptions) {
   let tableFunctions: Promise<Set<string>> | undefined;
@@ -119,27 +131,15 @@ export function createSandbox(opts: SandboxOptions) {
     }
     return tableFunctions;
   };
+  const allowed = new Map<string, true>();
 
-  return async function check(sql: string, params: Record<string, unknown>): Promise<void> {
-    const keyword = firstKeyword(sql);
-    // Anything else would be read as EXPLAIN AST's own settings (`graph=1 …`): never sent.
-    if (!READ_KEYWORDS.has(keyword)) {
-      throw engineStyleError(62, 'SYNTAX_ERROR', `Syntax error: ${JSON.stringify(keyword || sql.slice(0, 20))} does not start a query this interface runs (SELECT, WITH, DESCRIBE, EXISTS, SHOW, EXPLAIN)`);
-    }
+  return async function check(statement: Statement, params: Record<string, unknown>, identifiers: readonly string[], database: string): Promise<void> {
+    const key = JSON.stringify([statement.text, database, identifiers.map((name) => params[name])]);
+    if (allowed.has(key)) return;
     const names = await loadTableFunctions();
-    let dump: string;
-    try {
-      dump = await opts.run(PREFIX + sql, params);
-    } catch (err) {
-      throw withOwnPositions(err);
-    }
-    checkTree(parseAstDump(dump), sql, names);
+    const dump = await opts.run(PREFIX + statement.text, params);
+    checkTree(parseAstDump(dump), statement.text, names, database);
+    if (allowed.size >= VERDICTS) allowed.delete(allowed.keys().next().value!);
+    allowed.set(key, true);
   };
-}
-
-/** The engine's syntax errors count positions in `EXPLAIN AST <sql>`; the client sent `<sql>`. */
-function withOwnPositions(err: unknown): unknown {
-  if (!(err instanceof ClickHouseError) || err.clickhouseCode <= 0) return err;
-  const message = err.message.replace(/(failed at position )(\d+)/g, (_m, text: string, n: string) => `${text}${Math.max(1, Number(n) - PREFIX.length)}`);
-  return message === err.message ? err : queryFailed(err.clickhouseCode, message, err);
 }

@@ -4,9 +4,12 @@ import { engineStyleError } from '../errors.js';
 import { isIdentifier } from '../identifiers.js';
 
 /**
- * chdb Sessions for the bridge, one per (database, read-only?) pair. `USE` is per
- * Session, so a session per database is how `?database=` works without touching other
- * requests; all of them open the same data directory, which chdb allows in one process.
+ * chdb Sessions for the bridge, one per (owner, database, read-only?): `USE` is per Session, so
+ * a session per database is how `?database=` works without touching other requests, and a
+ * session per owner (a data-team key) is how one key's queries never share a session's state
+ * (its settings, its pending output) with another's. All of them open the same data
+ * directory, which chdb allows in one process; a session costs well under a millisecond to
+ * open, so idle ones beyond the bound are closed, least recently used first.
  */
 export interface SessionPoolOptions {
   path: string;
@@ -16,8 +19,11 @@ export interface SessionPoolOptions {
   maxSessions?: number;
 }
 
+interface Entry { session: Promise<Session>; busy: number }
+
 export class SessionPool {
-  private readonly sessions = new Map<string, Promise<Session>>();
+  /** In least-recently-used order: a use moves an entry to the end. */
+  private readonly sessions = new Map<string, Entry>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
   private controlSession?: Promise<Session>;
@@ -25,10 +31,18 @@ export class SessionPool {
 
   constructor(private readonly opts: SessionPoolOptions) {}
 
-  /** Runs `fn` on the session for this database; engine errors come back as coded errors. */
-  async run<T>(database: string, readonly: boolean, fn: (s: Session) => Promise<T>): Promise<T> {
-    const session = await this.get(database, readonly);
-    return this.track(fn(session));
+  /**
+   * Runs `fn` on the session of this owner and database; engine errors come back as coded
+   * errors. `owner` is who the statement runs for ('' for the service's own use).
+   */
+  async run<T>(owner: string, database: string, readonly: boolean, fn: (s: Session) => Promise<T>): Promise<T> {
+    const entry = this.get(owner, database, readonly);
+    entry.busy++;
+    try {
+      return await this.track(entry.session.then(fn));
+    } finally {
+      entry.busy--;
+    }
   }
 
   private async track<T>(p: Promise<T>): Promise<T> {
@@ -42,20 +56,33 @@ export class SessionPool {
     }
   }
 
-  private get(database: string, readonly: boolean): Promise<Session> {
+  private get(owner: string, database: string, readonly: boolean): Entry {
     if (this.closed) throw engineStyleError(210, 'NETWORK_ERROR', 'The HTTP interface is shutting down');
     if (!isIdentifier(database)) throw engineStyleError(81, 'UNKNOWN_DATABASE', `Database ${JSON.stringify(database)} does not exist`);
-    const key = `${database}\0${readonly ? 'ro' : 'rw'}`;
+    const key = JSON.stringify([owner, database, readonly]);
     const hit = this.sessions.get(key);
-    if (hit) return hit;
-    if (this.sessions.size >= (this.opts.maxSessions ?? 16)) {
-      throw engineStyleError(202, 'TOO_MANY_SIMULTANEOUS_QUERIES', 'Too many databases in use through this HTTP interface');
+    if (hit) {
+      this.sessions.delete(key);
+      this.sessions.set(key, hit);
+      return hit;
     }
-    const opening = this.open(database, readonly);
-    this.sessions.set(key, opening);
+    if (this.sessions.size >= (this.opts.maxSessions ?? 32)) this.closeIdle();
+    const entry: Entry = { session: this.open(database, readonly), busy: 0 };
+    this.sessions.set(key, entry);
     // A database that does not exist must not occupy a slot (nor poison later requests).
-    opening.catch(() => this.sessions.delete(key));
-    return opening;
+    entry.session.catch(() => { if (this.sessions.get(key) === entry) this.sessions.delete(key); });
+    return entry;
+  }
+
+  /** Closes the least recently used session nobody is using, or refuses when all are in use. */
+  private closeIdle(): void {
+    for (const [key, entry] of this.sessions) {
+      if (entry.busy > 0) continue;
+      this.sessions.delete(key);
+      entry.session.then((s) => s.close(), () => undefined);
+      return;
+    }
+    throw engineStyleError(202, 'TOO_MANY_SIMULTANEOUS_QUERIES', 'Too many sessions in use through this HTTP interface');
   }
 
   private async open(database: string, readonly: boolean): Promise<Session> {
@@ -84,24 +111,25 @@ export class SessionPool {
   }
 
   /**
-   * A statement that only parses (the sandbox's EXPLAIN AST), on a read-only session of its
+   * A statement that only parses (statement.ts's formatQuery of the text as a bound string, the
+   * sandbox's EXPLAIN AST of the engine's canonical text), on a read-only session of its
    * own with the data team's settings: a query's session runs one statement at a time, so the
    * check of the next query must not wait behind the one running there.
    */
-  async parse(sql: string, params: Record<string, unknown>): Promise<string> {
+  async parse(sql: string, params: Record<string, unknown>, format = 'TSVRaw'): Promise<string> {
     if (this.closed) throw engineStyleError(210, 'NETWORK_ERROR', 'The HTTP interface is shutting down');
     this.parseSession ??= Promise.resolve(new Session(this.opts.path, { connectionArgs: [...SERVER_LIKE_ARGS, '--readonly=1', ...this.opts.readonlyArgs] }));
     const session = await this.parseSession;
     const run = Object.keys(params).length > 0
-      ? session.queryBindAsync(sql, params, { format: 'TSVRaw' })
-      : session.queryAsync(sql, { format: 'TSVRaw' });
+      ? session.queryBindAsync(sql, params, { format })
+      : session.queryAsync(sql, { format });
     return this.track(run.then((r) => r.text()));
   }
 
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.inFlight]);
-    const all = await Promise.allSettled([...this.sessions.values()]);
+    const all = await Promise.allSettled([...this.sessions.values()].map((e) => e.session));
     for (const r of all) if (r.status === 'fulfilled') r.value.close();
     (await this.controlSession)?.close();
     (await this.parseSession)?.close();
