@@ -146,7 +146,7 @@ async function main(): Promise<void> {
   const app = Fastify({ logger: false, pluginTimeout: 120_000 });
   try {
     const t0 = performance.now();
-    await importIntoEngines(engines, parseFixture(buildDemoFixture({ now: new Date() })), { log });
+    await importIntoEngines(engines, parseFixture(buildDemoFixture({ now: new Date() })), { config, log });
     console.log(`demo data imported in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     await app.register(dashboardApp, { config, postgres: engines.postgres, clickhouse: engines.clickhouse, log, statsCacheTtlMs: CACHE_MS });
     await app.ready();

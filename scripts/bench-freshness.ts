@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-freshness-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_SECRET: 'bench-freshness'.padEnd(40, 'x') });
   const engines = await openEngines(config, log);
-  await importIntoEngines(engines, parseFixture(buildDemoFixture({ now: new Date(), days: 3, visitorsPerDay: 40 })), { log });
+  await importIntoEngines(engines, parseFixture(buildDemoFixture({ now: new Date(), days: 3, visitorsPerDay: 40 })), { config, log });
   await engines.close();
   const standalone = await buildStandalone(config, log, { pluginTimeout: 120_000 });
   try {

@@ -2,8 +2,9 @@
 -- one month ({partition}: a toYYYYMM(received_at) value, as events' PARTITION BY): each view's
 -- SELECT over that month, inserted again. rollups.ts first drops the month of the tables whose
 -- rows would otherwise be added twice (counts, narrow tables); the others keep a minimum per
--- key (orders, token ids, id tops), so inserting a row twice changes nothing and a row a view missed is added.
--- Token ids are not rebuilt: a row keeps its id (migration 0130 gives ids to rows without one).
+-- key (orders), so inserting a row twice changes nothing and a row a view missed is added.
+-- Token ids are not rebuilt: a row keeps its id, and token_ids is written by the writers
+-- before their rows (migration 0160); `npm run cli -- verify` checks the two agree.
 -- token_day_sets has no statement: its view (migration 0140) fills it from the token_hour_sets
 -- insert below.
 
@@ -13,16 +14,6 @@ SELECT chatbot_id, order_num,
 FROM events
 WHERE event = 'purchase' AND order_num != '' AND NOT is_bot AND toYYYYMM(received_at) = {partition:UInt32}
 GROUP BY chatbot_id, order_num;
-
-INSERT INTO token_ids
-SELECT chatbot_id, token, min(id) AS token_id
-FROM (SELECT chatbot_id, token, token_id AS id FROM events WHERE id != 0 AND toYYYYMM(received_at) = {partition:UInt32})
-GROUP BY chatbot_id, token;
-
-INSERT INTO token_id_tops
-SELECT chatbot_id, toUInt16(bitShiftRight(id, 40)) AS slot, max(bitAnd(id, 1099511627775)) AS top
-FROM (SELECT chatbot_id, token_id AS id FROM events WHERE id != 0 AND toYYYYMM(received_at) = {partition:UInt32})
-GROUP BY chatbot_id, slot;
 
 INSERT INTO token_hour_sets
 SELECT chatbot_id, toStartOfHour(received_at) AS hour, kind, groupBitmapState(token_id) AS tokens

@@ -11,9 +11,16 @@ export { sqlFile } from './sql-files.js';
 export { clickhouseTime, parseClickhouseTime } from './time.js';
 export { rebuildRollups, VIEW_FED_TABLES, type RollupRebuild } from './rollups.js';
 export { splitStatements } from './sql-split.js';
+export {
+  ID_SLOTS, ID_SLOT_BITS, consumerIdSlot, tokenIdOf, createTokenIdStore, KnownTokenIds, TokenIdAllocator, claimRunSlot, CLAIM_SETTLE_MS,
+  type TokenRef, type TokenIdRow, type TokenIdStore, type Assigned,
+} from './token-ids.js';
+export { EVENT_INSERT_SETTINGS, insertKeyOf, tokenRefOf, createEventRowsWriter, type EventRow, type EventRowsWriter } from './event-writer.js';
 export { ClickHouseError, ClickHouseErrorCode } from './errors.js';
 export { CLICKHOUSE_DIR, MIGRATIONS_DIR, QUERIES_DIR } from './paths.js';
 export {
   clickhouseHttp, CLICKHOUSE_HTTP_MAX_URI_BYTES, sqlApiKeyAuth, sqlKeyAuth, BOOTSTRAP_KEY_NAME, limitSettings, createQueryLogWriter,
   type ClickHouseHttpOptions, type SqlPrincipal, type QueryLogWriter, type SqlQueryLogEntry,
 } from './http-bridge/index.js';
+export { verifyAggregates, daysToRepair, repairDays, TOKEN_ID_CHECKS, type VerifyScope, type Difference, type RepairResult } from './verify.js';
+export { repairTokenIds, type TokenIdRepair } from './repair-token-ids.js';

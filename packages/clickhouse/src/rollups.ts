@@ -13,9 +13,9 @@ export interface RollupRebuild {
 /** Tables whose rows a second insert would add again (sums, narrow copies): emptied month by month before it is read again. */
 const DROPPED_FIRST = ['event_hour_counts', 'event_copies', 'purchases', 'conversation_starts', 'token_hour_sets', 'token_day_sets'] as const;
 /** Every table `events` feeds through a view (migration 0130): what a rebuild computes again. */
-export const VIEW_FED_TABLES = ['order_first_purchases', 'token_ids', 'token_id_tops', ...DROPPED_FIRST] as const;
+export const VIEW_FED_TABLES = ['order_first_purchases', ...DROPPED_FIRST] as const;
 /** The Aggregating/Summing tables among them: several rows of one key until their parts merge. */
-const MERGING = new Set<string>(['order_first_purchases', 'token_ids', 'token_id_tops', 'event_hour_counts', 'token_hour_sets', 'token_day_sets']);
+const MERGING = new Set<string>(['order_first_purchases', 'event_hour_counts', 'token_hour_sets', 'token_day_sets']);
 
 /**
  * Rebuilds every table `events` feeds through a view (clickhouse/README.md, "Rebuilding"): one

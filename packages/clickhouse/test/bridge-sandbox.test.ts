@@ -7,7 +7,7 @@ import { Session } from 'chdb';
 import { generateEvents } from '@chatlytics/testkit';
 import { createChdbEngine, runMigrations } from '../src/index.js';
 import { sqlApiKeyAuth, type SqlQueryLogEntry } from '../src/http-bridge/index.js';
-import { startBridge, tempDataDir } from './helpers.js';
+import { startBridge, tempDataDir, insertEvents } from './helpers.js';
 
 /**
  * The data team's interface never touches a file or another server: every way of writing
@@ -31,7 +31,7 @@ writeFileSync(victim, 'ORIGINAL\n');
 const engine = await createChdbEngine({ path: dir, database: 'analytics', log: pino({ level: 'silent' }) });
 await runMigrations(engine);
 const events = generateEvents({ seed: 41, now: Date.UTC(2026, 5, 1), chatbotId: BOT, otherChatbotIds: ['bot-sandbox-b'], users: 20 });
-await engine.insert('events_input', Buffer.from(events.map((e) => JSON.stringify(e)).join('\n')));
+await insertEvents(engine, events);
 
 const logged: SqlQueryLogEntry[] = [];
 const { app, url } = await startBridge([{

@@ -9,7 +9,7 @@ import { createClient } from '@clickhouse/client';
 import { generateEvents } from '@chatlytics/testkit';
 import { createChdbEngine, runMigrations } from '../src/index.js';
 import { sqlKeyAuth, type SqlQueryLogEntry } from '../src/http-bridge/index.js';
-import { startBridge, tempDataDir } from './helpers.js';
+import { startBridge, tempDataDir, insertEvents } from './helpers.js';
 
 /**
  * Statement smuggling: texts that are one statement to a hand-written lexer and two to the
@@ -36,7 +36,7 @@ writeFileSync(target, 'ORIGINAL\n');
 const engine = await createChdbEngine({ path: dir, database: 'analytics', log: pino({ level: 'silent' }) });
 await runMigrations(engine);
 const events = generateEvents({ seed: 55, now: Date.UTC(2026, 5, 1), chatbotId: BOT, otherChatbotIds: [], users: 15 });
-await engine.insert('events_input', Buffer.from(events.map((e) => JSON.stringify(e)).join('\n')));
+await insertEvents(engine, events);
 const [{ n: eventCount }] = await engine.query<{ n: string }>('SELECT toString(count()) AS n FROM events');
 
 const logged: SqlQueryLogEntry[] = [];

@@ -35,9 +35,9 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
     );
     t.same(tables.map((r) => r.name), [
       'conversation_starts', 'conversation_starts_mv', 'event_copies', 'event_copies_mv', 'event_hour_counts', 'event_hour_counts_mv',
-      'events', 'events_input', 'events_input_mv', 'events_rejected',
+      'events', 'events_input_v2', 'events_input_v2_mv', 'events_rejected', 'id_slot_claims',
       'order_first_purchases', 'order_first_purchases_mv', 'purchases', 'purchases_mv', 'schema_migrations', 'sql_query_log',
-      'token_day_sets', 'token_day_sets_mv', 'token_hour_sets', 'token_hour_sets_mv', 'token_id_tops', 'token_id_tops_mv', 'token_ids', 'token_ids_mv',
+      'token_day_sets', 'token_day_sets_mv', 'token_hour_sets', 'token_hour_sets_mv', 'token_ids',
     ]);
     const ledger = await engine.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
     t.same(ledger, [
@@ -47,7 +47,7 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
       { version: 70, name: 'sealed_purchase_facts' }, { version: 80, name: 'token_id_index' }, { version: 90, name: 'kept_runs' },
       { version: 100, name: 'events_rejected_chatbot' }, { version: 110, name: 'drop_sealed_hours' },
       { version: 120, name: 'events_segment' }, { version: 130, name: 'insert_time_aggregates' }, { version: 140, name: 'leaner_views' },
-      { version: 150, name: 'sql_query_log_statement' },
+      { version: 150, name: 'sql_query_log_statement' }, { version: 160, name: 'events_input_v2' },
     ], 'recorded exactly once');
   });
 

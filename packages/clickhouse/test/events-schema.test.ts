@@ -7,7 +7,7 @@ import { createLogger } from '@chatlytics/core';
 import { StoredEvent } from '@chatlytics/events';
 import { createChdbEngine } from '../src/chdb-engine.js';
 import { runMigrations } from '../src/migrations.js';
-import { tempDataDir } from './helpers.js';
+import { tempDataDir, insertEvents } from './helpers.js';
 
 /** The events schema against the StoredEvent shape, and the migration runner's rules. */
 const engine = await createChdbEngine({ path: tempDataDir(t), database: 'analytics', log: createLogger('silent') });
@@ -46,8 +46,8 @@ const purchase: StoredEvent = {
 t.test('a StoredEvent round-trips through events unchanged', async (t) => {
   t.ok(Value.Check(StoredEvent, purchase), 'the sample is a valid StoredEvent');
   const control = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000bb', ab_group: 'control' as const, total_value_base: 23.4, items: [] };
-  await engine.insert('events_input', [purchase, control], { dedupToken: 'round-trip' });
-  const rows = await engine.query<Record<string, unknown>>('SELECT * EXCEPT (inserted_at, prev_copy_at, token_id, token_id_new) FROM events ORDER BY event_id');
+  await insertEvents(engine, [purchase, control], 'round-trip');
+  const rows = await engine.query<Record<string, unknown>>('SELECT * EXCEPT (inserted_at, prev_copy_at, token_id, token_id_new, insert_key) FROM events ORDER BY event_id');
   t.same(rows, [purchase, control], 'every column comes back as inserted (items as objects, nulls kept)');
   const [meta] = await engine.query<{ inserted_at: string }>('SELECT inserted_at FROM events LIMIT 1');
   t.match(meta.inserted_at, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/, 'inserted_at filled by default');
@@ -57,9 +57,9 @@ t.test('a StoredEvent round-trips through events unchanged', async (t) => {
 
 t.test('is_bot: after data in column order; a row without it (older messages) reads false', async (t) => {
   const columns = await engine.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events' ORDER BY position");
-  t.same(columns.map((c) => c.name), [...Object.keys(StoredEvent.properties), 'inserted_at', 'prev_copy_at', 'token_id', 'token_id_new'], 'the StoredEvent properties in order, then inserted_at, prev_copy_at, token_id and token_id_new');
+  t.same(columns.map((c) => c.name), [...Object.keys(StoredEvent.properties), 'inserted_at', 'prev_copy_at', 'token_id', 'token_id_new', 'insert_key'], 'the StoredEvent properties in order, then inserted_at, prev_copy_at, token_id, token_id_new and insert_key');
   const { is_bot: _, source: _s, utm_medium: _m, utm_campaign: _c, device: _d, ...old } = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000cc', chatbot_id: 'old-message' };
-  await engine.insert('events_input', [old], { dedupToken: 'old-message' });
+  await insertEvents(engine, [old], 'old-message');
   t.same(await engine.query("SELECT is_bot, source, utm_medium, utm_campaign, device FROM events WHERE chatbot_id = 'old-message'"),
     [{ is_bot: false, source: '', utm_medium: '', utm_campaign: '', device: '' }], 'and no segment');
 });
@@ -67,7 +67,7 @@ t.test('is_bot: after data in column order; a row without it (older messages) re
 t.test('a retried beacon with a later received_at is kept, with its earlier copy\'s time; SQL dedups by event_id', async (t) => {
   const original = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000dd', is_bot: false };
   const retry = { ...original, received_at: '2026-03-04 05:06:09.000' };
-  await engine.insert('events_input', [original, retry], { dedupToken: 'retry' });
+  await insertEvents(engine, [original, retry], 'retry');
   const copies = await engine.query<{ received_at: string; prev_copy_at: string }>(
     'SELECT received_at, prev_copy_at FROM events FINAL WHERE event_id = {id:UUID} ORDER BY received_at', { id: original.event_id });
   t.same(copies, [

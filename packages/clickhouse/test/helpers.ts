@@ -4,6 +4,9 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, type ClickHouseHttpOptions } from '../src/http-bridge/index.js';
 import { MIGRATIONS_DIR } from '../src/paths.js';
+import { createEventRowsWriter, type EventRow, type EventRowsWriter } from '../src/event-writer.js';
+import { ID_SLOTS } from '../src/token-ids.js';
+import type { ClickHouseEngine } from '../src/types.js';
 
 /** A temp data directory removed at the end of the test file (one per process: a chdb limit). */
 export function tempDataDir(t: { teardown(fn: () => void): void }): string {
@@ -29,4 +32,20 @@ export async function startBridge(
   for (const m of mounts) await app.register(clickhouseHttp, { prefix: m.prefix, ...m.opts });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url };
+}
+
+const writers = new WeakMap<ClickHouseEngine, EventRowsWriter>();
+
+/**
+ * Events into `events_input_v2` as a writer outside the bus does (event-writer.ts): new tokens
+ * numbered in a slot of the test's own, stored in token_ids first. One writer per engine, so a
+ * file's inserts number in one sequence.
+ */
+export function insertEvents(engine: ClickHouseEngine, rows: readonly object[], dedupToken?: string): Promise<void> {
+  let writer = writers.get(engine);
+  if (!writer) {
+    writer = createEventRowsWriter(engine, { slot: ID_SLOTS.runs });
+    writers.set(engine, writer);
+  }
+  return writer.write(rows as readonly EventRow[], { dedupToken });
 }

@@ -7,7 +7,7 @@ import { toolsUnderTest } from '@chatlytics/core/testing';
 import { generateEvents } from '@chatlytics/testkit';
 import { createChdbEngine, runMigrations } from '../src/index.js';
 import { sqlKeyAuth } from '../src/http-bridge/index.js';
-import { startBridge, tempDataDir } from './helpers.js';
+import { startBridge, tempDataDir, insertEvents } from './helpers.js';
 
 /**
  * The official ClickHouse JDBC driver (scripts/jdbc: com.clickhouse:clickhouse-jdbc from Maven
@@ -35,7 +35,7 @@ t.test('the ClickHouse JDBC driver against /clickhouse', { skip: tools.skip }, a
   t.teardown(() => engine.close());
   await runMigrations(engine);
   const events = generateEvents({ seed: 20, now: Date.UTC(2026, 5, 1), chatbotId: BOT, otherChatbotIds: ['bot-jdbc-b'], users: 30 });
-  await engine.insert('events_input', Buffer.from(events.map((e) => JSON.stringify(e)).join('\n')));
+  await insertEvents(engine, events);
   const expected = events.filter((e) => e.chatbot_id === BOT).length;
   t.ok(expected > 0 && expected < events.length, `${expected} of ${events.length} events are ${BOT}'s`);
 

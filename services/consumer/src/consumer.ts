@@ -1,5 +1,6 @@
 import type { ConsumedBatch, ConsumerHandle, EventBus } from '@chatlytics/bus';
-import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import { clickhouseTime, repairDays, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import path from 'node:path';
 import { createMetricsRegistry, type Config, type Logger, type Registry } from '@chatlytics/core';
 import { alreadyStarted } from './errors.js';
 import { InsertBuffer, type InsertBufferOptions } from './insert-buffer.js';
@@ -11,6 +12,8 @@ import { toSegment } from './segment.js';
 import { createWriter } from './writer.js';
 import { createFencing } from './fencing.js';
 import { createMessagePipeline, createMessageSteps } from './pipeline.js';
+import { createSegmentIds } from './segment-ids.js';
+import { createInsertIntents, NO_INTENTS, type InsertIntents } from './insert-intents.js';
 
 export interface ConsumerOptions extends Omit<InsertBufferOptions, 'write' | 'now'> {
   backoff: BackoffOptions;
@@ -75,6 +78,25 @@ export interface Consumer {
 }
 
 /**
+ * Inserts a previous life of this process began and never saw acknowledged (insert-intents.ts):
+ * the days of the rows they stored get their aggregates computed again from `events`, before
+ * anything is consumed, so no insert races the recomputation.
+ */
+async function completeInterruptedInserts(clickhouse: ClickHouseEngine, intents: InsertIntents, log: Logger): Promise<void> {
+  for (const intent of intents.pending()) {
+    const days = await clickhouse.query<{ chatbotId: string; day: string }>(
+      'SELECT DISTINCT chatbot_id AS chatbotId, toString(toDate(received_at)) AS day FROM events '
+        + "WHERE received_at >= {from:DateTime64(3, 'UTC')} AND received_at <= {to:DateTime64(3, 'UTC')} AND insert_key = {key:UInt64}",
+      { from: clickhouseTime(intent.from), to: clickhouseTime(intent.to), key: intent.key });
+    if (days.length > 0) {
+      await repairDays(clickhouse, days, 0);
+      log.warn({ insertKey: intent.key, days: days.length }, 'an insert interrupted by the last exit stored rows: their days were computed again');
+    }
+    intents.forget(intent);
+  }
+}
+
+/**
  * The consumer: bus batches → per-message steps (pipeline.ts) → the shared insert buffer →
  * one INSERT per flush (writer.ts) → handlers resolve → the bus commits their offsets.
  */
@@ -89,12 +111,17 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   let handle: ConsumerHandle | undefined;
   let stopRequestedAt: number | undefined;
   const lagProbe = createLagProbe(bus, deps.config.consumerLagAlertSeconds);
+  // The embedded ClickHouse dies with this process, possibly in the middle of an insert.
+  const intents = clickhouse.kind === 'embedded'
+    ? createInsertIntents(path.join(deps.config.dataDir, 'consumer', 'insert-intents', clickhouse.database))
+    : NO_INTENTS;
 
   const writer = createWriter({
     clickhouse, bus, log, metrics,
     recent: new RecentIds(options.recentIds),
     recordRejects: true,
     tokenPrefix: 'consumer',
+    intents,
     retry: {
       log,
       backoff: options.backoff,
@@ -118,11 +145,16 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
 
   const fencing = createFencing();
   const pipeline = createMessagePipeline(createMessageSteps(), metrics);
+  const tokenIds = createSegmentIds({ clickhouse });
 
   async function handleBatch(batch: ConsumedBatch): Promise<void> {
     if (batch.messages.length === 0) return;
-    // A partition (re)assigned by a Kafka rebalance starts over as after a restart: fenced.
-    if (batch.firstAfterAssignment) fencing.forget(batch);
+    // A partition (re)assigned by a Kafka rebalance starts over as after a restart: fenced, and
+    // its token numbering read again (another process may have numbered meanwhile).
+    if (batch.firstAfterAssignment) {
+      fencing.forget(batch);
+      void tokenIds.reset(batch);
+    }
     const segment = toSegment(batch, fencing.mustFence(batch), pipeline);
     fencing.handedOver(segment);
     counts.batches++;
@@ -132,6 +164,8 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
     metrics.decoded.inc({ path: 'general' }, batch.messages.length - segment.dropped - segment.canonical);
     if (segment.fenced) counts.fencedBatches++;
     try {
+      // Every row gets its token's id first; the partition's batches are numbered in turn.
+      await tokenIds.assign(segment);
       if (segment.rowCount > 0 || segment.rejects.length > 0) await buffer.add(segment);
     } catch (err) {
       counts.failedBatches++;
@@ -145,6 +179,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   return {
     async start() {
       if (handle) throw alreadyStarted();
+      await completeInterruptedInserts(clickhouse, intents, log);
       registerLagMetrics(registry, lagProbe);
       stopRequestedAt = undefined;
       buffer = newBuffer();

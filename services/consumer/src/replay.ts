@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsumedBatch, EventBus } from '@chatlytics/bus';
-import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import { claimRunSlot, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createMetricsRegistry, type Logger, type Registry } from '@chatlytics/core';
 import { parseReplayArgs, type ReplayStream } from './replay-args.js';
 import { createConsumerMetrics } from './metrics.js';
 import { RecentIds } from './recent-ids.js';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './retry.js';
-import { replaySlot, toSegment } from './segment.js';
+import { toSegment } from './segment.js';
+import { createSegmentIds } from './segment-ids.js';
 import { createMessagePipeline, createMessageSteps } from './pipeline.js';
 import { createWriter } from './writer.js';
 import { unwrapDeadLetter } from './dead-letter.js';
@@ -21,6 +22,8 @@ export interface ReplayDeps {
   log: Logger;
   registry?: Registry;
   backoff?: BackoffOptions;
+  /** How long the claim of a numbering slot waits for other claims (claimRunSlot's default); tests shorten it. */
+  slotClaimSettleMs?: number;
 }
 
 export interface ReplaySummary {
@@ -46,6 +49,10 @@ export async function replay(deps: ReplayDeps): Promise<ReplaySummary> {
   const summary: ReplaySummary = { stream: deps.stream, from: deps.from.toISOString(), messages: 0, inserted: 0, duplicates: 0, rejected: 0 };
   const metrics = createConsumerMetrics(deps.registry ?? createMetricsRegistry());
   const pipeline = createMessagePipeline(createMessageSteps(), metrics);
+  const run = randomUUID();
+  // New tokens among the replayed rows are numbered in a slot of this run's own (token-ids.ts).
+  const slot = await claimRunSlot(deps.clickhouse, `replay:${run}`, deps.slotClaimSettleMs);
+  const ids = createSegmentIds({ clickhouse: deps.clickhouse, slotOf: () => slot });
   const writer = createWriter({
     clickhouse: deps.clickhouse,
     bus: deps.bus,
@@ -53,7 +60,7 @@ export async function replay(deps: ReplayDeps): Promise<ReplaySummary> {
     metrics,
     recent: new RecentIds(100_000),
     recordRejects: false,
-    tokenPrefix: `replay:${randomUUID()}`,
+    tokenPrefix: `replay:${run}`,
     retry: { log, backoff: deps.backoff ?? DEFAULT_BACKOFF, shouldGiveUp: () => false },
   });
   // A dead letter is our JSON wrapper: the original bytes go through the pipeline again.
@@ -62,7 +69,7 @@ export async function replay(deps: ReplayDeps): Promise<ReplaySummary> {
     // Field by field, not a spread: the embedded bus's messages are views with getters (record.ts).
     messages: batch.messages.map((m) => ({ partition: m.partition, offset: m.offset, key: m.key, timestamp: m.timestamp, value: unwrapDeadLetter(m.value) ?? m.value })),
   };
-  log.info({ from: summary.from }, 'replay started');
+  log.info({ from: summary.from, slot }, 'replay started');
   await deps.bus.replay({
     stream: deps.stream,
     fromTime: deps.from.getTime(),
@@ -70,7 +77,9 @@ export async function replay(deps: ReplayDeps): Promise<ReplaySummary> {
     handler: async (batch) => {
       if (batch.messages.length === 0) return;
       summary.messages += batch.messages.length;
-      const result = await writer.write([toSegment(unwrap(batch), true, pipeline, replaySlot(batch))], 'size');
+      const segment = toSegment(unwrap(batch), true, pipeline);
+      await ids.assign(segment);
+      const result = await writer.write([segment], 'size');
       summary.inserted += result.inserted;
       summary.duplicates += result.duplicates;
       summary.rejected += result.rejected;

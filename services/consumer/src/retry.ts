@@ -26,6 +26,8 @@ export interface RetryContext {
   shouldGiveUp(): boolean;
   /** Called before each wait (metrics). */
   onRetry?(what: string, err: unknown): void;
+  /** Retry every error, not only retriable ones: an insert that must complete (events-insert.ts). */
+  retryAll?: boolean;
 }
 
 /**
@@ -38,7 +40,7 @@ export async function retrying<T>(what: string, ctx: RetryContext, fn: () => Pro
     try {
       return await fn();
     } catch (err) {
-      if (!isRetriable(err)) throw err;
+      if (!ctx.retryAll && !isRetriable(err)) throw err;
       if (ctx.shouldGiveUp()) throw stoppedDuringRetry(what, err);
       const delayMs = backoffDelay(attempt, ctx.backoff);
       ctx.onRetry?.(what, err);

@@ -13,12 +13,13 @@ export const EVENT_COLUMNS = [
 ] as const;
 
 /**
- * What the consumer inserts into `events_input`: each row's EVENT_COLUMNS, then `id_slot`
- * (UInt16), the bus partition + 1 the row came through: the slot whose next free token id a new
- * token of the row gets (clickhouse/migrations/0130). A partition has one consumer at a time,
- * so no two writers allocate from one slot at once.
+ * What the consumer inserts into `events_input_v2` (migration 0160): each row's EVENT_COLUMNS,
+ * then its token's id and its insert's key (two UInt64, the row's last ROW_TAIL_BYTES): the
+ * rows are written first with zeros there, then token-ids.ts fills the ids (once the batch's
+ * tokens are looked up) and events-insert.ts the key (once the flush is put together).
  */
-export const INSERT_COLUMNS = [...EVENT_COLUMNS, 'id_slot'] as const;
+export const INSERT_COLUMNS = [...EVENT_COLUMNS, 'token_id', 'insert_key'] as const;
+export const ROW_TAIL_BYTES = 16;
 
 /** Hex digit values by character code (-1: not a hex digit); 256 entries, so any byte indexes it. */
 const HEX_DIGITS = '0123456789abcdef';
@@ -161,6 +162,48 @@ export function rowReceivedAtMs(buf: Buffer, rowStart: number): number {
   }
   // The low 48 bits and the sign, as i64() wrote them (ms times fit 48 bits).
   return buf.readIntLE(at, 6);
+}
+
+/** Index just past the varint-prefixed String (or byte run of that length) at `at`. */
+function skipString(buf: Buffer, at: number): number {
+  let length = 0;
+  for (let shift = 1; ; shift *= 128) {
+    const b = buf[at++];
+    length += (b & 0x7f) * shift;
+    if (b < 0x80) break;
+  }
+  return at + length;
+}
+
+/** Where a row's token and chatbot_id are: the bytes [tokenAt, chatbotEnd) hold both, varint-prefixed. */
+export interface RowTokenBytes { tokenAt: number; chatbotAt: number; chatbotEnd: number; isBot: boolean }
+
+/**
+ * A row's token and chatbot (their bytes, to be read only when needed) and is_bot, read by
+ * walking the row's columns in encodeEventRow's order.
+ */
+export function rowTokenBytes(buf: Buffer, rowStart: number): RowTokenBytes {
+  let at = skipString(buf, rowStart + 16); // event_id, event
+  const tokenAt = at;
+  const chatbotAt = skipString(buf, tokenAt);
+  const chatbotEnd = skipString(buf, chatbotAt);
+  at = chatbotEnd + 8 + 1; // received_at, ab_test
+  at = buf[at] === 1 ? at + 1 : skipString(buf, at + 1); // ab_group: null flag, then the value
+  for (let s = 0; s < 4; s++) at = skipString(buf, at); // popup_version, open_way, order_num, currency
+  at += 8; // total_value
+  at += buf[at] === 1 ? 1 : 9; // total_value_base
+  const items = buf[at++];
+  for (let i = 0; i < items; i++) at = skipString(buf, skipString(buf, at) + 8 + 4);
+  for (let s = 0; s < 4; s++) at = skipString(buf, at); // url, user_agent, client_hash, data
+  return { tokenAt, chatbotAt, chatbotEnd, isBot: buf[at] === 1 };
+}
+
+/** The String (UTF-8) at `at`. */
+export function readString(buf: Buffer, at: number): string {
+  const end = skipString(buf, at);
+  let start = at;
+  while (buf[start] >= 0x80) start++;
+  return buf.toString('utf8', start + 1, end);
 }
 
 /** One validated event as a RowBinary row of EVENT_COLUMNS (types: clickhouse/migrations). */

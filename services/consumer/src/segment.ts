@@ -1,5 +1,6 @@
 import type { ConsumedBatch, ConsumedMessage } from '@chatlytics/bus';
-import { RowWriter, rowReceivedAtMs, uuidText } from './row-binary.js';
+import type { TokenIdAllocator, TokenIdRow } from '@chatlytics/clickhouse';
+import { ROW_TAIL_BYTES, RowWriter, rowReceivedAtMs, uuidText } from './row-binary.js';
 import type { RejectReason } from './errors.js';
 import { takeBody } from './body-pool.js';
 import { CANONICAL_STEP } from './canonical-step.js';
@@ -60,6 +61,11 @@ export interface Segment {
   fenced: boolean;
   /** Set by the writer: the segment's last row was already stored, so the next one may be too. */
   tailAlreadyStored?: boolean;
+  /**
+   * Set by segment-ids.ts once every row carries its token's id: the ids this segment's rows
+   * carry that are not yet confirmed in `token_ids`, stored by the writer before the rows.
+   */
+  tokenIds?: { allocator: TokenIdAllocator; fresh: TokenIdRow[] };
 }
 
 /** Row i's event id, lower case. */
@@ -84,7 +90,7 @@ export const rowAsRejected = (s: Segment, i: number, reason: RejectReason, error
  * bus bytes are a good first size). A step asking for a retry fails the whole batch: nothing
  * of it is committed, and the bus delivers it again.
  */
-export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: MessagePipeline, idSlot = consumerSlot(batch)): Segment {
+export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: MessagePipeline): Segment {
   const { messages } = batch;
   const writer = new RowWriter(takeBody(messages.reduce((n, m) => n + m.value.length, 0)));
   const rowStarts = new Uint32Array(messages.length + 1);
@@ -103,10 +109,10 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
       incoming.message = message;
       const outcome = pipeline.run(incoming);
       if (outcome.kind === 'row') {
-        // id_slot, the last of INSERT_COLUMNS: this partition's allocator of token ids.
-        writer.ensure(2);
-        writer.buf.writeUInt16LE(idSlot, writer.pos);
-        writer.pos += 2;
+        // token_id and insert_key, the last of INSERT_COLUMNS: filled in before the insert.
+        writer.ensure(ROW_TAIL_BYTES);
+        writer.buf.fill(0, writer.pos, writer.pos + ROW_TAIL_BYTES);
+        writer.pos += ROW_TAIL_BYTES;
         if (pipeline.endedBy === CANONICAL_STEP) canonical++;
         rowStarts[rowCount] = start;
         rowMessages[rowCount] = m;
@@ -132,13 +138,6 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
     rejects, dropped, canonical, oldestBusTimestamp, fenced,
   };
 }
-
-/**
- * The token-id slot (row-binary.ts, INSERT_COLUMNS) of the live consumer's rows: its partition + 1.
- * A replay runs beside the consumer, so it allocates from slots of its own (replaySlot).
- */
-export const consumerSlot = (batch: Pick<ConsumedBatch, 'partition'>) => batch.partition + 1;
-export const replaySlot = (batch: Pick<ConsumedBatch, 'partition' | 'stream'>) => (batch.stream === 'events' ? 32768 : 49152) + batch.partition;
 
 export const segmentKey = (s: { stream: string; partition: number }) => `${s.stream}:${s.partition}`;
 

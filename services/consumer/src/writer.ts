@@ -1,5 +1,5 @@
 import type { EventBus } from '@chatlytics/bus';
-import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import { createTokenIdStore, type ClickHouseEngine, type TokenIdStore } from '@chatlytics/clickhouse';
 import type { Logger } from '@chatlytics/core';
 import { createDuplicateFilter } from './duplicate-filter.js';
 import { createEventsInsert } from './events-insert.js';
@@ -10,6 +10,8 @@ import type { ConsumerMetrics } from './metrics.js';
 import type { RecentIds } from './recent-ids.js';
 import type { RetryContext } from './retry.js';
 import { compareSegments, type Segment } from './segment.js';
+import { createTokenMap } from './token-map.js';
+import { NO_INTENTS, type InsertIntents } from './insert-intents.js';
 
 export interface WriterDeps {
   clickhouse: ClickHouseEngine;
@@ -25,6 +27,10 @@ export interface WriterDeps {
   recordRejects: boolean;
   /** Prefix of every insert token; distinct per replay run so a replay never collides with the consumer. */
   tokenPrefix: string;
+  /** Where new token ids are stored (default: `token_ids`). */
+  tokenIds?: TokenIdStore;
+  /** Where inserts in progress are recorded (default: nowhere; consumer.ts records them with the embedded ClickHouse). */
+  intents?: InsertIntents;
 }
 
 export interface WriteSummary {
@@ -34,21 +40,27 @@ export interface WriteSummary {
 }
 
 /**
- * One flush of segments, in four parts: the stored rows of fenced segments looked up
- * (fencing.ts), the duplicates left out (duplicate-filter.ts), the rest inserted at once
- * (events-insert.ts), then the flush made final (flush-commit.ts).
+ * One flush of segments, in five parts: the new token ids its rows carry stored (token-map.ts,
+ * in the order flushes start), the stored rows of fenced segments looked up (fencing.ts), the
+ * duplicates left out (duplicate-filter.ts), the rest inserted at once (events-insert.ts), then
+ * the flush made final (flush-commit.ts).
  */
 export function createWriter(deps: WriterDeps) {
+  const storeTokenIds = createTokenMap({ store: deps.tokenIds ?? createTokenIdStore(deps.clickhouse), retry: deps.retry, tokenPrefix: deps.tokenPrefix });
   const storedOfFenced = createFencedLookup(deps);
   const duplicates = createDuplicateFilter(deps);
-  const insertSelection = createEventsInsert(deps);
+  const insertSelection = createEventsInsert({ ...deps, intents: deps.intents ?? NO_INTENTS });
   const commit = createFlushCommit(deps);
 
   async function write(input: readonly Segment[], trigger: FlushTrigger): Promise<WriteSummary> {
     deps.metrics.flushes.inc({ trigger });
     const segments = [...input].sort(compareSegments);
+    // Taken now, before any await: the stores of token ids follow the order flushes start in.
+    const idsStored = storeTokenIds(segments);
+    idsStored.catch(() => undefined);
     return duplicates.during(segments, async (seen) => {
       const stored = await storedOfFenced(segments);
+      await idsStored;
       const { selection, duplicates: left } = duplicates.select(segments, seen, stored);
       const rejects = segments.flatMap((s) => s.rejects);
       if (selection.count > 0) rejects.push(...await insertSelection(selection));

@@ -20,7 +20,9 @@ t.test('every published event lands exactly once, offsets commit after the inser
   await consumer.stop();
   t.equal(ch.events.length, 1_000);
   t.same(new Set(ids(ch.events)), new Set(sent.map((e) => e.event_id)));
-  t.same(ch.events.find((r) => r.event_id === sent[5].event_id), sent[5], 'the row is the event, unchanged');
+  const { token_id: tokenId, insert_key: insertKey, ...row } = ch.events.find((r) => r.event_id === sent[5].event_id)!;
+  t.same(row, sent[5], 'the row is the event, unchanged');
+  t.ok(BigInt(String(tokenId)) > 0n && BigInt(String(insertKey)) > 0n, 'with its token id and its insert key');
   const stats = consumer.stats();
   t.equal(stats.rowsWritten, 1_000);
   t.equal(stats.running, false);
@@ -129,7 +131,7 @@ t.test('a refusal not about a row (unknown table) fails the batch uncommitted, d
   await until(() => refusals >= 3, 'redelivered several times');
   t.equal(await bus.lag(), 30, 'nothing committed');
   t.equal(bus.deadLetters.length, 0, 'a misconfiguration does not dead-letter the events');
-  t.equal(ch.inserts.length, 0);
+  t.equal(ch.inserts.filter((i) => i.table === 'events').length, 0);
   broken = false;
   await until(async () => (await bus.lag()) === 0, 'fixed: lag 0');
   await consumer.stop();

@@ -122,14 +122,14 @@ function fromBody(body: Buffer, opts?: InsertOptions): Record<string, unknown>[]
   if (format !== 'RowBinary' || JSON.stringify(opts?.columns) !== JSON.stringify(INSERT_COLUMNS)) {
     throw new Error(`FakeClickHouse: no reader for ${format} with columns ${JSON.stringify(opts?.columns)}`);
   }
-  return decodeEventRows(body, { idSlot: true });
+  return decodeEventRows(body, { tail: true });
 }
 
 /** A ClickHouse with tables as arrays, insert-token deduplication, and the lookup queries the consumer runs. */
 export class FakeClickHouse implements ClickHouseEngine {
   readonly kind = 'embedded' as const;
   readonly database = 'analytics';
-  readonly tables = new Map<string, Record<string, unknown>[]>([['events', []], ['events_rejected', []]]);
+  readonly tables = new Map<string, Record<string, unknown>[]>([['events', []], ['events_rejected', []], ['token_ids', []]]);
   readonly tokens = new Set<string>();
   readonly inserts: { table: string; rows: number; token?: string }[] = [];
   readonly queries: string[] = [];
@@ -155,6 +155,34 @@ export class FakeClickHouse implements ClickHouseEngine {
       const last = times.reduce((a, b) => Math.max(a, b), -Infinity);
       return [{ stored: String(times.length), first_ms: String(times.length ? first : 0), last_ms: String(times.length ? last : 0) }] as T[];
     }
+    if (/FROM token_ids/.test(sql) && Array.isArray(params.tokens)) {
+      // ids/stored_token_ids.sql: the smallest stored id of each asked (chatbot, token).
+      const asked = new Set((params.chatbots as string[]).map((c, i) => `${c}\n${(params.tokens as string[])[i]}`));
+      const best = new Map<string, bigint>();
+      for (const r of this.tables.get('token_ids')!) {
+        const key = `${r.chatbot_id}\n${r.token}`;
+        const id = BigInt(String(r.token_id));
+        if (asked.has(key) && (best.get(key) ?? id) >= id) best.set(key, id);
+      }
+      return [...best].map(([key, id]) => ({ chatbot_id: key.split('\n')[0], token: key.split('\n')[1], token_id: id.toString() })) as T[];
+    }
+    if (/FROM token_ids/.test(sql) && params.low !== undefined) {
+      // ids/slot_tops.sql: per chatbot, the largest id in [low, high).
+      const [low, high] = [BigInt(String(params.low)), BigInt(String(params.high))];
+      const chatbots = new Set(params.chatbots as string[]);
+      const tops = new Map<string, bigint>();
+      for (const r of this.tables.get('token_ids')!) {
+        const id = BigInt(String(r.token_id));
+        if (chatbots.has(String(r.chatbot_id)) && id >= low && id < high && id > (tops.get(String(r.chatbot_id)) ?? -1n)) tops.set(String(r.chatbot_id), id);
+      }
+      return [...tops].map(([chatbot_id, top]) => ({ chatbot_id, top: top.toString() })) as T[];
+    }
+    if (/FROM id_slot_claims/.test(sql)) {
+      // token-ids.ts claimRunSlot: the last slot claimed, then the first claim of a slot.
+      const claims = this.tables.get('id_slot_claims') ?? [];
+      if (params.slot === undefined) return [{ last: String(Math.max(0, ...claims.map((c) => Number(c.slot)))) }] as T[];
+      return [{ first: String(claims.find((c) => Number(c.slot) === Number(params.slot))?.run ?? '') }] as T[];
+    }
     if (/FROM events\b/.test(sql) && Array.isArray(params.ids)) {
       const ids = new Set((params.ids as string[]).map((s) => s.toLowerCase()));
       return this.events.filter((r) => ids.has(String(r.event_id).toLowerCase())).map((r) => ({ event_id: r.event_id })) as T[];
@@ -163,9 +191,9 @@ export class FakeClickHouse implements ClickHouseEngine {
   }
 
   async insert(into: string, input: readonly object[] | Buffer, opts?: InsertOptions): Promise<void> {
-    // The consumer inserts into events_input, whose view stores the rows in events (migration
-    // 0040); this fake stores them there itself.
-    const table = into === 'events_input' ? 'events' : into;
+    // The consumer inserts into events_input_v2, whose view stores the rows in events (migration
+    // 0160); this fake stores them there itself.
+    const table = into === 'events_input_v2' ? 'events' : into;
     if (!this.up) throw new AppError('CH_DOWN', 'ClickHouse unavailable', { retriable: true, statusCode: 503 });
     const rows: Record<string, unknown>[] = Buffer.isBuffer(input)
       ? fromBody(input, opts)

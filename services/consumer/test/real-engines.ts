@@ -43,7 +43,7 @@ export function flakyInserts(
   engine: ClickHouseEngine,
   plan: { table?: string; before?: (n: number) => Error | undefined; after?: (n: number) => Error | undefined },
 ): ClickHouseEngine & { attempts: number } {
-  const table = plan.table ?? 'events_input';
+  const table = plan.table ?? 'events_input_v2';
   const proxy = {
     kind: engine.kind,
     database: engine.database,
@@ -67,7 +67,7 @@ export function flakyInserts(
 
 /**
  * Lets the real engine refuse, like ClickHouse refuses a row it cannot parse (code 27), any
- * INSERT into `events_input` whose body holds `marker`: how a test gets a refused row through the
+ * INSERT into `events_input_v2` whose body holds `marker`: how a test gets a refused row through the
  * consumer's typed RowBinary body, which no schema-valid event makes ClickHouse refuse.
  */
 export function refusingInserts(engine: ClickHouseEngine, marker: string): ClickHouseEngine {
@@ -80,7 +80,7 @@ export function refusingInserts(engine: ClickHouseEngine, marker: string): Click
     ping: engine.ping.bind(engine),
     close: engine.close.bind(engine),
     async insert(t: string, rows: readonly object[] | Buffer, opts?: InsertOptions) {
-      if (t === 'events_input' && Buffer.isBuffer(rows) && rows.includes(bytes)) {
+      if (t === 'events_input_v2' && Buffer.isBuffer(rows) && rows.includes(bytes)) {
         throw new ClickHouseError(ClickHouseErrorCode.QUERY, 'Code: 27. DB::Exception: Cannot parse input (test refusal)', { clickhouseCode: 27 });
       }
       return engine.insert(t, rows, opts);

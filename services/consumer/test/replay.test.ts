@@ -25,11 +25,11 @@ t.test('replay fences every batch: twice in a row, and beside the consumer, noth
   await consumer.start();
   await until(async () => (await bus.lag()) === 0, 'lag 0');
   await consumer.stop();
-  const a = await replay({ bus, clickhouse, from: new Date(0), stream: 'events', log: silent });
-  const b = await replay({ bus, clickhouse, from: new Date(0), stream: 'events', log: silent });
+  const a = await replay({ bus, clickhouse, from: new Date(0), stream: 'events', log: silent, slotClaimSettleMs: 0 });
+  const b = await replay({ bus, clickhouse, from: new Date(0), stream: 'events', log: silent, slotClaimSettleMs: 0 });
   t.match(a, { messages: 300, inserted: 0, duplicates: 300 });
   t.match(b, { messages: 300, inserted: 0, duplicates: 300 });
   t.equal(clickhouse.events.length, 300);
-  const future = await replay({ bus, clickhouse, from: new Date(Date.now() + 60_000), stream: 'events', log: silent });
+  const future = await replay({ bus, clickhouse, from: new Date(Date.now() + 60_000), stream: 'events', log: silent, slotClaimSettleMs: 0 });
   t.match(future, { messages: 0, inserted: 0 }, 'nothing after --from');
 });

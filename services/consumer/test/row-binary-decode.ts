@@ -4,7 +4,7 @@
  * checks the encoder. Returns rows shaped as ClickHouse would return them via JSONEachRow
  * (received_at as 'YYYY-MM-DD HH:MM:SS.mmm', items as objects).
  */
-export function decodeEventRows(buf: Buffer, opts: { idSlot?: boolean } = {}): Record<string, unknown>[] {
+export function decodeEventRows(buf: Buffer, opts: { tail?: boolean } = {}): Record<string, unknown>[] {
   let pos = 0;
   const varint = () => {
     let n = 0;
@@ -36,7 +36,7 @@ export function decodeEventRows(buf: Buffer, opts: { idSlot?: boolean } = {}): R
   const nullable = <T>(read: () => T) => (u8() === 1 ? null : read());
   const rows: Record<string, unknown>[] = [];
   while (pos < buf.length) {
-    rows.push({
+    const row: Record<string, unknown> = {
       event_id: uuid(),
       event: string(),
       token: string(),
@@ -60,9 +60,14 @@ export function decodeEventRows(buf: Buffer, opts: { idSlot?: boolean } = {}): R
       utm_medium: string(),
       utm_campaign: string(),
       device: string(),
-    });
-    // The insert body's last column (INSERT_COLUMNS): read past it, it is no StoredEvent field.
-    if (opts.idSlot) pos += 2;
+    };
+    // The insert body's last columns (INSERT_COLUMNS): token_id and insert_key, as ClickHouse returns UInt64 (text).
+    if (opts.tail) {
+      row.token_id = buf.readBigUInt64LE(pos).toString();
+      row.insert_key = buf.readBigUInt64LE(pos + 8).toString();
+      pos += 16;
+    }
+    rows.push(row);
   }
   if (pos !== buf.length) throw new Error('RowBinary: trailing bytes');
   return rows;

@@ -10,7 +10,8 @@ import Fastify from 'fastify';
 import { pino } from 'pino';
 import type { StoredEvent } from '@chatlytics/events';
 import {
-  CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, createChdbEngine, createServerEngine, runMigrations, type ClickHouseEngine,
+  CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, createChdbEngine, createEventRowsWriter, createServerEngine, ID_SLOTS, runMigrations, type ClickHouseEngine,
+  type EventRowsWriter,
 } from '@chatlytics/clickhouse';
 import {
   accounts, chatbots, conversationAnalyses, conversations, messages, type Database,
@@ -53,8 +54,16 @@ export async function openClickHouse(): Promise<ClickHouseVariants> {
   };
 }
 
+const writers = new WeakMap<ClickHouseEngine, EventRowsWriter>();
+
+/** Events stored as a writer outside the bus stores them (token ids numbered in a slot of the test's own). */
 export async function insertEvents(engine: ClickHouseEngine, events: readonly StoredEvent[]): Promise<void> {
-  for (let i = 0; i < events.length; i += 5000) await engine.insert('events_input', events.slice(i, i + 5000));
+  let writer = writers.get(engine);
+  if (!writer) {
+    writer = createEventRowsWriter(engine, { slot: ID_SLOTS.runs });
+    writers.set(engine, writer);
+  }
+  for (let i = 0; i < events.length; i += 5000) await writer.write(events.slice(i, i + 5000));
 }
 
 export interface SeedChatbot { id: string; accountId: string; abTestEnabled: boolean }

@@ -8,6 +8,12 @@ import { isCommandName, parseCommand, usageText, type CommandInput } from './cli
 // lock, then the engine and service modules (seconds to load) — so mistakes fail fast.
 const [name, ...argv] = process.argv.slice(2);
 
+/** A command's result may ask for a failing exit code (`verify` when anything differs). */
+function exitCodeOf(result: unknown): number {
+  const code = (result as { exitCode?: unknown } | null)?.exitCode;
+  return typeof code === 'number' ? code : 0;
+}
+
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(1);
@@ -77,7 +83,7 @@ async function runInServer(lockMessage: string): Promise<never> {
   try {
     const result = await runRemote(endpoint, input.command, argv);
     await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`, () => resolve()));
-    process.exit(0);
+    process.exit(exitCodeOf(result));
   } catch (err) {
     const { message, refused } = err as { message: string; refused?: boolean };
     fail(refused ? message : `${name} failed in the running server (pid ${endpoint.pid}): ${message}`);
@@ -90,7 +96,7 @@ try {
   // Exit only once the result is flushed: stdout may be a pipe the reader drains slowly.
   await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`, () => resolve()));
   await lock?.release();
-  process.exit(0);
+  process.exit(exitCodeOf(result));
 } catch (err) {
   await lock?.release();
   if (err instanceof UsageError) fail(err.message);

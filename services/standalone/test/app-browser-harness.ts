@@ -43,7 +43,7 @@ export async function startAppBrowser(t: { teardown(fn: () => unknown): void }, 
 
   // `npm run cli -- demo`, smaller: the same fixture builder and import path.
   const engines = await openEngines(config, log);
-  await importIntoEngines(engines, parseFixture(buildDemoFixture({ now: new Date(), days: 10, visitorsPerDay: 40 })), { storageDir: path.join(dataDir, 'storage'), log });
+  await importIntoEngines(engines, parseFixture(buildDemoFixture({ now: new Date(), days: 10, visitorsPerDay: 40 })), { storageDir: path.join(dataDir, 'storage'), config, log });
   await engines.close();
 
   const standalone = await buildStandalone(config, log, { pluginTimeout: 120_000 });

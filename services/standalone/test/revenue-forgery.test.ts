@@ -29,7 +29,7 @@ const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_SECR
 const engines = await openEngines(config, log);
 await importIntoEngines(engines, parseFixture({
   accounts: [{ id: '41000000-0000-4000-8000-0000000000a1', name: 'Shop', apiKeys: [{ name: 'ci', key: KEY }], chatbots: [{ id: SHOP, name: 'Boots' }, { id: SIGNED, name: 'Signed boots' }] }],
-}), { storageDir: path.join(dataDir, 'storage'), log });
+}), { storageDir: path.join(dataDir, 'storage'), config, log });
 await engines.close();
 const standalone = await buildStandalone(config, log, { pluginTimeout: 120_000 });
 t.teardown(() => standalone.close());

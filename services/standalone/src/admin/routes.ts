@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config, Logger } from '@chatlytics/core';
 import type { Postgres } from '@chatlytics/postgres';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import type { EventBus } from '@chatlytics/bus';
 import { DashboardError, dashboardErrorHandler, dashboardValidatorCompiler, digestsEqual, errorResponses, sha256Hex } from '@chatlytics/dashboard';
 import { USAGE, parseCommand, type CommandName } from '../cli/spec.js';
 import { runCommand } from '../cli/commands.js';
@@ -12,7 +13,7 @@ import { AdminErrors, REMOTE_REFUSED } from './errors.js';
 export interface AdminCliOptions {
   config: Config;
   log: Logger;
-  stores: { postgres: Postgres; clickhouse: ClickHouseEngine };
+  stores: { postgres: Postgres; clickhouse: ClickHouseEngine; bus: EventBus };
   /** The credential of this start (endpoint-file.ts); compared by digest in constant time. */
   credential: string;
 }

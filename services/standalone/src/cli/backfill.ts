@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Logger } from '@chatlytics/core';
 import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import {
@@ -16,7 +15,7 @@ export interface BackfillInput {
 export interface BackfillSummary {
   /** Valid events in the file (each distinct event id once). */
   accepted: number;
-  /** Newly written to ClickHouse by this run. */
+  /** Newly written to ClickHouse by this run (through the bus and the consumer). */
   inserted: number;
   /** Valid, but already in ClickHouse (an earlier import of the same history). */
   alreadyStored: number;
@@ -30,9 +29,8 @@ const EXISTING_IDS_SQL = sqlFile('consumer/existing-event-ids');
 // The ids travel as a query parameter (part of the URL against a server): 2,000 UUIDs ≈ 80 kB,
 // well under ClickHouse's default 1 MiB http_max_uri_size — the consumer's figure too.
 const LOOKUP_ROWS = 2_000;
-// Large enough that a demo's 30 days land in a few inserts, small enough that one retried
-// chunk stays well inside ClickHouse's deduplication window (1000 blocks).
-const INSERT_ROWS = 20_000;
+// Messages per publish: one durable write of the bus each.
+const PUBLISH_ROWS = 20_000;
 
 // History is in the past; a few minutes of slack forgive the exporting system's clock skew.
 const FUTURE_SLACK_MS = 5 * 60_000;
@@ -78,14 +76,26 @@ async function storedIds(clickhouse: ClickHouseEngine, rows: readonly StoredEven
 }
 
 /**
+ * Where imported events go: the event bus, whose consumer stores them as it stores tracked
+ * events (so the writer that numbers a token's ids is the one of its bus partition, whatever
+ * else runs: clickhouse/README.md, "Token ids").
+ */
+export interface EventSink {
+  /** Resolves once the rows are durable on the bus. */
+  publish(rows: readonly StoredEvent[]): Promise<void>;
+  /** Resolves once the consumer has stored every row published so far. */
+  stored(): Promise<void>;
+}
+
+/**
  * Tracking history from a fixture lands in ClickHouse exactly once:
  * - an id already stored is left out (the consumer's fence query), so importing the file again,
  *   or a file overlapping an earlier one, writes nothing twice;
- * - each insert carries an insert_deduplication_token derived from its ids, so two imports of
- *   the same file racing each other (or a retried insert) are collapsed by ClickHouse itself.
+ * - the rest goes through the bus like tracked events, keyed by token: the consumer leaves out
+ *   an event stored meanwhile (two imports of one file racing each other) and numbers tokens.
  */
 export async function backfillEvents(
-  clickhouse: ClickHouseEngine, events: readonly BackfillInput[], log: Logger, now: Date = new Date(),
+  clickhouse: ClickHouseEngine, sink: EventSink, events: readonly BackfillInput[], log: Logger, now: Date = new Date(),
 ): Promise<BackfillSummary> {
   const summary: BackfillSummary = { accepted: 0, inserted: 0, alreadyStored: 0, duplicatesInFile: 0, rejected: [] };
   const rows: StoredEvent[] = [];
@@ -109,13 +119,9 @@ export async function backfillEvents(
   const stored = rows.length > 0 ? await storedIds(clickhouse, rows) : new Set<string>();
   const fresh = rows.filter((r) => !stored.has(r.event_id.toLowerCase()));
   summary.alreadyStored = rows.length - fresh.length;
-  for (let i = 0; i < fresh.length; i += INSERT_ROWS) {
-    const chunk = fresh.slice(i, i + INSERT_ROWS);
-    const body = Buffer.from(chunk.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    const dedupToken = createHash('sha256').update('backfill/v1\n').update(chunk.map((r) => r.event_id).join('\n')).digest('hex');
-    await clickhouse.insert('events_input', body, { dedupToken });
-    summary.inserted += chunk.length;
-  }
+  for (let i = 0; i < fresh.length; i += PUBLISH_ROWS) await sink.publish(fresh.slice(i, i + PUBLISH_ROWS));
+  if (fresh.length > 0) await sink.stored();
+  summary.inserted = fresh.length;
   if (summary.rejected.length > 0) log.warn({ rejected: summary.rejected.length }, 'backfill: invalid events skipped');
   return summary;
 }

@@ -9,11 +9,15 @@ import { buildDemoFixture } from './demo-fixture.js';
 import type { CommandContext } from './context.js';
 import type { CommandInput } from './spec.js';
 
+/** Every engine in this process's hands: nothing else can write while a command runs without a server. */
+const isEmbedded = (ctx: CommandContext) => !ctx.config.kafka.brokers && !ctx.config.clickhouse.url;
+
 export async function withEngines<T>(ctx: CommandContext, opts: { bus?: boolean; migrate?: boolean }, fn: (e: Engines) => Promise<T>): Promise<T> {
   if (ctx.stores) {
-    // The running server's bus belongs to its consumer; replay is refused before it gets here (src/cli.ts).
-    if (opts.bus) throw new UsageError('this command needs the event bus of a stopped server');
-    return fn({ ...ctx.stores, bus: undefined as never, close: async () => undefined });
+    // The running server's bus is its consumer's to read: a replay, which reads it too, is
+    // refused before it gets here (src/cli.ts); publishing to it (import) is what the server's
+    // own tracking does.
+    return fn({ ...ctx.stores, close: async () => undefined });
   }
   const engines = await openEngines(ctx.config, ctx.log, undefined, { migrate: opts.migrate ?? true, bus: opts.bus ?? false });
   try {
@@ -42,10 +46,13 @@ export async function migrate(ctx: CommandContext, opts: { backfill: boolean; pr
 export async function importFile(ctx: CommandContext, fixtureJson: unknown) {
   // Validated before the engines open: a broken file costs no start-up.
   const fixture = parseFixture(fixtureJson);
-  return withEngines(ctx, {}, (engines) => importIntoEngines(engines, fixture, {
+  return withEngines(ctx, { bus: true }, (engines) => importIntoEngines(engines, fixture, {
     // The dashboard reads raw contents from the same place (its app.ts default).
     storageDir: path.join(ctx.config.dataDir, 'storage'),
+    config: ctx.config,
     log: ctx.log,
+    // The running server's consumer stores what the import publishes; otherwise the import's own.
+    consumerRunning: ctx.stores !== undefined,
   }));
 }
 
@@ -65,7 +72,7 @@ export function rollupsRebuild(ctx: CommandContext) {
   return withEngines(ctx, {}, async ({ clickhouse }) => ({ rebuilt: await rebuildRollups(clickhouse) }));
 }
 
-type DataCommand = Extract<CommandInput, { command: 'migrate' | 'import' | 'demo' | 'replay' | 'rollups:rebuild' }>;
+type DataCommand = Extract<CommandInput, { command: 'migrate' | 'import' | 'demo' | 'replay' | 'rollups:rebuild' | 'verify' }>;
 
 export async function runDataCommand(ctx: CommandContext, input: DataCommand): Promise<unknown> {
   switch (input.command) {
@@ -74,5 +81,7 @@ export async function runDataCommand(ctx: CommandContext, input: DataCommand): P
     case 'demo': return loadDemo(ctx);
     case 'replay': return replay(ctx, input.argv);
     case 'rollups:rebuild': return rollupsRebuild(ctx);
+    case 'verify': return withEngines(ctx, {}, ({ clickhouse }) => (
+      import('./verify-command.js').then(({ verify }) => verify(clickhouse, input, { serverRunning: ctx.stores !== undefined, embedded: isEmbedded(ctx) }))));
   }
 }

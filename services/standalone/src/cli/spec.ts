@@ -21,6 +21,7 @@ export type CommandInput =
   | { command: 'sql-keys:revoke'; key: string }
   | { command: 'demo' }
   | { command: 'rollups:rebuild' }
+  | { command: 'verify'; chatbot?: string; from?: string; to?: string; repair: boolean }
   | { command: 'replay'; argv: string[] }
   | { command: 'digest:send'; email: string };
 
@@ -39,6 +40,7 @@ export const USAGE: Record<CommandName, string> = {
   'sql-keys:revoke': 'sql-keys:revoke --name N | --id UUID',
   demo: 'demo',
   'rollups:rebuild': 'rollups:rebuild',
+  verify: 'verify [--chatbot ID] [--from YYYY-MM-DD --to YYYY-MM-DD] [--repair]',
   replay: 'replay --from <ISO-8601> [--stream events|dead-letter]',
   'digest:send': 'digest:send --email E',
 };
@@ -107,6 +109,8 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
       return chatbotCreate(args);
     case 'digest:send':
       return { command: name, email: email(required(args, 'email', USAGE[name])) };
+    case 'verify':
+      return verifyArgs(args);
     case 'replay':
       // The consumer's own check, run before any engine starts so a typo costs no start-up.
       try {
@@ -116,6 +120,18 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
       }
       return { command: name, argv };
   }
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** `--from`/`--to` are UTC days, `--to` included. */
+function verifyArgs(args: ReturnType<typeof parseArgs>): CommandInput {
+  const { chatbot, from, to, repair } = args.options;
+  for (const [flag, day] of [['from', from], ['to', to]] as const) {
+    if (day !== undefined && (!DAY.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`)))) throw new UsageError(`--${flag} must be a day, YYYY-MM-DD (usage: ${USAGE.verify})`);
+  }
+  if (chatbot === 'true') throw new UsageError(`--chatbot needs a chatbot id (usage: ${USAGE.verify})`);
+  return { command: 'verify', chatbot, from, to, repair: repair === 'true' };
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -1,0 +1,41 @@
+-- token_hour_sets and token_day_sets against the ids of the rows they stand for (migrations
+-- 0130, 0140): a difference is any id in one and not the other.
+WITH expected_hours AS
+(
+    SELECT chatbot_id, toStartOfHour(received_at) AS hour, kind, groupBitmapState(token_id) AS tokens
+    FROM ({{> verify/scope_events}})
+    ARRAY JOIN [toString(event), multiIf(ab_group = 'control', 'ab:control', ab_group = 'test', 'ab:test', '')] AS kind
+    WHERE NOT is_bot AND prev_copy_at = 0 AND kind != ''
+    GROUP BY chatbot_id, hour, kind
+)
+SELECT 'token_hour_sets' AS check, chatbot_id, toDate(hour) AS day, concat(toString(hour), ' ', kind) AS key,
+    toString(bitmapCardinality(s.tokens)) AS stored, toString(bitmapCardinality(e.tokens)) AS expected
+FROM
+(
+    SELECT chatbot_id, hour, kind, groupBitmapMergeState(tokens) AS tokens
+    FROM token_hour_sets
+    WHERE ({chatbot_id:String} = '' OR chatbot_id = {chatbot_id:String})
+      AND hour >= toStartOfHour({from:DateTime64(3, 'UTC')}) AND hour < {to:DateTime64(3, 'UTC')}
+    GROUP BY chatbot_id, hour, kind
+) AS s
+FULL OUTER JOIN expected_hours AS e USING (chatbot_id, hour, kind)
+WHERE bitmapXorCardinality(s.tokens, e.tokens) != 0
+UNION ALL
+SELECT 'token_day_sets' AS check, chatbot_id, day, concat(toString(day), ' ', kind) AS key,
+    toString(bitmapCardinality(s.tokens)) AS stored, toString(bitmapCardinality(e.tokens)) AS expected
+FROM
+(
+    SELECT chatbot_id, day, kind, groupBitmapMergeState(tokens) AS tokens
+    FROM token_day_sets
+    WHERE ({chatbot_id:String} = '' OR chatbot_id = {chatbot_id:String})
+      AND day >= toDate({from:DateTime64(3, 'UTC')}) AND day < {to:DateTime64(3, 'UTC')}
+    GROUP BY chatbot_id, day, kind
+) AS s
+FULL OUTER JOIN
+(
+    SELECT chatbot_id, toDate(hour) AS day, kind, groupBitmapMergeState(tokens) AS tokens
+    FROM expected_hours
+    GROUP BY chatbot_id, day, kind
+) AS e USING (chatbot_id, day, kind)
+WHERE bitmapXorCardinality(s.tokens, e.tokens) != 0
+SETTINGS join_use_nulls = 0

@@ -1,0 +1,72 @@
+import t from 'tap';
+import { pino } from 'pino';
+import { generateEvents } from '@chatlytics/testkit';
+import { createChdbEngine, runMigrations } from '../src/index.js';
+import { daysToRepair, repairDays, verifyAggregates } from '../src/verify.js';
+import { repairTokenIds } from '../src/repair-token-ids.js';
+import { insertEvents, tempDataDir } from './helpers.js';
+
+/**
+ * verify finds what an aggregate lost or gained against `events`, and the token ids that break
+ * the rule; a repair of the days it names makes verify find nothing, and leaves every day that
+ * was right as it was.
+ */
+const dir = tempDataDir(t);
+const engine = await createChdbEngine({ path: dir, database: 'verify', log: pino({ level: 'silent' }) });
+t.teardown(() => engine.close());
+await runMigrations(engine);
+const NOW = Date.UTC(2026, 5, 20, 12);
+const events = generateEvents({ seed: 56, now: NOW, chatbotId: 'bot-v', otherChatbotIds: ['bot-w'], users: 60 });
+await insertEvents(engine, events);
+
+const snapshot = () => engine.query('SELECT chatbot_id, hour, event, popup_version, open_way, sum(events) AS n FROM event_hour_counts GROUP BY ALL ORDER BY ALL');
+
+t.test('a store written through the views: nothing to report', async (t) => {
+  t.same(await verifyAggregates(engine), []);
+});
+
+t.test('every kind of loss is found, by its chatbot and day; a repair of those days restores the rest', async (t) => {
+  const before = await snapshot();
+  // The day with the most of bot-v's visitors and purchases.
+  const [{ day }] = await engine.query<{ day: string }>("SELECT toString(toDate(received_at)) AS day FROM events WHERE chatbot_id = 'bot-v' AND event IN ('visitor', 'purchase') AND NOT is_bot GROUP BY day ORDER BY uniqExact(event) DESC, count() DESC LIMIT 1");
+  const range = `chatbot_id = 'bot-v' AND toDate(%s) = '${day}'`;
+  const cmd = (sql: string) => engine.command(`${sql} SETTINGS mutations_sync = 2`);
+  await cmd(`ALTER TABLE event_hour_counts DELETE WHERE ${range.replace('%s', 'hour')}`);
+  await cmd(`ALTER TABLE token_hour_sets DELETE WHERE ${range.replace('%s', 'hour')} AND kind = 'visitor'`);
+  await cmd(`ALTER TABLE token_day_sets DELETE WHERE ${range.replace('%s', 'day')} AND kind = 'visitor'`);
+  await cmd(`ALTER TABLE purchases DELETE WHERE ${range.replace('%s', 'received_at')}`);
+  // A row counted twice: an hour's count one too high.
+  await engine.insert('event_hour_counts', [{ chatbot_id: 'bot-w', hour: '2026-06-19 10:00:00', event: 'visitor', popup_version: '', open_way: '', events: 1 }]);
+
+  const found = await verifyAggregates(engine);
+  const checks = new Set(found.map((d) => d.check));
+  for (const check of ['event_hour_counts', 'token_hour_sets', 'token_day_sets', 'purchases']) t.ok(checks.has(check), `${check} found`);
+  t.ok(found.every((d) => (d.chatbot_id === 'bot-v' && d.day === day) || (d.chatbot_id === 'bot-w' && d.day === '2026-06-19')), 'each difference where it was made');
+  const days = daysToRepair(found);
+  t.same(days.map((d) => `${d.chatbotId} ${d.day}`).sort(), [`bot-v ${day}`, 'bot-w 2026-06-19'].sort());
+
+  const busy = await repairDays(engine, days);
+  t.same(busy.busy.map((d) => d.chatbotId), ['bot-v'], 'bot-v\'s rows were stored in the last minutes: a repair could race their inserts, so it waits');
+  t.same(busy.repaired.map((d) => d.chatbotId), ['bot-w'], 'bot-w\'s day has no new rows: repaired');
+  const repaired = await repairDays(engine, busy.busy, 0);
+  t.equal(repaired.repaired.length, 1, 'without the wait (nothing else writes)');
+  t.same(await verifyAggregates(engine), [], 'nothing left to report');
+  t.same(await snapshot(), before, 'the counts as the views had written them');
+});
+
+t.test('token ids against the rule: a token with two ids, an id for two tokens, rows without one', async (t) => {
+  await engine.command("ALTER TABLE events UPDATE token_id = token_id + 1 WHERE chatbot_id = 'bot-w' AND NOT is_bot AND event = 'visitor' AND toMinute(received_at) % 2 = 0 SETTINGS mutations_sync = 2");
+  const found = await verifyAggregates(engine, { chatbotId: 'bot-w' });
+  const checks = new Set(found.map((d) => d.check));
+  for (const check of ['token_has_several_ids', 'id_names_several_tokens', 'token_id_not_in_token_ids']) t.ok(checks.has(check), `${check} found`);
+  t.same(await verifyAggregates(engine, { chatbotId: 'bot-v' }), [], 'another chatbot: nothing');
+
+  const visitors = () => engine.query("SELECT uniqExact(token) AS tokens, uniqExact(token_id) AS ids FROM events WHERE chatbot_id = 'bot-w' AND NOT is_bot");
+  const repair = await repairTokenIds(engine, 'bot-w');
+  t.ok(repair.tokens > 0 && repair.days.length > 0, `${repair.tokens} tokens renumbered, ${repair.days.length} days to recompute`);
+  await repairDays(engine, repair.days, 0);
+  t.same(await verifyAggregates(engine), [], 'after the repair and its days: nothing to report');
+  const [{ tokens, ids }] = await visitors();
+  t.equal(ids, tokens, 'one id per token, one token per id');
+  t.same(await repairTokenIds(engine, 'bot-w'), { tokens: 0, days: [] }, 'a second repair finds nothing');
+});
