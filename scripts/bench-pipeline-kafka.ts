@@ -170,7 +170,7 @@ export async function benchPipelineKafka(): Promise<void> {
     await runMigrations(baseline);
     const started = performance.now();
     for (let i = 0; i < N; i += BASELINE_ROWS) {
-      await baseline.insert('events_input', Buffer.concat(backlog.slice(i, i + BASELINE_ROWS).flatMap((m) => [m.value, Buffer.from('\n')])));
+      await baseline.insert('events_input_v2', Buffer.concat(backlog.slice(i, i + BASELINE_ROWS).flatMap((m) => [m.value, Buffer.from('\n')])));
     }
     const baselinePerSec = rate(N, performance.now() - started);
     if ((await count(baseline)) !== N) throw new Error('baseline lost rows');

@@ -19,15 +19,17 @@
  * runs it. --v4-ids: random event ids instead of UUID v7 (production's: the tracker's, and the
  * ingest's when the client sends none). --without-rollups: every materialized view (token ids,
  * copy detection, the aggregates; both phases) replaced by a plain copy into events;
- * --without-lookups: events_input_mv without its copy detection and token-id lookup (both in
+ * --without-lookups: events_input_v2_mv without its copy detection (both in
  * materialized-views.ts); run either alternately with a normal run to see what that work costs.
+ * After the throughput phase it prints what the engine's verification finds (verify.ts) and the
+ * token-id rule's two counts: both 0, whatever --read-ahead.
  * Env: CLICKHOUSE_EMBEDDED_CONNECTIONS (default 2, as the services').
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createChdbEngine, runMigrations, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { createChdbEngine, runMigrations, verifyAggregates, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createEmbeddedBus, EMBEDDED_BATCH_DEFAULTS, type BusMessage } from '@chatlytics/bus';
 import { createLogger, loadConfig } from '@chatlytics/core';
 import { newEventId, type StoredEvent } from '@chatlytics/events';
@@ -174,7 +176,7 @@ async function main() {
     let cpu = process.cpuUsage();
     for (let i = 0; i < N; i += BASELINE_ROWS) {
       const chunk = messages.slice(i, i + BASELINE_ROWS);
-      await baselineCh.insert('events_input', Buffer.concat(chunk.flatMap((m) => [m.value, Buffer.from('\n')])));
+      await baselineCh.insert('events_input_v2', Buffer.concat(chunk.flatMap((m) => [m.value, Buffer.from('\n')])));
     }
     const baselineMs = performance.now() - started;
     const baselineCpuUs = cpuMicros(cpu);
@@ -253,6 +255,8 @@ async function main() {
     await publisher;
     const freshness = publishes.map((p) => p.visibleAt! - p.ackAt).sort((a, b) => a - b);
     await consumer.stop();
+    // Exactness after the backlog and the steady phase (the wrong data of --without-* aside).
+    const exact = VIEWS ? undefined : await exactness(ch);
     await bus.close();
     await ch.close();
 
@@ -282,6 +286,7 @@ async function main() {
       steadyRate: RATE,
       steadySeconds: SECONDS,
       freshnessMs: { p50: Math.round(percentile(freshness, 50)), p95: Math.round(percentile(freshness, 95)), p99: Math.round(percentile(freshness, 99)), max: Math.round(freshness.at(-1)!) },
+      exactness: exact ?? null,
     };
     console.log(`baseline (direct inserts)   ${result.baselineInsertPerSec.toLocaleString()} events/s`);
     console.log(`publish to embedded bus     ${result.publishPerSec.toLocaleString()} events/s`);
@@ -289,10 +294,19 @@ async function main() {
     console.log(`CPU per event              pipeline ${result.pipelineCpuUsPerEvent} µs, baseline ${result.baselineCpuUsPerEvent} µs → 2 idle cores ≈ ${result.pipelineCapacityOn2CoresPerSec.toLocaleString()} events/s (load average ${result.loadAverage.join(' ')})`);
     console.log(`  of which the JS thread      ${result.pipelineMainThreadCpuUsPerEvent ?? 'n/a'} µs/event`);
     console.log(`freshness at ${RATE}/s         p50 ${result.freshnessMs.p50} ms, p95 ${result.freshnessMs.p95} ms (target ≤ 2000), p99 ${result.freshnessMs.p99} ms`);
+    if (exact) console.log(`exactness                   ${exact.idsNamingSeveralTokens} ids naming several tokens, ${exact.tokensWithSeveralIds} tokens with several ids, ${exact.differences} aggregate differences (verify)`);
     console.log(JSON.stringify(result));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The token-id rule's two counts (the issue's queries) and what verify finds: all 0 when exact. */
+async function exactness(ch: ClickHouseEngine) {
+  const [ids] = await ch.query<{ shared: string; split: string }>(`SELECT
+      (SELECT count() FROM (SELECT chatbot_id, token_id FROM events WHERE token_id != 0 GROUP BY chatbot_id, token_id HAVING uniqExact(token) > 1)) AS shared,
+      (SELECT count() FROM (SELECT chatbot_id, token FROM events WHERE token_id != 0 GROUP BY chatbot_id, token HAVING uniqExact(token_id) > 1)) AS split`);
+  return { idsNamingSeveralTokens: Number(ids.shared), tokensWithSeveralIds: Number(ids.split), differences: (await verifyAggregates(ch)).length };
 }
 
 // BENCH_PIPELINE_BUS=kafka: Kafka and consumer processes instead (scripts/bench-pipeline-kafka.ts).

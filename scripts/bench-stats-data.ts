@@ -52,12 +52,26 @@ export const abTestOn = (i: number) => i % 2 === 0;
  * the tokens crawlers (is_bot), whose rows every statistic leaves out. Every other chatbot has
  * A/B testing on (the big shop's one chatbot has it).
  */
-/**
- * Rows per INSERT of generateSql: one insert is one block for events_input's view, which gives
- * new tokens their ids (clickhouse/migrations/0130), as the consumer's and the import's inserts
- * are; the next insert then finds them.
- */
+/** Rows per INSERT of generateSql (BENCH_INSERT_ROWS sets another, e.g. the consumer's batch). */
 export const GENERATE_CHUNK_ROWS = 500_000;
+
+/**
+ * The generator numbers tokens itself, as a writer outside the bus does (clickhouse/README.md,
+ * "Token ids"): token u of a chatbot's pool has id u + 1 in a slot of the bench's own, stored in
+ * token_ids (tokenMapSql) before any row. Dense per chatbot, as the consumer's ids are.
+ */
+const ID_SLOT = 4096;
+const tokenIdSql = (u: string) => `bitOr(bitShiftLeft(toUInt64(${ID_SLOT}), 40), ${u} + 1)`;
+const tokenSql = (u: string) => `concat('tok', toString(${u}), ['0', '1', 'x'][${u} % 3 + 1])`;
+const chatbotSql = (c: string) => `concat('00000000-0000-4000-8000-', leftPad(toString(${c}), 12, '0'))`;
+
+/** Every token of every chatbot's pool with its id, into token_ids: run before generateSql. */
+export function tokenMapSql(p: StatsProfile): string {
+  return `
+INSERT INTO token_ids (chatbot_id, token, token_id)
+SELECT ${chatbotSql('c')} AS chatbot_id, ${tokenSql('u')} AS token, ${tokenIdSql('u')} AS token_id
+FROM (SELECT number % ${p.chatbots} AS c, intDiv(number, ${p.chatbots}) AS u FROM numbers(${p.chatbots * p.tokensPerChatbot}))`;
+}
 
 export function generateSql(p: StatsProfile): string {
   // big-shop: originals in (clock - 30 days + 1 h, clock - 1 s], so every retry (≤ 1 day later)
@@ -67,15 +81,15 @@ export function generateSql(p: StatsProfile): string {
   const shift = oneShop ? 1000 : 0;
   const span = oneShop ? p.days * DAY_MS - 3_600_000 - 1000 : p.days * DAY_MS;
   return `
-INSERT INTO events_input (event_id, event, token, chatbot_id, received_at, ab_test, ab_group, popup_version, open_way,
-                    order_num, currency, total_value, total_value_base, items, url, user_agent, client_hash, data, is_bot)
+INSERT INTO events_input_v2 (event_id, event, token, chatbot_id, received_at, ab_test, ab_group, popup_version, open_way,
+                    order_num, currency, total_value, total_value_base, items, url, user_agent, client_hash, data, is_bot, token_id, insert_key)
 SELECT
     reinterpretAsUUID(reverse(unhex(lpad(hex(n), 32, '0')))) AS event_id,
     multiIf(k < 30, 'visitor', k < 50, 'popup_displayed', k < 55, 'popup_opened', k < 65, 'bot_open',
             k < 72, 'convo_started', k < 87, 'message_sent', k < 91, 'click_through', k < 93, 'message_like',
             k < 94, 'message_dislike', k < 97, 'purchase', 'go_to_cart') AS event,
-    concat('tok', toString(u), ['0', '1', 'x'][u % 3 + 1]) AS token,
-    concat('00000000-0000-4000-8000-', leftPad(toString(n % ${p.chatbots}), 12, '0')) AS chatbot_id,
+    ${tokenSql('u')} AS token,
+    ${chatbotSql(`n % ${p.chatbots}`)} AS chatbot_id,
     {now:DateTime64(3, 'UTC')} - toIntervalMillisecond(${shift} + cityHash64(n, 't') % ${span}) AS received_at,
     (n % ${p.chatbots}) % 2 = 0 AS ab_test,
     if(ab_test AND u % 3 < 2, ['control', 'test'][u % 3 + 1], NULL) AS ab_group,
@@ -86,7 +100,9 @@ SELECT
     if(event = 'purchase', (h % 20000) / 100, 0) AS total_value,
     if(event = 'purchase', if(h % 20 = 0, NULL, (h % 20000) / 100), 0) AS total_value_base,
     [] AS items, '' AS url, if(is_bot, 'Mozilla/5.0 (compatible; Googlebot/2.1)', '') AS user_agent, '' AS client_hash, '{}' AS data,
-    cityHash64(u, 'bot') % 50 = 0 AS is_bot
+    cityHash64(u, 'bot') % 50 = 0 AS is_bot,
+    ${tokenIdSql('u')} AS token_id,
+    {first:UInt64} + 1 AS insert_key
 FROM (SELECT number AS n, cityHash64(number, 'k') % 100 AS k, cityHash64(number, 'u') % ${p.tokensPerChatbot} AS u, cityHash64(number, 'h') AS h
       FROM numbers({first:UInt64}, {count:UInt64}))
 SETTINGS max_insert_threads = 1`;
@@ -98,10 +114,11 @@ SETTINGS max_insert_threads = 1`;
  */
 export function retriesSql(p: StatsProfile): string {
   return `
-INSERT INTO events_input
+INSERT INTO events_input_v2
 SELECT * FROM
 (
-    SELECT * EXCEPT (token_id, token_id_new) REPLACE (received_at + toIntervalMillisecond(cityHash64(event_id) % ${p.retryMs} + 1) AS received_at, now64(3) AS inserted_at), toUInt16(0) AS id_slot
+    SELECT * REPLACE (received_at + toIntervalMillisecond(cityHash64(event_id) % ${p.retryMs} + 1) AS received_at, now64(3) AS inserted_at,
+        toUInt64(${p.events} + 1) AS insert_key, false AS token_id_new)
     FROM events WHERE cityHash64(event_id, 'r') % 100 = 0
 )
 WHERE received_at <= {now:DateTime64(3, 'UTC')}`;

@@ -34,7 +34,7 @@ import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
 import { clickhouseTime, createChdbEngine, parseClickhouseTime, runMigrations, sqlFile, VIEW_FED_TABLES, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createEventStatsRepository, daysWindow, statsQueryParams, type StatsWindow } from '@chatlytics/dashboard/stats';
-import { abTestOn, botId, GENERATE_CHUNK_ROWS, generateSql, retriesSql, statsProfile } from './bench-stats-data.js';
+import { abTestOn, botId, GENERATE_CHUNK_ROWS, generateSql, retriesSql, statsProfile, tokenMapSql } from './bench-stats-data.js';
 import { PG_AB_TEST, PG_INDEX_DDL, PG_QUERIES, PG_TABLE_DDL, embeddedPostgres, serverPostgres, type BenchPostgres } from './bench-stats-postgres.js';
 import { machineSpeedLine } from './machine-speed.js';
 
@@ -109,6 +109,7 @@ async function loadClickHouse(dir: string): Promise<ClickHouseEngine> {
   const started = performance.now();
   const insertRows = Number(process.env.BENCH_INSERT_ROWS ?? GENERATE_CHUNK_ROWS);
   if (!Number.isSafeInteger(insertRows) || insertRows < 1) throw new Error(`BENCH_INSERT_ROWS must be a positive integer, not ${process.env.BENCH_INSERT_ROWS}`);
+  await engine.command(tokenMapSql(PROFILE));
   for (let first = 0; first < PROFILE.events; first += insertRows) {
     await engine.command(generateSql(PROFILE), { now: clickhouseTime(now), first, count: Math.min(insertRows, PROFILE.events - first) });
   }

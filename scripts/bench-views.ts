@@ -1,6 +1,6 @@
 /**
  * `npm run bench:views`: what each materialized view of the statistics engine (clickhouse/README.md,
- * "The statistics engine") costs an insert into `events_input`, on the embedded engine.
+ * "The statistics engine") costs an insert into `events_input_v2`, on the embedded engine.
  *
  * For each view, inserts are timed alternately with the view and without it (dropped, then created
  * again from its own DDL), on the same database:
@@ -8,7 +8,7 @@
  *     whatever its size (planning the view's query, its lookups, one part per target table);
  *   - cost per row: this process's CPU time (chdb runs in it) over --bulk inserts of --rows rows,
  *     with minus without, per event.
- * `events_input_mv` is compared with a plain copy of events_input's columns into `events` (without
+ * `events_input_v2_mv` is compared with a plain copy of events_input_v2's columns into `events` (without
  * it no row would reach `events`): its difference is the copy detection and the token-id lookup.
  * `token_hour_sets_mv`'s includes `token_day_sets_mv`, which is fed by it. The last row compares
  * every view with the plain copy alone.
@@ -55,14 +55,25 @@ for (let seed = 1; templates.length < ROWS; seed++) {
   templates.push(...generateEvents({ seed, now: Date.UTC(2026, 5, 1), chatbotId: randomUUID(), otherChatbotIds: [randomUUID()], users: 2_000 }));
 }
 let next = 0;
+/** Each template token's id, dense per chatbot as a writer gives them (the bitmaps see real ids). */
+const tokenIds = new Map<string, number>();
+const perChatbot = new Map<string, number>();
+for (const e of templates) {
+  const key = `${e.chatbot_id}\n${e.token}`;
+  if (tokenIds.has(key)) continue;
+  const n = (perChatbot.get(e.chatbot_id) ?? 0) + 1;
+  perChatbot.set(e.chatbot_id, n);
+  tokenIds.set(key, n);
+}
 /** n rows received now, each with its own new id (so copy detection finds none: the common case). */
 function body(n: number): Buffer {
   const now = Date.now();
   const lines: string[] = [];
+  const insertKey = now;
   for (let i = 0; i < n; i++) {
     const e = templates[next++ % templates.length];
     const at = now + Math.floor(i / 100);
-    lines.push(JSON.stringify({ ...e, event_id: newEventId(at), received_at: chTime(at) }));
+    lines.push(JSON.stringify({ ...e, event_id: newEventId(at), received_at: chTime(at), token_id: tokenIds.get(`${e.chatbot_id}\n${e.token}`), insert_key: insertKey }));
   }
   return Buffer.from(lines.join('\n'));
 }
@@ -74,12 +85,12 @@ async function sample(ch: ClickHouseEngine): Promise<Sample> {
   for (let i = 0; i < FIXED; i++) {
     const data = body(1);
     const started = performance.now();
-    await ch.insert('events_input', data);
+    await ch.insert('events_input_v2', data);
     times.push(performance.now() - started);
   }
   const bodies = Array.from({ length: BULK }, () => body(ROWS));
   const cpu = process.cpuUsage();
-  for (const data of bodies) await ch.insert('events_input', data);
+  for (const data of bodies) await ch.insert('events_input_v2', data);
   const used = process.cpuUsage(cpu);
   return { fixedMs: median(times), cpuUsPerEvent: (used.user + used.system) / (BULK * ROWS) };
 }
@@ -93,15 +104,15 @@ async function main() {
     const views = await materializedViews(ch);
     const ddl = new Map(views.map((v) => [v.name, v.ddl]));
     const plainCopy = await plainCopyViewSql(ch);
-    const inputDdl = ddl.get('events_input_mv');
-    if (!inputDdl) throw new Error('no events_input_mv: migrations did not run');
+    const inputDdl = ddl.get('events_input_v2_mv');
+    if (!inputDdl) throw new Error('no events_input_v2_mv: migrations did not run');
 
     // Each case: how to take the view's work away, and how to give it back.
     type Case = { name: string; without: () => Promise<void>; restore: () => Promise<void> };
-    const replaceInput = (sql: string) => async () => { await ch.command('DROP VIEW events_input_mv'); await ch.command(sql); };
-    const downstream = views.map((v) => v.name).filter((n) => n !== 'events_input_mv');
+    const replaceInput = (sql: string) => async () => { await ch.command('DROP VIEW events_input_v2_mv'); await ch.command(sql); };
+    const downstream = views.map((v) => v.name).filter((n) => n !== 'events_input_v2_mv');
     const cases: Case[] = [
-      { name: 'events_input_mv (vs a plain copy)', without: replaceInput(plainCopy), restore: replaceInput(inputDdl) },
+      { name: 'events_input_v2_mv (vs a plain copy)', without: replaceInput(plainCopy), restore: replaceInput(inputDdl) },
       ...downstream.map((name) => ({ name, without: () => ch.command(`DROP VIEW ${name}`), restore: () => ch.command(ddl.get(name)!) })),
       {
         name: 'all views (vs a plain copy)',
@@ -111,7 +122,7 @@ async function main() {
     ];
 
     await sample(ch); // warm-up: the first inserts create the parts and load the code paths
-    // events_input_mv's query also copies every column: a plain copy's query shows that share.
+    // events_input_v2_mv's query also copies every column: a plain copy's query shows that share.
     const queries = await viewQueryCosts(ch, body(ROWS), ROWS, 7, [{ name: '(a plain copy, for scale)', select: await plainCopySelectSql(ch) }]);
     const line = (name: string, ms: number, us: number) => console.log(`  ${name.padEnd(34)} ${ms.toFixed(1).padStart(8)} ms ${us.toFixed(2).padStart(7)} µs/event`);
     console.log(`each view's query alone over one ${ROWS.toLocaleString()}-row block (medians of 7):`);

@@ -18,10 +18,10 @@ const blockTable = (source: string) => `bench_block_${source}`;
  * timing inserts with and without a view, nothing else varies between the samples, so per-view
  * differences of a fraction of a µs per event show.
  *
- * The block is `insertBlock` inserted into a MergeTree copy of `events_input`; each view's query
+ * The block is `insertBlock` inserted into a MergeTree copy of `events_input_v2`; each view's query
  * reads its source's copy instead of the source, and a view's output is kept as the block of the
- * views fed by its target (`events_input_mv` → `events` → `token_hour_sets`). Everything else a
- * query reads (the copy lookup in `events`, `token_ids`, `token_id_tops`) is the real table.
+ * views fed by its target (`events_input_v2_mv` → `events` → `token_hour_sets`). Everything else a
+ * query reads (the copy look-up in `events`) is the real table.
  */
 export async function viewQueryCosts(
   ch: ClickHouseEngine, insertBlock: Buffer, rows: number, reps: number,
@@ -35,9 +35,9 @@ export async function viewQueryCosts(
   const onBlock = (v: { select: string; source: string }) =>
     v.select.replace(new RegExp(`(FROM\\s+)(${db}\\.)?${v.source}\\b`, 'g'), `$1${db}.${blockTable(v.source)}`);
 
-  await ch.command(`CREATE TABLE ${blockTable('events_input')} AS events_input ENGINE = MergeTree ORDER BY tuple()`);
-  await ch.insert(blockTable('events_input'), insertBlock);
-  const ready = new Set(['events_input']);
+  await ch.command(`CREATE TABLE ${blockTable('events_input_v2')} AS events_input_v2 ENGINE = MergeTree ORDER BY tuple()`);
+  await ch.insert(blockTable('events_input_v2'), insertBlock);
+  const ready = new Set(['events_input_v2']);
   const pending = [...views];
   const costs: ViewQueryCost[] = [];
   const time = async (view: string, sql: string): Promise<ViewQueryCost> => {
@@ -68,7 +68,7 @@ export async function viewQueryCosts(
       }
     }
     const measured: ViewQueryCost[] = [];
-    for (const r of references) measured.push(await time(r.name, onBlock({ select: r.select, source: 'events_input' })));
+    for (const r of references) measured.push(await time(r.name, onBlock({ select: r.select, source: 'events_input_v2' })));
     return { views: costs.sort((a, b) => b.cpuUsPerEvent - a.cpuUsPerEvent), references: measured };
   } finally {
     for (const source of ready) await ch.command(`DROP TABLE IF EXISTS ${blockTable(source)}`);
