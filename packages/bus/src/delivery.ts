@@ -61,13 +61,18 @@ export interface DeliveryOptions {
 export async function deliverUntilAccepted(handler: BatchHandler, batch: ConsumedBatch, opts: DeliveryOptions): Promise<boolean> {
   for (let attempt = 0; ; attempt++) {
     if (opts.signal.aborted || (opts.shouldContinue && !opts.shouldContinue())) return false;
+    const abandoned = new AbortController();
     try {
       opts.onDelivered?.(batch);
-      const attempt = handler(batch);
+      const attempt = handler(opts.duringAttempt ? { ...batch, abandoned: abandoned.signal } : batch);
       await (opts.duringAttempt ? keptAlive(attempt, opts.duringAttempt) : attempt);
       return true;
     } catch (err) {
-      if (err instanceof KeepAliveFailed) throw err.cause;
+      if (err instanceof KeepAliveFailed) {
+        // The attempt goes on without anyone waiting for it: it should not start writing.
+        abandoned.abort();
+        throw err.cause;
+      }
       const first = batch.messages[0]?.offset;
       if (opts.maxAttempts !== undefined && attempt + 1 >= opts.maxAttempts) {
         throw new BusReplayFailedError(`handler rejected the batch at ${batch.stream}/${batch.partition}@${first} ${attempt + 1} times`, { cause: err });

@@ -32,6 +32,12 @@ export interface ConsumedBatch {
    * a restart (the consumer fences it: looks its event ids up before inserting).
    */
   firstAfterAssignment?: boolean;
+  /**
+   * Aborted when the bus stops waiting for this delivery (Kafka: a heartbeat failed, the
+   * partition is being taken away). The handler's work that has not started yet should not
+   * start: the partition's next owner delivers these messages again.
+   */
+  abandoned?: AbortSignal;
 }
 
 /**

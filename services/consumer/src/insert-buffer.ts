@@ -69,10 +69,20 @@ export class InsertBuffer {
     this.now = opts.now ?? Date.now;
   }
 
-  /** Resolves once the segment's rows (and rejects) are durable; rejects when its flush failed. */
-  add(segment: Segment): Promise<void> {
+  /**
+   * Resolves once the segment's rows (and rejects) are durable; rejects when its flush failed.
+   * `abandoned`: the bus gave the partition away; a segment still waiting is taken back out
+   * (rejected), so this process does not insert rows the partition's next owner delivers again.
+   */
+  add(segment: Segment, abandoned?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ segment, resolve, reject });
+      const waiter: Waiter = { segment, resolve, reject };
+      if (abandoned?.aborted) {
+        reject(abandoned.reason);
+        return;
+      }
+      abandoned?.addEventListener('abort', () => this.withdraw(waiter, abandoned.reason), { once: true });
+      this.pending.push(waiter);
       // Rejects count too: they are written (events_rejected) in the same flush.
       this.pendingRows += segment.rowCount + segment.rejects.length;
       this.oldestBusTimestamp = Math.min(this.oldestBusTimestamp, segment.oldestBusTimestamp);
@@ -81,6 +91,14 @@ export class InsertBuffer {
       const trigger = this.trigger();
       if (trigger) this.flush(trigger);
     });
+  }
+
+  private withdraw(waiter: Waiter, reason: unknown): void {
+    const at = this.pending.indexOf(waiter);
+    if (at < 0) return;
+    this.pending.splice(at, 1);
+    this.pendingRows -= waiter.segment.rowCount + waiter.segment.rejects.length;
+    waiter.reject(reason);
   }
 
   /** Stop waiting for size or age from now on (shutdown): flush what is here and every later add. */

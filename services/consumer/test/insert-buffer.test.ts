@@ -143,3 +143,24 @@ t.test('concurrentWrites: two flushes write at once, a third waits for a free sl
   t.equal(most, 2, 'never more than two at once');
   t.same(flushes.map((f) => f.partitions).sort(), [[0], [1], [2]], 'each segment written once');
 });
+
+t.test('a segment whose partition was given away is taken back out before its flush, never after', async (t) => {
+  const { buf, flushes } = buffer({ maxAgeMs: 30, minRowsWhenAllWaiting: 1_000 });
+  const revoked = new AbortController();
+  const kept = buf.add(seg(0, 5));
+  const gone = buf.add(seg(1, 5), revoked.signal);
+  revoked.abort(new Error('partition revoked'));
+  await t.rejects(gone, /partition revoked/, 'its handler learns it was not written');
+  t.equal(buf.size, 5, 'its rows no longer wait');
+  await kept;
+  t.same(flushes, [{ trigger: 'age', partitions: [0] }], 'the flush holds the other partition only');
+
+  const late = new AbortController();
+  const flushed = buf.add(seg(2, 5), late.signal);
+  await flushed;
+  late.abort(new Error('too late'));
+  t.same(flushes.at(-1), { trigger: 'age', partitions: [2] }, 'once written, an abandonment changes nothing');
+  const already = new AbortController();
+  already.abort(new Error('before'));
+  await t.rejects(buf.add(seg(3, 5), already.signal), /before/, 'an abandoned delivery is not even taken');
+});
