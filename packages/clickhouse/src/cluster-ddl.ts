@@ -78,9 +78,11 @@ function renderForCluster(s: ClusterState, sql: string): RenderedStatement[] {
     n = skipIfExists(tokens, n);
     const name = tokens[n].text;
     if (!s.sharded.has(name)) return [{ sql: join(withClusterAfterName(s, tokens, n)) }];
-    // TRUNCATE empties the rows (the local table); DROP removes the Distributed table, then its rows.
+    // TRUNCATE empties the rows (the local table); DROP removes the Distributed table, then its
+    // rows, SYNC: a replicated table's Keeper path is freed before the statement returns, so a
+    // table created again under the same name in the same run finds it free (else code 253).
     const localSql = join(withClusterAfterName(s, renamed(tokens, n, name + LOCAL_SUFFIX), n));
-    return verb === 'TRUNCATE' ? [{ sql: localSql }] : [{ sql: join(withClusterAfterName(s, tokens, n)) }, { sql: localSql }];
+    return verb === 'TRUNCATE' ? [{ sql: localSql }] : [{ sql: join(withClusterAfterName(s, tokens, n)) }, { sql: verb === 'DROP' ? `${localSql.trimEnd().replace(/;$/, '')} SYNC` : localSql }];
   }
   if (verb === 'RENAME' || verb === 'EXCHANGE') {
     const split = tokens.find((t) => t.kind === 'word' && s.sharded.has(t.text));
@@ -123,7 +125,9 @@ function createTable(s: ClusterState, tokens: Token[], nameAt: number): Rendered
     const replicated = `Replicated${engine}('/clickhouse/tables/{shard}/{database}/${localName}', '{replica}'${args ? `, ${args}` : ''})`;
     out.splice(e, argsClose > 0 ? argsClose - e + 1 : 1, word(replicated));
   }
-  // An `AS other` clone copies the columns of the other table's local half.
+  // An `AS other` clone copies the columns of the other table's local half. Rows go to the
+  // shard of their chatbot; a table without one shards by its first column: never rand(), so a
+  // block retried with its dedup token reaches the shard that holds the first attempt.
   const after = nextSignificant(tokens, n + 1);
   let key = 'rand()';
   if (isWord(tokens[after], 'AS')) {
@@ -133,8 +137,9 @@ function createTable(s: ClusterState, tokens: Token[], nameAt: number): Rendered
       out[src] = word(source + LOCAL_SUFFIX);
       key = s.sharded.get(source)!;
     }
-  } else if (tokens[after]?.text === '(' && columnNames(tokens, after).includes('chatbot_id')) {
-    key = 'cityHash64(chatbot_id)';
+  } else if (tokens[after]?.text === '(') {
+    const columns = columnNames(tokens, after);
+    key = columns.includes('chatbot_id') ? 'cityHash64(chatbot_id)' : `cityHash64(${columns[0]})`;
   }
   out[n] = word(localName);
   out.splice(n + 1, 0, ...onCluster(s));

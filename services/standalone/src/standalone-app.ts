@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createMetricsRegistry, opsPlugin, resolveSessionSecret, type Config, type Logger, type Registry } from '@chatlytics/core';
+import type { EventBus } from '@chatlytics/bus';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import type { Postgres } from '@chatlytics/postgres';
 import { createHttpServer } from '@chatlytics/core/http';
@@ -35,6 +36,8 @@ export interface Standalone {
   clickhouse: ClickHouseEngine;
   /** For tests that seed accounts or run a second dashboard component on the same database. */
   postgres: Postgres;
+  /** For tests that run CLI commands as the admin endpoint does (the server's stores). */
+  bus: EventBus;
   registry: Registry;
   /** This start's admin credential (also in DATA_DIR/admin-endpoint.json once listening). */
   adminCredential: string;
@@ -116,6 +119,7 @@ export async function buildStandalone(config: Config, log: Logger, opts: { plugi
     app,
     clickhouse: engines.clickhouse,
     postgres: engines.postgres,
+    bus: engines.bus,
     registry,
     adminCredential,
     close() {
