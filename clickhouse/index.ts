@@ -9,3 +9,4 @@ import path from 'node:path';
 export const CLICKHOUSE_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const MIGRATIONS_DIR = path.join(CLICKHOUSE_DIR, 'migrations');
 export const QUERIES_DIR = path.join(CLICKHOUSE_DIR, 'queries');
+export const VIEWS_DIR = path.join(CLICKHOUSE_DIR, 'views');

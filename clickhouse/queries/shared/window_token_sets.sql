@@ -1,8 +1,8 @@
 -- The window's token sets: a FROM clause of rows (kind, tokens), tokens a roaring bitmap of
 -- token ids of this chatbot's rows of that kind in W = [{from}, {to}] that count
 -- (shared/window_events.sql: each event once, retried beacons and bots removed). kind is an
--- event name, or 'ab:control' / 'ab:test' for rows of that A/B group, as in token_day_sets and
--- token_hour_sets (migration 0130). A kind has several rows (its days, hours and the rest); the
+-- event name, or 'ab:control' / 'ab:test' for rows of that A/B group (shared/token_kinds.sql), as
+-- in token_day_sets and token_hour_sets. A kind has several rows (its days, hours and the rest); the
 -- union of its bitmaps is its set.
 -- Read in four parts, whose union is exactly the rows of W that count:
 --   the whole days of W, [{days_from}, {days_to}), from token_day_sets, and the other whole
@@ -44,7 +44,7 @@
           AND received_at < {hours_to:DateTime('UTC')}
           AND prev_copy_at < {dedup_lookback_from:DateTime64(3, 'UTC')}
     )
-    ARRAY JOIN [toString(event), multiIf(ab_group = 'control', 'ab:control', ab_group = 'test', 'ab:test', '')] AS kind
+    {{> shared/token_kinds}}
     WHERE kind IN {{kinds}}
     GROUP BY kind
 ) AS sets

@@ -1,4 +1,4 @@
--- event_hour_counts against a count of the rows it stands for (migration 0130's view).
+-- event_hour_counts against its view's SELECT over the scope's rows (views/event_hour_counts_mv).
 SELECT 'event_hour_counts' AS check, chatbot_id, toDate(hour) AS day,
     concat(toString(hour), ' ', event, ' ', popup_version, ' ', open_way) AS key,
     toString(stored) AS stored, toString(expected) AS expected
@@ -12,12 +12,12 @@ FROM
 ) AS s
 FULL OUTER JOIN
 (
-    SELECT chatbot_id, toStartOfHour(received_at) AS hour, event,
-        if(event IN ('popup_displayed', 'popup_opened'), popup_version, '') AS popup_version,
-        if(event = 'convo_started', open_way, '') AS open_way,
-        count() AS expected
-    FROM ({{> verify/scope_events}})
-    WHERE NOT is_bot AND prev_copy_at = 0
+    SELECT chatbot_id, hour, event, popup_version, open_way, sum(events) AS expected
+    FROM
+    (
+        WITH events AS ({{> verify/scope_events}})
+        {{> views/event_hour_counts_mv}}
+    )
     GROUP BY chatbot_id, hour, event, popup_version, open_way
 ) AS e USING (chatbot_id, hour, event, popup_version, open_way)
 WHERE stored != expected

@@ -1,7 +1,6 @@
--- The narrow tables (event_copies, purchases, conversation_starts: migration 0130) against the
--- rows they copy, per chatbot and hour: the number of rows and a fingerprint of their columns
--- (a sum of row hashes: equal for equal multisets of rows).
-WITH scoped AS (SELECT * FROM ({{> verify/scope_events}}) WHERE NOT is_bot)
+-- The narrow tables (event_copies, purchases, conversation_starts) against their views' SELECTs
+-- over the scope's rows (views/<table>_mv), per chatbot and hour: the number of rows and a
+-- fingerprint of their columns (a sum of row hashes: equal for equal multisets of rows).
 SELECT check, chatbot_id, toDate(hour) AS day, toString(hour) AS key,
     concat(toString(s.rows), ' rows #', toString(s.print)) AS stored, concat(toString(e.rows), ' rows #', toString(e.print)) AS expected
 FROM
@@ -29,19 +28,20 @@ FROM
 ) AS s
 FULL OUTER JOIN
 (
+    WITH events AS ({{> verify/scope_events}})
     SELECT 'event_copies' AS check, chatbot_id, toStartOfHour(received_at) AS hour, count() AS rows,
         sum(cityHash64(received_at, event, token_id, ab_group, popup_version, open_way, prev_copy_at)) AS print
-    FROM scoped WHERE prev_copy_at != 0
+    FROM ({{> views/event_copies_mv}})
     GROUP BY chatbot_id, hour
     UNION ALL
     SELECT 'purchases' AS check, chatbot_id, toStartOfHour(received_at) AS hour, count() AS rows,
-        sum(cityHash64(received_at, event_id, token_id, order_num, ifNull(total_value_base, 0), prev_copy_at)) AS print
-    FROM scoped WHERE event = 'purchase'
+        sum(cityHash64(received_at, event_id, token_id, order_num, revenue, prev_copy_at)) AS print
+    FROM ({{> views/purchases_mv}})
     GROUP BY chatbot_id, hour
     UNION ALL
     SELECT 'conversation_starts' AS check, chatbot_id, toStartOfHour(received_at) AS hour, count() AS rows,
         sum(cityHash64(received_at, token_id, prev_copy_at)) AS print
-    FROM scoped WHERE event = 'convo_started'
+    FROM ({{> views/conversation_starts_mv}})
     GROUP BY chatbot_id, hour
 ) AS e USING (check, chatbot_id, hour)
 WHERE s.rows != e.rows OR s.print != e.print

@@ -1,12 +1,15 @@
--- token_hour_sets and token_day_sets against the ids of the rows they stand for (migrations
--- 0130, 0140): a difference is any id in one and not the other.
+-- token_hour_sets and token_day_sets against their views' SELECTs over the scope's rows
+-- (views/token_hour_sets_mv; views/token_day_sets_mv over those hours): a difference is any id
+-- in one and not the other.
 WITH expected_hours AS
 (
-    SELECT chatbot_id, toStartOfHour(received_at) AS hour, kind, groupBitmapState(token_id) AS tokens
-    FROM ({{> verify/scope_events}})
-    ARRAY JOIN [toString(event), multiIf(ab_group = 'control', 'ab:control', ab_group = 'test', 'ab:test', '')] AS kind
-    WHERE NOT is_bot AND prev_copy_at = 0 AND kind != ''
-    GROUP BY chatbot_id, hour, kind
+    WITH events AS ({{> verify/scope_events}})
+    {{> views/token_hour_sets_mv}}
+),
+expected_days AS
+(
+    WITH token_hour_sets AS (SELECT * FROM expected_hours)
+    {{> views/token_day_sets_mv}}
 )
 SELECT 'token_hour_sets' AS check, chatbot_id, toDate(hour) AS day, concat(toString(hour), ' ', kind) AS key,
     toString(bitmapCardinality(s.tokens)) AS stored, toString(bitmapCardinality(e.tokens)) AS expected
@@ -31,11 +34,6 @@ FROM
       AND day >= toDate({from:DateTime64(3, 'UTC')}) AND day < {to:DateTime64(3, 'UTC')}
     GROUP BY chatbot_id, day, kind
 ) AS s
-FULL OUTER JOIN
-(
-    SELECT chatbot_id, toDate(hour) AS day, kind, groupBitmapMergeState(tokens) AS tokens
-    FROM expected_hours
-    GROUP BY chatbot_id, day, kind
-) AS e USING (chatbot_id, day, kind)
+FULL OUTER JOIN expected_days AS e USING (chatbot_id, day, kind)
 WHERE bitmapXorCardinality(s.tokens, e.tokens) != 0
 SETTINGS join_use_nulls = 0

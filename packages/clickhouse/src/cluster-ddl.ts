@@ -174,6 +174,12 @@ function isTableReference(s: ClusterState, tokens: Token[], i: number): boolean 
 function alterTable(s: ClusterState, tokens: Token[], n: number): RenderedStatement[] {
   const name = tokens[n].text;
   const mutates = mutationTarget(tokens);
+  const [first] = alterCommands(tokens, n + 1);
+  if (isWord(first?.[0], 'MODIFY') && isWord(first?.[1], 'QUERY')) {
+    // A view's new query reads and writes the local tables, as its CREATE does (materializedView).
+    const out = tokens.map((t, i) => (i > n && isTableReference(s, tokens, i) ? word(t.text + LOCAL_SUFFIX) : t));
+    return [{ sql: join(withClusterAfterName(s, out, n)) }];
+  }
   if (!s.sharded.has(name)) return [{ sql: join(withClusterAfterName(s, tokens, n)), mutates }];
   const local = { sql: join(withClusterAfterName(s, renamed(tokens, n, name + LOCAL_SUFFIX), n)), mutates };
   const kinds = alterCommands(tokens, n + 1).map(isColumnCommand);

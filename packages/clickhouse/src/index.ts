@@ -9,7 +9,8 @@ export {
 export { createRenderer, LOCAL_SUFFIX, type ClusterOptions, type RenderedStatement } from './cluster-ddl.js';
 export { sqlFile } from './sql-files.js';
 export { clickhouseTime, parseClickhouseTime } from './time.js';
-export { rebuildRollups, VIEW_FED_TABLES, type RollupRebuild } from './rollups.js';
+export { rebuildRollups, type RollupRebuild } from './rollups.js';
+export { VIEWS, VIEW_FED_TABLES, viewSelect, type ViewDefinition } from './views.js';
 export { splitStatements } from './sql-split.js';
 export {
   ID_SLOTS, ID_SLOT_BITS, consumerIdSlot, tokenIdOf, createTokenIdStore, KnownTokenIds, TokenIdAllocator, claimRunSlot, CLAIM_SETTLE_MS,

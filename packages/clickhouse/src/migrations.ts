@@ -6,6 +6,7 @@ import { MIGRATIONS_DIR } from './paths.js';
 import { ClickHouseErrorCode, migrationError } from './errors.js';
 import { splitStatements } from './sql-split.js';
 import { createRenderer, type RenderedStatement } from './cluster-ddl.js';
+import { applyViews, renderViews, viewLedgerDdl, type RenderedView } from './apply-views.js';
 
 /**
  * Applies clickhouse/migrations/NNNN_name.sql in version order, each once, recorded in
@@ -26,6 +27,8 @@ export interface MigrationResult {
   applied: string[];
   /** How many were already applied. */
   alreadyApplied: number;
+  /** The views (clickhouse/views/) this run created or gave a new query (apply-views.ts). */
+  views: string[];
 }
 
 const FILE = /^(\d{4})_([a-z0-9_]+)\.sql$/;
@@ -40,6 +43,8 @@ export interface MigrationOptions {
    * nothing) and otherwise stops, naming that command, instead of rewriting a table while booting.
    */
   backfill?: boolean;
+  /** Apply clickhouse/views/ after the migrations: by default only with the project's own migrations folder. */
+  views?: boolean;
 }
 
 /** The migrations as they would run: the ledger's table first (version 0), then each file's statements. */
@@ -68,8 +73,13 @@ ORDER BY version`;
 
 /** Every migration rendered for one mode (no store touched): what `migrate --print` shows. */
 export function renderMigrations(migrations: MigrationFile[], opts: { cluster?: string; database: string }): RenderedMigration[] {
+  return renderAll(migrations, opts).migrations;
+}
+
+/** The migrations, then the views, rendered by one renderer: a view may read a table any migration created. */
+function renderAll(migrations: MigrationFile[], opts: { cluster?: string; database: string }): { migrations: RenderedMigration[]; views: () => RenderedView[] } {
   const renderer = createRenderer(opts.cluster ? { cluster: opts.cluster, database: opts.database } : undefined);
-  return migrations.map((m) => ({
+  const rendered = migrations.map((m) => ({
     file: m.file,
     version: m.version,
     statements: m.statements.flatMap((s, i) => {
@@ -80,17 +90,17 @@ export function renderMigrations(migrations: MigrationFile[], opts: { cluster?: 
       }
     }),
   }));
+  return { migrations: rendered, views: () => renderViews(renderer) };
 }
 
 /** The SQL text of `migrate --print`: the ledger's table and every statement, skipped ones as comments. */
 export function printMigrations(opts: { cluster?: string; database: string; dir?: string }): string {
   const parts = [`-- ${opts.cluster ? `cluster ${opts.cluster}` : 'single node'}, database ${opts.database}: every migration (the ledger says which ones a store still needs)`, `${ledgerDdl(opts.cluster)};`];
-  for (const m of renderMigrations(readMigrations(opts.dir), opts)) {
-    parts.push(`-- ${m.file}`);
-    for (const s of m.statements) {
-      parts.push(s.skipped ? `-- not run here (${s.skipped}):\n${s.sql.replace(/^/gm, '-- ')}` : `${s.sql};`);
-    }
-  }
+  const all = renderAll(readMigrations(opts.dir), opts);
+  const print = (s: RenderedStatement) => (s.skipped ? `-- not run here (${s.skipped}):\n${s.sql.replace(/^/gm, '-- ')}` : `${s.sql};`);
+  for (const m of all.migrations) parts.push(`-- ${m.file}`, ...m.statements.map(print));
+  parts.push('-- the views (clickhouse/views/), each applied when its file changed or it is missing', `${viewLedgerDdl(opts.cluster)};`);
+  for (const v of all.views()) parts.push(`-- views/${v.view}.sql`, ...v.statements.map(print));
   return `${parts.join('\n\n')}\n`;
 }
 
@@ -122,7 +132,10 @@ export async function runMigrations(engine: ClickHouseEngine, options: string | 
   const opts = typeof options === 'string' ? { dir: options } : options;
   const migrations = readMigrations(opts.dir ?? MIGRATIONS_DIR);
   // Rendered before anything runs: a statement the cluster form cannot express stops here.
-  const rendered = renderMigrations(migrations, { cluster: opts.cluster, database: engine.database });
+  const all = renderAll(migrations, { cluster: opts.cluster, database: engine.database });
+  const rendered = all.migrations;
+  const withViews = opts.views ?? (opts.dir === undefined || opts.dir === MIGRATIONS_DIR);
+  const views = withViews ? all.views() : [];
   await engine.command(ledgerDdl(opts.cluster));
   const rows = await engine.query<{ version: number; checksum: string }>(
     'SELECT version, checksum FROM schema_migrations ORDER BY version, applied_at LIMIT 1 BY version',
@@ -156,7 +169,8 @@ export async function runMigrations(engine: ClickHouseEngine, options: string | 
     await engine.insert('schema_migrations', [{ version: m.version, name: m.name, checksum: m.checksum }]);
     applied.push(`${m.file.slice(0, -4)}`);
   }
-  return { applied, alreadyApplied: migrations.length - applied.length };
+  const viewsApplied = withViews ? await applyViews(engine, views, opts.cluster) : [];
+  return { applied, alreadyApplied: migrations.length - applied.length, views: viewsApplied };
 }
 
 /** An empty table: a mutation of it has nothing to rewrite (count() reads the parts' row counts, not the rows). */

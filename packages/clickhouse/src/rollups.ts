@@ -1,6 +1,7 @@
 import { sqlFile } from './sql-files.js';
-import { splitStatements } from './sql-split.js';
+import { clickhouseTime } from './time.js';
 import type { ClickHouseEngine } from './types.js';
+import { CLEARED_TABLES, VIEW_FED_TABLES, recomputeSql } from './views.js';
 
 export interface RollupRebuild {
   /** The partitions of `events` read (toYYYYMM(received_at) values). */
@@ -10,19 +11,23 @@ export interface RollupRebuild {
   ms: number;
 }
 
-/** Tables whose rows a second insert would add again (sums, narrow copies): emptied month by month before it is read again. */
-const DROPPED_FIRST = ['event_hour_counts', 'event_copies', 'purchases', 'conversation_starts', 'token_hour_sets', 'token_day_sets'] as const;
-/** Every table `events` feeds through a view (migration 0130): what a rebuild computes again. */
-export const VIEW_FED_TABLES = ['order_first_purchases', ...DROPPED_FIRST] as const;
 /** The Aggregating/Summing tables among them: several rows of one key until their parts merge. */
 const MERGING = new Set<string>(['order_first_purchases', 'event_hour_counts', 'token_hour_sets', 'token_day_sets']);
 
+/** A toYYYYMM value's [first ms, first ms of the next month). */
+function monthBounds(partition: number): { from: number; to: number } {
+  const year = Math.floor(partition / 100);
+  const month = (partition % 100) - 1;
+  return { from: Date.UTC(year, month, 1), to: Date.UTC(year, month + 1, 1) };
+}
+
 /**
  * Rebuilds every table `events` feeds through a view (clickhouse/README.md, "Rebuilding"): one
- * month of `events` at a time (bounded memory; inserts and reads go on), each table's view
- * SELECT inserted again (queries/rollups/rebuild_month.sql). For that month the statistics read
- * partial figures for the seconds between the drop and the insert; rows inserted meanwhile go
- * through the views as usual, and a row a view missed (rows written to `events` directly) is added.
+ * month of `events` at a time (bounded memory; inserts and reads go on), each view's own SELECT
+ * (clickhouse/views/) run again over that month's rows (views.ts, recomputeSql). The tables that
+ * would add a row twice lose the month first; for that month the statistics read partial figures
+ * for the seconds between the drop and the insert; rows inserted meanwhile go through the views
+ * as usual, and a row a view missed (rows written to `events` directly) is added.
  */
 export async function rebuildRollups(engine: ClickHouseEngine): Promise<RollupRebuild> {
   const started = performance.now();
@@ -30,10 +35,11 @@ export async function rebuildRollups(engine: ClickHouseEngine): Promise<RollupRe
     "SELECT DISTINCT toUInt32(partition) AS partition FROM system.parts WHERE database = {database:String} AND table = 'events' AND active ORDER BY partition",
     { database: engine.database },
   );
-  const statements = splitStatements(sqlFile('rollups/rebuild_month'));
+  const inserts = recomputeSql(sqlFile('verify/scope_events'));
   for (const { partition } of parts) {
-    for (const table of DROPPED_FIRST) await engine.command(`ALTER TABLE ${table} DROP PARTITION {partition:UInt32}`, { partition: Number(partition) });
-    for (const sql of statements) await engine.command(sql, { partition: Number(partition) });
+    for (const table of CLEARED_TABLES) await engine.command(`ALTER TABLE ${table} DROP PARTITION {partition:UInt32}`, { partition: Number(partition) });
+    const { from, to } = monthBounds(Number(partition));
+    for (const { sql } of inserts) await engine.command(sql, { chatbot_id: '', from: clickhouseTime(from), to: clickhouseTime(to) });
   }
   const rows: Record<string, number> = {};
   for (const table of VIEW_FED_TABLES) {

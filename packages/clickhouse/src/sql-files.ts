@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { QUERIES_DIR } from './paths.js';
+import { QUERIES_DIR, VIEWS_DIR } from './paths.js';
 import { sqlFileError } from './errors.js';
 import { expandIncludes } from './sql-includes.js';
 
@@ -8,7 +8,7 @@ import { expandIncludes } from './sql-includes.js';
  * The SQL of clickhouse/queries/<name>.sql. Read once, then served from memory: query
  * files are part of the release, so re-reading them per request would only cost I/O.
  * `name` may contain sub-folders ('stats/engagement'); anything that could climb out of
- * the queries folder is refused. `{{> shared/name}}` placeholders are replaced by the
+ * the queries folder is refused; `views/<name>` is clickhouse/views/<name>.sql. `{{> shared/name}}` placeholders are replaced by the
  * fragments they name (sql-includes.ts), so a sub-select several queries share is written once.
  */
 const cache = new Map<string, string>();
@@ -25,6 +25,9 @@ export function sqlFile(name: string, dir: string = QUERIES_DIR): string {
 
 function fileOf(name: string, dir: string): string {
   if (!NAME.test(name)) throw sqlFileError(`Invalid SQL file name ${JSON.stringify(name)}`);
+  // views/<name>: a materialized view's SELECT (clickhouse/views/, views.ts), which the rebuild
+  // and verify queries include.
+  if (name.startsWith('views/')) return path.join(VIEWS_DIR, `${name.slice('views/'.length)}.sql`);
   return path.join(dir, `${name}.sql`);
 }
 

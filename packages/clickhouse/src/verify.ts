@@ -2,6 +2,7 @@ import { sqlFile } from './sql-files.js';
 import { splitStatements } from './sql-split.js';
 import { clickhouseTime } from './time.js';
 import type { ClickHouseEngine } from './types.js';
+import { recomputeSql } from './views.js';
 
 /**
  * `npm run cli -- verify`: every aggregate `events` feeds, and the token ids, computed again from
@@ -74,12 +75,13 @@ export interface RepairResult {
 }
 
 /**
- * Each chatbot's day computed again from `events` (verify/repair_day.sql). Unless `quietMs` is 0
+ * Each chatbot's day computed again from `events`: its aggregate rows deleted (verify/clear_day.sql),
+ * then each view's own SELECT run over the day's rows (views.ts, recomputeSql). Unless `quietMs` is 0
  * (nothing else writes: the consumer repairing before it starts), a day that received rows in
  * the last `quietMs` is left alone and reported busy.
  */
 export async function repairDays(engine: ClickHouseEngine, days: readonly { chatbotId: string; day: string }[], quietMs = 120_000): Promise<RepairResult> {
-  const statements = splitStatements(sqlFile('verify/repair_day'));
+  const statements = [...splitStatements(sqlFile('verify/clear_day')), ...recomputeSql(sqlFile('verify/scope_events')).map((r) => r.sql)];
   const result: RepairResult = { repaired: [], busy: [] };
   for (const d of days) {
     const start = Date.parse(`${d.day}T00:00:00Z`);

@@ -30,13 +30,14 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
     const second = await runMigrations(engine);
     t.same(second.applied, [], 'nothing applied the second time');
     t.equal(second.alreadyApplied, first.applied.length + first.alreadyApplied);
+    t.same(second.views, [], 'no view applied the second time');
     const tables = await engine.query<{ name: string }>(
       'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name',
     );
     t.same(tables.map((r) => r.name), [
       'conversation_starts', 'conversation_starts_mv', 'event_copies', 'event_copies_mv', 'event_hour_counts', 'event_hour_counts_mv',
       'events', 'events_input_v2', 'events_input_v2_mv', 'events_rejected', 'id_slot_claims',
-      'order_first_purchases', 'order_first_purchases_mv', 'purchases', 'purchases_mv', 'schema_migrations', 'sql_query_log',
+      'order_first_purchases', 'order_first_purchases_mv', 'purchases', 'purchases_mv', 'schema_migrations', 'schema_views', 'sql_query_log',
       'token_day_sets', 'token_day_sets_mv', 'token_hour_sets', 'token_hour_sets_mv', 'token_ids',
     ]);
     const ledger = await engine.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');

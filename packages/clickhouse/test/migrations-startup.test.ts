@@ -79,8 +79,11 @@ t.test('a fresh cluster: the replicated ledger, every DDL ON CLUSTER, no mutatio
   const { engine, sent, recorded } = clusterAnswering(0);
   const result = await runMigrations(engine, { cluster: 'main' });
   t.ok(result.applied.length >= 10);
-  t.equal(recorded.length, result.applied.length, 'each migration recorded in the ledger');
+  t.equal(recorded.filter((r) => 'version' in (r as object)).length, result.applied.length, 'each migration recorded in the ledger');
+  t.equal(recorded.filter((r) => 'name' in (r as object) && !('version' in (r as object))).length, result.views.length, 'each view recorded in its ledger');
+  t.ok(result.views.includes('token_hour_sets_mv'), 'the views applied after the migrations');
   t.match(sent[0], /^CREATE TABLE IF NOT EXISTS schema_migrations ON CLUSTER main[\s\S]*ReplicatedReplacingMergeTree/);
+  t.ok(sent.some((sql) => /^ALTER TABLE token_hour_sets_mv ON CLUSTER main MODIFY QUERY[\s\S]*FROM events_local\b/.test(sql)), "a view's new query reads the local table");
   t.same(mutations(sent), []);
   for (const sql of sent) {
     const code = sql.replace(/--.*$/gm, '').trim();
