@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sqlFile } from './sql-files.js';
-import { claimRunSlot, KnownTokenIds, TokenIdAllocator, type TokenIdRow, type TokenIdStore } from './token-ids.js';
+import { claimRunSlot, createTokenIdStore, KnownTokenIds, TokenIdAllocator, type TokenIdRow, type TokenIdStore } from './token-ids.js';
 import type { ClickHouseEngine } from './types.js';
 
 const TARGETS_SQL = sqlFile('verify/token_id_targets');
@@ -33,12 +33,7 @@ export async function repairTokenIds(engine: ClickHouseEngine, chatbotId: string
     // A store that knows no token: every one asked gets a new id of the slot.
     const numbering: TokenIdStore = {
       lookup: async (refs) => refs.map(() => undefined),
-      tops: async (s, chatbots) => {
-        const rows = await engine.query<{ top: string }>(
-          'SELECT toString(max(token_id)) AS top FROM token_ids WHERE chatbot_id = {chatbot_id:String} AND token_id >= {low:UInt64} AND token_id < {high:UInt64}',
-          { chatbot_id: chatbots[0], low: (BigInt(s) << 40n).toString(), high: (BigInt(s + 1) << 40n).toString() });
-        return new Map([[chatbots[0], Number(BigInt(rows[0]?.top ?? '0') & ((1n << 40n) - 1n))]]);
-      },
+      tops: createTokenIdStore(engine).tops,
       insert: async () => undefined,
     };
     const allocator = new TokenIdAllocator(numbering, new KnownTokenIds(), slot);
