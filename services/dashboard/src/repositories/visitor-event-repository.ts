@@ -1,3 +1,4 @@
+import { DAY_MS } from '@chatlytics/core';
 import { clickhouseTime, parseClickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 
 /** One tracked event of a visitor, as the conversation page lists it. */
@@ -19,7 +20,7 @@ export interface VisitorEvent {
  * enough for the visit that led to the chat and the purchase after it, while the read stays a
  * bounded slice of the chatbot's rows (a token can live for months).
  */
-export const VISITOR_EVENTS_MARGIN_MS = 86_400_000;
+export const VISITOR_EVENTS_MARGIN_MS = DAY_MS;
 /** A conversation page lists at most this many of the visitor's events. */
 export const VISITOR_EVENTS_LIMIT = 200;
 

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { DAY_MS } from '@chatlytics/core';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
@@ -7,8 +8,6 @@ import { Errors } from '../errors.js';
 import { presentAuthToken } from '../repositories/credential-repository.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../schemas/common.js';
 import { Credentials, throttledLogIn } from './auth-routes.js';
-
-const DAY_MS = 86_400_000;
 
 export const AuthToken = Type.Object({
   id: Type.String({ format: 'uuid' }),
