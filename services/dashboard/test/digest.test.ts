@@ -239,7 +239,7 @@ t.test('the week and its windows', async (t) => {
 });
 
 t.test('the insights timeframe FROM..TO: the window and refusals of from/to', async (t) => {
-  const { parseInsightsTimeframe } = await import('../src/stats/timeframe.js');
+  const { parseInsightsTimeframe } = await import('../src/stats/window.js');
   const now = new Date(NOW);
   t.same(parseInsightsTimeframe(' 2026-02-02..2026-02-08 ', now), { ok: true, window: { from: new Date('2026-02-02T00:00:00.000Z'), to: new Date('2026-02-08T23:59:59.999Z') } });
   t.same(parseInsightsTimeframe('2026-02-09..2026-02-10', now), { ok: true, window: { from: new Date('2026-02-09T00:00:00.000Z'), to: now } }, 'cut at now');

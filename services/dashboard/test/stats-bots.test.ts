@@ -12,7 +12,7 @@ import { normalizeEvent, validateTrackingBody, type StoredEvent } from '@chatlyt
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng, generateEvents } from '@chatlytics/testkit';
 import { createStatsRepository } from '../src/stats/repository.js';
-import { daysWindow } from '../src/stats/timeframe.js';
+import { daysWindow } from '../src/stats/window.js';
 import { insertEvents, openClickHouse, seedPostgres } from './stats-fixtures.js';
 
 const NOW = Date.parse('2026-05-20T12:00:00.000Z');

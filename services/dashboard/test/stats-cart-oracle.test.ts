@@ -10,7 +10,7 @@ import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng, generateEvents } from '@chatlytics/testkit';
 import { createStatsRepository } from '../src/stats/repository.js';
 import { createCartStatsRepository } from '../src/stats/cart-stats-repository.js';
-import { daysWindow } from '../src/stats/timeframe.js';
+import { daysWindow } from '../src/stats/window.js';
 import { TOPIC_DIMENSIONS } from '../src/stats/topics-report.js';
 import { insertEvents, openClickHouse, seedPostgres, type SeedChatbot } from './stats-fixtures.js';
 import { cartEvents, tokenConversations, type TokenConversation } from './cart-scenario.js';

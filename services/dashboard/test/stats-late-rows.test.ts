@@ -11,7 +11,7 @@ import type { StoredEvent } from '@chatlytics/events';
 import { createRng, generateEvents } from '@chatlytics/testkit';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createStatsRepository } from '../src/stats/repository.js';
-import { daysWindow } from '../src/stats/timeframe.js';
+import { daysWindow } from '../src/stats/window.js';
 import { insertEvents, openClickHouse } from './stats-fixtures.js';
 import { oracleEngagement, oraclePopupMetrics, oraclePurchases } from './stats-oracle.js';
 

@@ -7,7 +7,7 @@ import t from 'tap';
 import { normalizeEvent, validateTrackingBody, type StoredEvent } from '@chatlytics/events';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { boundPopupRows, createStatsRepository, OTHER_POPUP_VERSIONS, POPUP_VERSIONS_SHOWN } from '../src/stats/repository.js';
-import { daysWindow } from '../src/stats/timeframe.js';
+import { daysWindow } from '../src/stats/window.js';
 import { insertEvents, openClickHouse } from './stats-fixtures.js';
 
 const NOW = Date.parse('2026-05-20T12:00:00.000Z');

@@ -4,8 +4,8 @@
  * year and leap-day boundaries.
  */
 import t from 'tap';
-import { frameWindow, previousWindow } from '../src/stats/previous-window.js';
-import { utcDate } from '../src/stats/timeframe.js';
+import { frameWindow, previousWindow } from '../src/stats/window.js';
+import { utcDate } from '../src/stats/window.js';
 
 const DAY = 86_400_000;
 const at = (iso: string) => new Date(iso);

@@ -11,7 +11,7 @@ import type { StoredEvent } from '@chatlytics/events';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng, generateConversations, generateEvents, type GeneratedConversation } from '@chatlytics/testkit';
 import { createStatsRepository } from '../src/stats/repository.js';
-import { daysWindow } from '../src/stats/timeframe.js';
+import { daysWindow } from '../src/stats/window.js';
 import { insertEvents, openClickHouse, seedPostgres, type SeedChatbot } from './stats-fixtures.js';
 import { oracleEngagement, oraclePopupMetrics, oraclePurchases, oracleTimeseries } from './stats-oracle.js';
 import { oracleOverviewOf, oracleSegments, oracleSources, restrictTo, segmentTokens, type Filter } from './stats-oracle-segments.js';

@@ -2,7 +2,7 @@ import { MINUTE_MS } from '@chatlytics/core';
 import type { AlertKind, AlertState } from '@chatlytics/postgres';
 import { sampleRatioMismatch } from '../stats/ab-significance.js';
 import { percent, round2 } from '../stats/numbers.js';
-import type { StatsWindow } from '../stats/timeframe.js';
+import type { StatsWindow } from '../stats/window.js';
 
 /**
  * What each alert kind watches and when it fires (services/dashboard/README.md, "Alerts").

@@ -3,7 +3,7 @@ import { EUR_RATES } from '@chatlytics/events';
 import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { statsQueryParams } from './event-stats-repository.js';
 import { toInt } from './numbers.js';
-import type { StatsWindow } from './timeframe.js';
+import type { StatsWindow } from './window.js';
 
 /** One half of V (chatted or not) as stats_cart.sql sums it; abandoned_value unrounded (EUR). */
 export interface CartHalf {

@@ -5,7 +5,7 @@ import type { TopicConversation, TopicDimension } from './topics-report.js';
 
 /** A conversation of C with every dimension's list (C does not depend on the dimension). */
 export type TopicConversationLists = Omit<TopicConversation, 'items'> & { lists: Record<TopicDimension, string[]> };
-import type { StatsWindow } from './timeframe.js';
+import type { StatsWindow } from './window.js';
 
 export interface StatsChatbot {
   id: string;

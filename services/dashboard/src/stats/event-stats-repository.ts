@@ -1,6 +1,6 @@
 import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { toInt } from './numbers.js';
-import type { StatsWindow } from './timeframe.js';
+import type { StatsWindow } from './window.js';
 import { dedupLookbackFrom } from './retry-lookback.js';
 import { NO_SEGMENT, segmentParams, type SegmentBy, type SegmentFilter } from './segment.js';
 

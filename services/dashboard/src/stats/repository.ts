@@ -7,7 +7,7 @@ import { buildTopicsReport, type TopicDimension } from './topics-report.js';
 import { buildAnalysisReport, compareBytes, conversationLink } from './insights-report.js';
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from './ab-significance.js';
 import { percent, ratio, round2 } from './numbers.js';
-import type { StatsWindow } from './timeframe.js';
+import type { StatsWindow } from './window.js';
 import { boundSourceRows, isFiltered, NO_SEGMENT, type SegmentBy, type SegmentFilter } from './segment.js';
 
 export interface StatsRepositoryDeps {

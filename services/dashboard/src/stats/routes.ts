@@ -3,7 +3,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import { ANY_CREDENTIAL_SECURITY, errorResponses } from '../schemas/common.js';
 import { CsvBody, csvExport } from './csv.js';
-import type { StatsFrame } from './date-range.js';
+import type { StatsFrame } from './window.js';
 import { strictQueryValidatorCompiler } from './query-validation.js';
 import {
   EngagementResponse, InsightsQuery, InsightsResponse, LiveEventsResponse, OverviewResponse, PopupMetricsResponse, PurchasesResponse,

@@ -3,12 +3,12 @@ import type { Database } from '@chatlytics/postgres';
 import { Errors } from '../errors.js';
 import { createInFlight, createResultCache } from './cache.js';
 import type { StatsChatbot } from './conversation-stats-repository.js';
-import { checkDateRange, RANGE_MESSAGES, type StatsFrame } from './date-range.js';
-import { EARLIEST_PREVIOUS, frameWindow, previousWindow } from './previous-window.js';
 import { createStatsRepository } from './repository.js';
 import { createSetAsideRepository } from './set-aside.js';
 import { NO_SEGMENT, segmentKey, type SegmentBy, type SegmentFilter } from './segment.js';
-import { parseInsightsTimeframe, utcDate, type StatsWindow } from './timeframe.js';
+import {
+  checkDateRange, EARLIEST_PREVIOUS, frameWindow, parseInsightsTimeframe, previousWindow, RANGE_MESSAGES, utcDate, type StatsFrame, type StatsWindow,
+} from './window.js';
 import { TOPIC_DIMENSIONS, type TopicDimension } from './topics-report.js';
 
 export interface StatsServiceOptions {

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { SET_ASIDE_REASONS, type SetAsideReason } from '@chatlytics/events';
 import { toInt } from './numbers.js';
-import type { StatsWindow } from './timeframe.js';
+import type { StatsWindow } from './window.js';
 
 /**
  * Purchases set aside in a window: accepted by the tracking endpoint but counted by no

@@ -1,6 +1,6 @@
 import type { FieldErrors } from '../errors.js';
 import { html, raw, type RawHtml } from '../format/html.js';
-import type { DateRange } from '../stats/date-range.js';
+import type { DateRange } from '../stats/window.js';
 import { percent } from '../stats/numbers.js';
 import type { StatsService } from '../stats/service.js';
 import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';

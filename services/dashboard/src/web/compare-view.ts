@@ -1,5 +1,5 @@
 import { html, type RawHtml } from '../format/html.js';
-import type { DateRange } from '../stats/date-range.js';
+import type { DateRange } from '../stats/window.js';
 
 /**
  * The analytics page's comparison with the previous period (`compare=previous` of the JSON API;
