@@ -1,4 +1,5 @@
 import Type, { type TObject, type TOptional } from 'typebox';
+import { MAX_TIMEFRAME_DAYS } from '@chatlytics/core';
 import { StatsFormat } from './csv.js';
 
 /**
@@ -14,7 +15,7 @@ const RangeDay = (description: string) => Type.Optional(Type.String({ pattern: '
 // No schema default for timeframe: the service must see whether it was given, to refuse it next to from/to.
 export const StatsQuery = Type.Object({
   chatbot_id: ChatbotId,
-  timeframe: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: 'Days to look back; default 7. Not together with from/to' })),
+  timeframe: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TIMEFRAME_DAYS, description: 'Days to look back; default 7. Not together with from/to' })),
   from: RangeDay('First UTC day of a custom range, YYYY-MM-DD (with to; at most 366 days)'),
   to: RangeDay('Last UTC day of a custom range, YYYY-MM-DD, not after today (with from)'),
   compare: Type.Optional(Type.Literal('previous', {

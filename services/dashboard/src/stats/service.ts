@@ -7,7 +7,7 @@ import { createStatsRepository } from './repository.js';
 import { createSetAsideRepository } from './set-aside.js';
 import { NO_SEGMENT, segmentKey, type SegmentBy, type SegmentFilter } from './segment.js';
 import {
-  checkDateRange, EARLIEST_PREVIOUS, frameWindow, parseInsightsTimeframe, previousWindow, RANGE_MESSAGES, utcDate, type StatsFrame, type StatsWindow,
+  DEFAULT_TIMEFRAME_DAYS, frameWindow, parseFrame, parseInsightsTimeframe, previousTooEarly, previousWindow, utcDate, type StatsFrame, type StatsWindow,
 } from './window.js';
 import { TOPIC_DIMENSIONS, type TopicDimension } from './topics-report.js';
 
@@ -27,7 +27,7 @@ export interface StatsServiceOptions {
 // Long enough that a dashboard many people refresh runs each statistic about twice a second
 // at most, and identical requests in flight share one query anyway.
 export const DEFAULT_STATS_CACHE_TTL_MS = 500;
-export const DEFAULT_TIMEFRAME_DAYS = 7;
+export { DEFAULT_TIMEFRAME_DAYS };
 
 /** Which window of a frame a statistic covers: `W` itself, or the period before it (`compare=previous`). */
 export type Period = 'current' | 'previous';
@@ -61,16 +61,11 @@ export function createStatsService(opts: StatsServiceOptions) {
   const windowed = <T extends object>(days: number, w: StatsWindow, body: T) =>
     ({ timeframe_days: days, start_date: utcDate(w.from), end_date: utcDate(w.to), ...body });
 
-  /**
-   * What a JSON query or the page asked for: `from`/`to` (checked: a bad range is a 422 naming
-   * its fields), else `timeframe` days (default 7). Both at once is refused, not guessed at.
-   */
+  /** The frame of a JSON query (window.ts parseFrame): a bad one is a 422 naming its fields. */
   const frameOf = (q: { timeframe?: number; from?: string; to?: string }): StatsFrame => {
-    if (q.from === undefined && q.to === undefined) return q.timeframe ?? DEFAULT_TIMEFRAME_DAYS;
-    if (q.timeframe !== undefined) throw Errors.validation({ timeframe: [RANGE_MESSAGES.both] });
-    const checked = checkDateRange(q.from, q.to, clock());
-    if (!checked.ok) throw Errors.validation(checked.errors);
-    return checked.range;
+    const parsed = parseFrame(q, clock());
+    if (!parsed.ok) throw Errors.validation(parsed.errors);
+    return parsed.frame;
   };
 
   /**
@@ -103,7 +98,7 @@ export function createStatsService(opts: StatsServiceOptions) {
    */
   const withPrevious = async <T extends object>(frame: StatsFrame, one: (at: Date, period: Period) => Promise<T>, at?: Date): Promise<T & { previous: T }> => {
     const now = at ?? clock();
-    if (previousWindow(frameWindow(frame, now)).window.from.getTime() < EARLIEST_PREVIOUS) throw Errors.validation({ compare: [PREVIOUS_TOO_EARLY] });
+    if (previousTooEarly(frameWindow(frame, now))) throw Errors.validation({ compare: [PREVIOUS_TOO_EARLY] });
     const [current, previous] = await Promise.all([one(now, 'current'), one(now, 'previous')]);
     return { ...current, previous };
   };

@@ -1,3 +1,4 @@
+import { DAY_MS, EARLIEST_DAY, HOUR_MS, MAX_TIMEFRAME_DAYS, MINUTE_MS } from '@chatlytics/core';
 import type { FieldErrors } from '../errors.js';
 
 /**
@@ -9,12 +10,9 @@ export interface StatsWindow {
   to: Date;
 }
 
-const DAY_MS = 86_400_000;
-const UNIT_MS = { minute: 60_000, hour: 3_600_000, day: DAY_MS, week: 7 * DAY_MS } as const;
+const UNIT_MS = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS, week: 7 * DAY_MS } as const;
 const SHORTCUT_DAYS: Record<string, number> = { day: 1, week: 7, month: 30 };
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-/** DateTime64(3) holds 1900–2299; a window reaching further back is refused, not clamped. */
-const EARLIEST = Date.UTC(1900, 0, 1);
 
 /** The four integer-timeframe statistics: the last `days` days up to `now`. */
 export function daysWindow(days: number, now: Date): StatsWindow {
@@ -85,7 +83,7 @@ export function parseInsightsTimeframe(raw: string, now: Date): TimeframeResult 
   if (!from) {
     return { ok: false, message: 'The timeframe must be day, week, month, a month name, a number of days, or "N minutes|hours|days|weeks|months".' };
   }
-  if (!(from.getTime() >= EARLIEST)) {
+  if (!(from.getTime() >= EARLIEST_DAY)) {
     return { ok: false, message: 'The timeframe reaches too far back.' };
   }
   return { ok: true, window: { from, to } };
@@ -106,8 +104,12 @@ export type StatsFrame = number | DateRange;
 export const MAX_RANGE_DAYS = 366;
 const ISO_DAY = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 
+/** When a query names no window: the last 7 days. */
+export const DEFAULT_TIMEFRAME_DAYS = 7;
+
 export const RANGE_MESSAGES = {
   both: 'Choose either a number of days or a date range, not both.',
+  days: `The timeframe must be a whole number of days from 1 to ${MAX_TIMEFRAME_DAYS}.`,
   format: (field: string) => `The ${field} date must be a date such as 2026-01-31.`,
   required: (field: string) => `The ${field} date is required for a date range.`,
   order: 'The to date must not be before the from date.',
@@ -143,7 +145,7 @@ export function checkDateRange(rawFrom: string | undefined, rawTo: string | unde
   };
   const from = read('from', rawFrom);
   const to = read('to', rawTo);
-  if (from !== null && from < EARLIEST) errors.from = [RANGE_MESSAGES.tooEarly];
+  if (from !== null && from < EARLIEST_DAY) errors.from = [RANGE_MESSAGES.tooEarly];
   if (to !== null) {
     const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
     const toErrors: string[] = [];
@@ -182,9 +184,6 @@ export interface DaysWindow {
   window: StatsWindow;
 }
 
-/** DateTime64(3) holds 1900–2299: a previous period reaching further back is refused, not clamped. */
-export const EARLIEST_PREVIOUS = Date.UTC(1900, 0, 1);
-
 /** `W` of a frame: the last N days up to `now`, or a range of whole UTC days cut at `now`. */
 export function frameWindow(frame: StatsFrame, now: Date): DaysWindow {
   return typeof frame === 'number' ? { days: frame, window: daysWindow(frame, now) } : rangeWindow(frame, now);
@@ -201,4 +200,29 @@ export function frameWindow(frame: StatsFrame, now: Date): DaysWindow {
 export function previousWindow(current: DaysWindow): DaysWindow {
   const start = current.window.from.getTime();
   return { days: current.days, window: { from: new Date(start - current.days * DAY_MS), to: new Date(start - 1) } };
+}
+
+/** The previous period would reach before EARLIEST_DAY: `compare=previous` is refused for such a frame. */
+export const previousTooEarly = (current: DaysWindow) => previousWindow(current).window.from.getTime() < EARLIEST_DAY;
+
+export type FrameResult = { ok: true; frame: StatsFrame } | { ok: false; errors: FieldErrors };
+
+/**
+ * What a JSON query or the analytics page asked for: `from`/`to` when either is present (the
+ * page's range form always sends both, even empty), else `timeframe` days (default 7). Both at
+ * once is refused, not guessed at (a blank timeframe is no timeframe). A day count is a whole
+ * number from 1 to MAX_TIMEFRAME_DAYS, as text (the page) or a number (the JSON API's schema
+ * has already checked it). Errors are keyed by the query field they are about.
+ */
+export function parseFrame(q: { timeframe?: string | number; from?: string; to?: string }, now: Date): FrameResult {
+  const timeframe = q.timeframe === undefined ? '' : String(q.timeframe).trim();
+  if (q.from === undefined && q.to === undefined) {
+    if (timeframe === '') return { ok: true, frame: DEFAULT_TIMEFRAME_DAYS };
+    const days = Number(timeframe);
+    if (!/^[0-9]+$/.test(timeframe) || days < 1 || days > MAX_TIMEFRAME_DAYS) return { ok: false, errors: { timeframe: [RANGE_MESSAGES.days] } };
+    return { ok: true, frame: days };
+  }
+  if (timeframe !== '') return { ok: false, errors: { timeframe: [RANGE_MESSAGES.both] } };
+  const checked = checkDateRange(q.from, q.to, now);
+  return checked.ok ? { ok: true, frame: checked.range } : checked;
 }

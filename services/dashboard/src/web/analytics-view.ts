@@ -1,3 +1,4 @@
+import { MAX_TIMEFRAME_DAYS } from '@chatlytics/core';
 import type { FieldErrors } from '../errors.js';
 import { html, raw, type RawHtml } from '../format/html.js';
 import type { DateRange } from '../stats/window.js';
@@ -48,14 +49,14 @@ export function stat(label: string, key: string, value: number | string, shown: 
   return html`<div class="stat"><dt>${label}</dt><dd data-stat="${key}" data-value="${value}">${shown}</dd>${change}</div>`;
 }
 
-/** The timeframe picker: four common windows as links, any 1–365 days in the form. */
+/** The timeframe picker: four common windows as links, any 1–MAX_TIMEFRAME_DAYS days in the form. */
 export function timeframeForm(action: string, days: number | null, error: string | null, compareOff = false, kept: [string, string][] = []): RawHtml {
   const off = (compareOff ? '&compare=none' : '') + keptSuffix(kept);
   return html`<form class="timeframe" method="get" action="${action}">${compareOff ? COMPARE_OFF_FIELD : ''}${keptFields(kept)}
 <span class="label" id="tf-quick">Timeframe</span>
 <span class="quick" role="group" aria-labelledby="tf-quick">${TIMEFRAME_CHOICES.map((d) => html`<a href="${action}?timeframe=${d}${off}"${d === days ? html` aria-current="true"` : ''}>${d === 1 ? '24 hours' : `${d} days`}</a>`)}</span>
-<label for="timeframe">Days (1–365)</label>
-<input id="timeframe" name="timeframe" type="number" min="1" max="365" step="1" inputmode="numeric" value="${days ?? ''}"${error ? html` aria-invalid="true" aria-describedby="timeframe-error"` : ''}>
+<label for="timeframe">Days (1–${MAX_TIMEFRAME_DAYS})</label>
+<input id="timeframe" name="timeframe" type="number" min="1" max="${MAX_TIMEFRAME_DAYS}" step="1" inputmode="numeric" value="${days ?? ''}"${error ? html` aria-invalid="true" aria-describedby="timeframe-error"` : ''}>
 <button type="submit">Show</button>
 ${error ? html`<p class="field-error" id="timeframe-error" role="alert">${error}</p>` : ''}
 </form>`;

@@ -3,12 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import { readSessionCookie } from '../auth/session-cookie.js';
 import type { DashboardDeps } from '../deps.js';
-import { DashboardError, Errors, type FieldErrors } from '../errors.js';
+import { DashboardError, Errors } from '../errors.js';
 import { html } from '../format/html.js';
 import { presentChatbot } from '../presenters/chatbot-presenter.js';
 import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
 import { LIVE_WINDOW_MINUTES } from '../stats/routes.js';
-import { checkDateRange, RANGE_MESSAGES, utcDate, type StatsFrame } from '../stats/window.js';
+import { parseFrame, utcDate } from '../stats/window.js';
 import type { Period, StatsService } from '../stats/service.js';
 import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-view.js';
 import { segmentOf } from '../stats/segment.js';
@@ -35,33 +35,20 @@ const AnalyticsQuery = Type.Object({
   device: Type.Optional(Type.String({ maxLength: 255 })),
   by: Type.Optional(Type.Union([Type.Literal('source'), Type.Literal('utm_campaign'), Type.Literal('device')])),
 });
-const DEFAULT_DAYS = 7;
 const DEFAULT_INSIGHTS = 'week';
 
-/** An integer 1–365 from the form, or the message the form shows. */
-export function parseDays(raw: string | undefined): { days: number } | { error: string } {
-  if (raw === undefined || raw.trim() === '') return { days: DEFAULT_DAYS };
-  const text = raw.trim();
-  const n = Number(text);
-  if (!/^[0-9]+$/.test(text) || n < 1 || n > 365) return { error: 'The timeframe must be a whole number of days from 1 to 365.' };
-  return { days: n };
-}
-
 /**
- * What the analytics page was asked for: a date range when `from` or `to` is present (the range
- * form always sends both, even empty), else a number of days; or the forms' messages. The range
- * rules are the JSON API's (checkDateRange), so the page refuses exactly what the API refuses.
+ * The page's window: the JSON API's parser (stats/window.ts parseFrame), so the page refuses
+ * exactly what the API refuses; its messages go where the two forms show them: the day count's
+ * under the days form, the rest under the range form (a range with a day count, under `to`).
  */
-export function analyticsFrame(q: { timeframe?: string; from?: string; to?: string }, now: Date) {
+function pageFrame(q: { timeframe?: string; from?: string; to?: string }, now: Date) {
   const range = { from: q.from?.trim() ?? '', to: q.to?.trim() ?? '' };
-  const none = { frame: null, range, daysError: null, rangeErrors: null };
-  if (q.from === undefined && q.to === undefined) {
-    const parsed = parseDays(q.timeframe);
-    return 'error' in parsed ? { ...none, daysError: parsed.error } : { ...none, frame: parsed.days as StatsFrame };
-  }
-  if (q.timeframe?.trim()) return { ...none, rangeErrors: { to: [RANGE_MESSAGES.both] } as FieldErrors };
-  const checked = checkDateRange(range.from, range.to, now);
-  return checked.ok ? { ...none, frame: checked.range as StatsFrame } : { ...none, rangeErrors: checked.errors };
+  const parsed = parseFrame(q, now);
+  if (parsed.ok) return { frame: parsed.frame, range, daysError: null, rangeErrors: null };
+  if (q.from === undefined && q.to === undefined) return { frame: null, range, daysError: parsed.errors.timeframe?.[0] ?? null, rangeErrors: null };
+  const { timeframe, ...rangeErrors } = parsed.errors;
+  return { frame: null, range, daysError: null, rangeErrors: timeframe ? { to: timeframe } : rangeErrors };
 }
 
 /**
@@ -121,7 +108,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     const { accountId } = principalOf(req);
     const { all, current } = await chatbotPage(accountId, req.params.id);
     const action = `/app/${current.id}/analytics`;
-    const { frame, range, daysError, rangeErrors } = analyticsFrame(req.query, deps.clock());
+    const { frame, range, daysError, rangeErrors } = pageFrame(req.query, deps.clock());
     const compare = req.query.compare !== 'none';
     const segment = segmentOf({ source: req.query.source?.trim(), utm_campaign: req.query.utm_campaign?.trim(), device: req.query.device?.trim() });
     const state = { segment, by: req.query.by ?? DEFAULT_BY };
