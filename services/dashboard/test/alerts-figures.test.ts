@@ -3,8 +3,8 @@ import type { Database } from '@chatlytics/postgres';
 import { generateEvents, parseChTime } from '@chatlytics/testkit';
 import { createAlertFigures } from '../src/alerts/figures.js';
 import { baselineWindow, conversionRateWithChat, currentWindow, decide, type AlertFigures } from '../src/alerts/rules.js';
-import { createEventStatsRepository } from '../src/stats/event-stats-repository.js';
-import { createStatsRepository } from '../src/stats/repository.js';
+import { createEventStatsRepository } from '../src/stats/readers.js';
+import { createStatsRepository } from '../src/stats/readers.js';
 import { insertEvents, openClickHouse } from './stats-fixtures.js';
 
 /**

@@ -10,7 +10,7 @@ import { digestSends, emailJobs, users } from '@chatlytics/postgres';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { buildDigestService, createDigestScheduler, DIGEST_JOB } from '../src/digest/index.js';
 import { createChatbotRepository } from '../src/repositories/chatbot-repository.js';
-import { createStatsService } from '../src/stats/service.js';
+import { createStatsService } from '../src/stats/run.js';
 import type { MailTransport, OutgoingMail } from '../src/mail/transport.js';
 import { loadConfig } from '@chatlytics/core';
 import { silentLog } from './stats-fixtures.js';

@@ -11,7 +11,7 @@ import t from 'tap';
 import { normalizeEvent, validateTrackingBody, type StoredEvent } from '@chatlytics/events';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng, generateEvents } from '@chatlytics/testkit';
-import { createStatsRepository } from '../src/stats/repository.js';
+import { createStatsRepository } from '../src/stats/readers.js';
 import { daysWindow } from '../src/stats/window.js';
 import { insertEvents, openClickHouse, seedPostgres } from './stats-fixtures.js';
 

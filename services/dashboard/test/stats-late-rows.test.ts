@@ -10,7 +10,7 @@ import t from 'tap';
 import type { StoredEvent } from '@chatlytics/events';
 import { createRng, generateEvents } from '@chatlytics/testkit';
 import { databaseVariants } from '@chatlytics/postgres/testing';
-import { createStatsRepository } from '../src/stats/repository.js';
+import { createStatsRepository } from '../src/stats/readers.js';
 import { daysWindow } from '../src/stats/window.js';
 import { insertEvents, openClickHouse } from './stats-fixtures.js';
 import { oracleEngagement, oraclePopupMetrics, oraclePurchases } from './stats-oracle.js';

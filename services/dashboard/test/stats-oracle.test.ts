@@ -10,7 +10,7 @@ import t from 'tap';
 import type { StoredEvent } from '@chatlytics/events';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng, generateConversations, generateEvents, type GeneratedConversation } from '@chatlytics/testkit';
-import { createStatsRepository } from '../src/stats/repository.js';
+import { createStatsRepository } from '../src/stats/readers.js';
 import { daysWindow, parseInsightsTimeframe, type StatsWindow } from '../src/stats/window.js';
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../src/stats/ab-significance.js';
 import { round2 } from '../src/stats/numbers.js';

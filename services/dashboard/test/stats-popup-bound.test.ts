@@ -6,7 +6,8 @@
 import t from 'tap';
 import { normalizeEvent, validateTrackingBody, type StoredEvent } from '@chatlytics/events';
 import { databaseVariants } from '@chatlytics/postgres/testing';
-import { boundPopupRows, createStatsRepository, OTHER_POPUP_VERSIONS, POPUP_VERSIONS_SHOWN } from '../src/stats/repository.js';
+import { createStatsRepository } from '../src/stats/readers.js';
+import { boundPopupRows, OTHER_POPUP_VERSIONS, POPUP_VERSIONS_SHOWN } from '../src/stats/statistics/popup-metrics.js';
 import { daysWindow } from '../src/stats/window.js';
 import { insertEvents, openClickHouse } from './stats-fixtures.js';
 

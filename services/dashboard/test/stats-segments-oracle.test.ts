@@ -10,7 +10,7 @@ import t from 'tap';
 import type { StoredEvent } from '@chatlytics/events';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng, generateConversations, generateEvents, type GeneratedConversation } from '@chatlytics/testkit';
-import { createStatsRepository } from '../src/stats/repository.js';
+import { createStatsRepository } from '../src/stats/readers.js';
 import { daysWindow } from '../src/stats/window.js';
 import { insertEvents, openClickHouse, seedPostgres, type SeedChatbot } from './stats-fixtures.js';
 import { oracleEngagement, oraclePopupMetrics, oraclePurchases, oracleTimeseries } from './stats-oracle.js';

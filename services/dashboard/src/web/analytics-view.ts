@@ -3,7 +3,8 @@ import type { FieldErrors } from '../errors.js';
 import { html, raw, type RawHtml } from '../format/html.js';
 import type { DateRange } from '../stats/window.js';
 import { percent } from '../stats/numbers.js';
-import type { StatsService } from '../stats/service.js';
+import type { Answer } from '../stats/run.js';
+import type { cart, engagement, overview, popupMetrics, purchases, setAsidePurchases, timeseries } from '../stats/statistics/index.js';
 import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';
 import { jsonBlock } from './layout.js';
 import { changeBadge, compareLine } from './compare-view.js';
@@ -11,17 +12,16 @@ import { keptFields, keptSuffix } from './segment-view.js';
 import { barChart, intervalChart } from './svg-charts.js';
 import { setAsideNote } from './tracking-settings-views.js';
 
-type Awaited2<T> = T extends Promise<infer U> ? U : T;
 export interface AnalyticsData {
-  overview: Awaited2<ReturnType<StatsService['overview']>>;
-  engagement: Awaited2<ReturnType<StatsService['engagement']>>;
-  popup: Awaited2<ReturnType<StatsService['popupMetrics']>>;
-  purchases: Awaited2<ReturnType<StatsService['purchases']>>;
-  timeseries: Awaited2<ReturnType<StatsService['timeseries']>>;
-  cart: Awaited2<ReturnType<StatsService['cart']>>;
+  overview: Answer<typeof overview>;
+  engagement: Answer<typeof engagement>;
+  popup: Answer<typeof popupMetrics>;
+  purchases: Answer<typeof purchases>;
+  timeseries: Answer<typeof timeseries>;
+  cart: Answer<typeof cart>;
   /** Purchases accepted but not counted (implausible, unverified): a note under revenue when there are any. */
   chatbotId?: string;
-  setAside?: Awaited2<ReturnType<StatsService['setAsidePurchases']>>;
+  setAside?: Answer<typeof setAsidePurchases>;
 }
 
 /** The window's page: where its links point, and the previous period's statistics when compared. */

@@ -2,12 +2,13 @@ import { html, type RawHtml } from '../format/html.js';
 import { formatDateTimeMinutes, formatDateTimeSeconds } from '../format/time.js';
 import type { ConversationDetail } from '../repositories/conversation-repository.js';
 import { VISITOR_EVENTS_LIMIT, type VisitorEvent } from '../repositories/visitor-event-repository.js';
-import type { StatsService } from '../stats/service.js';
+import type { Answer, StatsService } from '../stats/run.js';
+import type { conversationInsights } from '../stats/statistics/index.js';
 import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';
 import { stat } from './analytics-view.js';
 import { compareBytes } from '../stats/insights-report.js';
 
-type Insights = Awaited<ReturnType<StatsService['conversationInsights']>>;
+type Insights = Answer<typeof conversationInsights>;
 type Ranked = Insights['most_clicked_products'];
 type Topics = Awaited<ReturnType<StatsService['topicsOfInsights']>>;
 type Topic = Topics['intent'];

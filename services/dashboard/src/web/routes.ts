@@ -7,9 +7,10 @@ import { DashboardError, Errors } from '../errors.js';
 import { html } from '../format/html.js';
 import { presentChatbot } from '../presenters/chatbot-presenter.js';
 import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
-import { LIVE_WINDOW_MINUTES } from '../stats/routes.js';
 import { parseFrame, utcDate } from '../stats/window.js';
-import type { Period, StatsService } from '../stats/service.js';
+import type { AnyStatistic } from '../stats/statistic.js';
+import type { Answer, StatsService } from '../stats/run.js';
+import { cart, conversationInsights, engagement, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries } from '../stats/statistics/index.js';
 import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-view.js';
 import { segmentOf } from '../stats/segment.js';
 import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view.js';
@@ -125,23 +126,20 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     // One window for every block, and its previous period from the same "now". The ClickHouse
     // statistics first, the longest first: PostgreSQL's overview runs on this thread (PGlite) and
     // would otherwise delay their start. Each block's two windows run side by side.
-    const at = deps.clock();
-    const both = <T extends object>(one: (at: Date, period: Period) => Promise<T>) =>
-      compare ? stats.withPrevious(frame, one, at) : one(at, 'current').then((body) => ({ ...body, previous: null }));
-    const [purchases, timeseries, cart, engagement, popup, sources, overview, setAside] = await Promise.all([
-      both((a, p) => stats.purchases(accountId, current.id, frame, a, p, segment)), both((a, p) => stats.timeseries(accountId, current.id, frame, a, p, segment)),
-      both((a, p) => stats.cart(accountId, current.id, frame, a, p, segment)),
-      both((a, p) => stats.engagement(accountId, current.id, frame, a, p, segment)), both((a, p) => stats.popupMetrics(accountId, current.id, frame, a, p, segment)),
-      stats.sources(accountId, current.id, state.by, frame, at, 'current', segment),
-      both((a, p) => stats.overview(accountId, current.id, frame, a, p, segment)), stats.setAsidePurchases(accountId, current.id, frame, at),
+    const asked = { account: accountId, chatbot: current.id, frame, at: deps.clock(), segment };
+    const both = <S extends AnyStatistic>(s: S): Promise<Answer<S> & { previous: Answer<S> | null }> =>
+      compare ? stats.compared(s, asked) : stats.answer(s, asked).then((body) => ({ ...body, previous: null }));
+    const [p, ts, c, e, popup, bySource, o, setAside] = await Promise.all([
+      both(purchases), both(timeseries), both(cart), both(engagement), both(popupMetrics),
+      stats.answer(sources, { ...asked, extra: { by: state.by } }), both(overview), stats.answer(setAsidePurchases, { ...asked, segment: undefined }),
     ]);
     const previous = compare
-      ? { overview: overview.previous!, engagement: engagement.previous!, popup: popup.previous!, purchases: purchases.previous!, timeseries: timeseries.previous!, cart: cart.previous! }
+      ? { overview: o.previous!, engagement: e.previous!, popup: popup.previous!, purchases: p.previous!, timeseries: ts.previous!, cart: c.previous! }
       : null;
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview, engagement, popup, purchases, timeseries, cart, setAside, chatbotId: current.id }, {
-        action, frame, downloads: csvLinks(current.id, frame, kept), previous, kept, sources: sourcesSection(action, windowPairs, state, sources),
+      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, chatbotId: current.id }, {
+        action, frame, downloads: csvLinks(current.id, frame, kept), previous, kept, sources: sourcesSection(action, windowPairs, state, bySource),
       })}`,
     });
   });
@@ -154,7 +152,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
     const page = { title: `${current.name}: insights`, chatbots: all, current: { chatbotId: current.id, view: 'insights' as const } };
     try {
       const [report, topics] = await Promise.all([
-        stats.conversationInsights(accountId, current.id, timeframe), stats.topicsOfInsights(accountId, current.id, timeframe),
+        stats.answer(conversationInsights, { account: accountId, chatbot: current.id, frame: timeframe }), stats.topicsOfInsights(accountId, current.id, timeframe),
       ]);
       const csv = `/api/dashboard/analytics/stats/conversation-insights?${new URLSearchParams({ chatbot_id: current.id, timeframe, format: 'csv' })}`;
       const download = html`<nav class="downloads" aria-label="Download as CSV"><a class="button secondary" href="${csv}" download data-csv="conversation-insights">Download CSV<span class="sr-only"> of this report</span></a></nav>`;
@@ -190,7 +188,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; sta
   app.get('/app/:id/live', { config, schema: schema('Live view: events per minute, refreshing', ids) }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const { all, current } = await chatbotPage(accountId, req.params.id);
-    const live = await stats.liveEvents(accountId, current.id, LIVE_WINDOW_MINUTES);
+    const live = await stats.answer(liveEvents, { account: accountId, chatbot: current.id });
     return sendAppPage(reply, {
       title: `${current.name}: live`, chatbots: all, current: { chatbotId: current.id, view: 'live' }, scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
       body: html`<h1>${current.name}: live</h1>${liveBody(current.id, live.minutes)}`,

@@ -1,6 +1,7 @@
 import { html, type RawHtml } from '../format/html.js';
 import { isFiltered, SEGMENT_BY, type SegmentBy, type SegmentFilter } from '../stats/segment.js';
-import type { StatsService } from '../stats/service.js';
+import type { Answer } from '../stats/run.js';
+import type { sources } from '../stats/statistics/index.js';
 import { fmtEur, fmtInt, fmtPercent } from './format.js';
 
 /**
@@ -8,7 +9,7 @@ import { fmtEur, fmtInt, fmtPercent } from './format.js';
  * the sources table. The filter, like the sources table's grouping, is part of the page's
  * address, and every link and form of the page carries it on (`keptPairs`), CSV links included.
  */
-export type SourcesBody = Awaited<ReturnType<StatsService['sources']>>;
+export type SourcesBody = Answer<typeof sources>;
 
 export const BY_LABELS: Record<SegmentBy, string> = { source: 'Source', utm_campaign: 'Campaign', device: 'Device' };
 const DEVICES = ['desktop', 'mobile', 'tablet'];
