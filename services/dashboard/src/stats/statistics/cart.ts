@@ -42,15 +42,12 @@ const CART_FIELDS = ['users', 'users_added_to_cart', 'users_went_to_cart', 'user
 export const EMPTY_CART_HALF: CartHalfCounts = Object.fromEntries(CART_FIELDS.map((k) => [k, 0])) as unknown as CartHalfCounts;
 
 /** The cart statistic's seven figures of a set of visitors (docs/statistics.md, "cart"). */
-function cartFigures(h: CartHalfCounts) {
+function cartFigures({ users_added_to_cart, users_went_to_cart, users_purchased, users_added_and_purchased, users_abandoned, abandoned_value }: CartHalfCounts) {
   return {
-    users_added_to_cart: h.users_added_to_cart,
-    users_went_to_cart: h.users_went_to_cart,
-    users_purchased: h.users_purchased,
-    users_added_and_purchased: h.users_added_and_purchased,
-    cart_conversion_rate: percent(h.users_added_and_purchased, h.users_added_to_cart),
-    users_abandoned: h.users_abandoned,
-    abandoned_value: round2(h.abandoned_value),
+    users_added_to_cart, users_went_to_cart, users_purchased, users_added_and_purchased,
+    cart_conversion_rate: percent(users_added_and_purchased, users_added_to_cart),
+    users_abandoned,
+    abandoned_value: round2(abandoned_value),
   };
 }
 
