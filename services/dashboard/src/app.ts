@@ -25,7 +25,7 @@ import { createLocalRawContentStorage, type RawContentStorage } from './storage/
 import { dashboardValidatorCompiler } from './validation.js';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createStatsService, statsRoutes } from './stats/index.js';
-import { passwordResetApp, type PasswordResetTuning } from './password-reset/index.js';
+import { createPasswordResetService, createTokenSealer, passwordResetApp, type PasswordResetTuning } from './password-reset/index.js';
 import { pageRoutes } from './pages/routes.js';
 import { pagesNotFound } from './pages/not-found.js';
 import { appAssets } from './web/assets.js';
@@ -39,6 +39,11 @@ import {
   buildDigestService, createUnsubscribeSigner, DEFAULT_DIGEST_INTERVAL_MS, digestSchedulerPlugin, notificationRoutes, unsubscribeRoutes, type DigestTuning,
 } from './digest/index.js';
 import { createMailTransport } from './mail/transport.js';
+import { loadMailTemplates, TEMPLATES_DIR } from './mail/templates.js';
+import { createJobQueue } from './jobs/queue.js';
+import { mailKinds } from './jobs/worker.js';
+import { jobWorkerPlugin } from './jobs/plugin.js';
+import { WEBHOOK_JOB, webhookKind } from './alerts/webhook-job.js';
 import { createAlertRepository } from './alerts/repository.js';
 import { alertRoutes } from './alerts/routes.js';
 import { alertMailHandlers } from './alerts/mail.js';
@@ -60,13 +65,13 @@ export interface DashboardOptions {
   passwordCost?: ScryptCost;
   /** "Now" for relative times and session expiry; tests pin it. */
   clock?: () => Date;
-  /** Mail queue and rate-limit knobs of the password reset flow (src/password-reset); tests shorten them. */
+  /** E-mail, job worker and rate-limit knobs (src/password-reset/index.ts PasswordResetTuning); tests shorten them. */
   passwordReset?: PasswordResetTuning;
   /** Lifetime of a cached statistic (ms, default DEFAULT_STATS_CACHE_TTL_MS: 0.5 s); 0 disables the cache, so a benchmark measures the queries. */
   statsCacheTtlMs?: number;
   /** The weekly digest (src/digest): scheduler interval, the alerts source; tests shorten or stop the scheduler. */
   digest?: DigestTuning;
-  /** The alert evaluator's and webhook worker's waits (src/alerts/plugin.ts); tests shorten them. */
+  /** The alert evaluator's interval and the webhook kind's retries (src/alerts/plugin.ts); tests shorten them. */
   alerts?: AlertTuning;
 }
 
@@ -126,19 +131,32 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   const stats = opts.clickhouse
     ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock, cacheTtlMs: opts.statsCacheTtlMs })
     : undefined;
-  // One transport for every e-mail; the digest needs the statistics, so only a dashboard with ClickHouse sends it.
-  const transport = opts.passwordReset?.mail?.transport ?? createMailTransport(opts.config, deps.log.child({ component: 'mail' }));
+  const mail = opts.passwordReset?.mail;
+  // One transport for every e-mail, the templates compiled once.
+  const transport = mail?.transport ?? createMailTransport(opts.config, deps.log.child({ component: 'mail' }));
+  const templates = await loadMailTemplates(mail?.templatesDir ?? TEMPLATES_DIR);
+  const passwordReset = createPasswordResetService({
+    db: opts.postgres.db, config: opts.config, clock: deps.clock, queueClock: () => new Date(), passwordCost: deps.passwordCost,
+    sealer: createTokenSealer(secret), templates, transport, log: deps.log.child({ component: 'password-reset' }),
+  });
+  // The digest needs the statistics: only a dashboard with ClickHouse sends it.
   const digest = stats
     ? buildDigestService({
       config: opts.config, db: opts.postgres.db, stats, chatbots: deps.repos.chatbots, secret, transport,
       log: deps.log.child({ component: 'digest' }), clock: opts.digest?.clock ?? deps.clock, firedAlerts: opts.digest?.firedAlerts ?? firedAlertsOf(alerts),
     })
     : undefined;
-  await app.register(passwordResetApp, {
-    ...opts.passwordReset, mail: { ...opts.passwordReset?.mail, transport }, deps, db: opts.postgres.db, secret,
-    // One worker runs every kind of the queue: the digest's and the alerts' jobs too.
-    jobHandlers: digest?.handlers, mailHandlers: (mail) => alertMailHandlers({ ...mail, config: deps.config }),
-  });
+  await app.register(passwordResetApp, { deps, service: passwordReset, rateLimits: opts.passwordReset?.rateLimits });
+  // One worker runs every kind of the queue, unless another process sends.
+  if (mail?.worker !== false) {
+    await app.register(jobWorkerPlugin, {
+      jobs: createJobQueue({ db: opts.postgres.db }), log: deps.log.child({ component: 'jobs' }), pollIntervalMs: mail?.pollIntervalMs, leaseMs: mail?.leaseMs,
+      handlers: {
+        ...mailKinds({ ...passwordReset.handlers, ...digest?.handlers, ...alertMailHandlers({ templates, transport, config: deps.config }) }, mail),
+        [WEBHOOK_JOB]: webhookKind({ ...opts.alerts?.webhook, allowPrivate: opts.config.alerts.webhookAllowPrivate }),
+      },
+    });
+  }
   if (digest) {
     await app.register(digestSchedulerPlugin, {
       digests: digest, postgres: opts.postgres, log: deps.log, intervalMs: opts.digest?.intervalMs ?? DEFAULT_DIGEST_INTERVAL_MS,
@@ -208,5 +226,7 @@ export { createMailTransport } from './mail/transport.js';
 export { createAlertRepository, webhookBody, type AlertRepository } from './alerts/repository.js';
 export { createAlertEvaluator, ALERT_EVALUATOR_LOCK_KEY, type AlertEvaluator } from './alerts/evaluator.js';
 export { createAlertFigures } from './alerts/figures.js';
-export { createWebhookWorker, createWebhookDeliveryRepository } from './alerts/webhook-queue.js';
+export { createWebhookWorker, WEBHOOK_JOB } from './alerts/webhook-job.js';
+export { createJobQueue, type JobQueue } from './jobs/queue.js';
+export { createJobWorker, type JobWorker } from './jobs/worker.js';
 export { signBody, SIGNATURE_HEADER } from './alerts/signature.js';

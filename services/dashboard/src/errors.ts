@@ -71,6 +71,26 @@ export const Errors = {
   }),
 } as const;
 
+/** A webhook delivery that must not be retried: the target is refused by the SSRF rule. Any other delivery error is retried. */
+export class WebhookPermanentError extends AppError {
+  constructor(message: string) {
+    super('DASHBOARD_022', message, { statusCode: 422, retriable: false });
+    this.name = 'WebhookPermanentError';
+  }
+}
+
+/**
+ * Failures of what the dashboard sends itself (e-mail, webhooks): kept on the job as its
+ * `last_error` and logged with the code, never answered to a client.
+ */
+export const DeliveryErrors = {
+  /** The provider did not accept an e-mail; the job tries again. */
+  mailFailed: (detail: string, cause?: unknown) => new AppError('DASHBOARD_016', `e-mail delivery failed: ${detail}`, { statusCode: 502, retriable: true, cause }),
+  /** An error answer or a timeout of a webhook target; the job tries again (network errors are retried too). */
+  webhookFailed: (detail: string) => new AppError('DASHBOARD_021', `webhook delivery failed: ${detail}`, { statusCode: 502, retriable: true }),
+  webhookRefused: (message: string) => new WebhookPermanentError(message),
+} as const;
+
 export interface ErrorBody {
   success: false;
   message: string;

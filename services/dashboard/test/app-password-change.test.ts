@@ -113,7 +113,7 @@ for (const variant of databaseVariants()) {
       t.equal((await app.inject({ method: 'GET', url: '/api/dashboard/chatbots', headers: { authorization: `Bearer ${KEY}` } })).statusCode, 200, 'the API key stays');
       t.equal(cookieOf(await logIn(ANN.password), 'chatlytics_session'), '', 'the old password is refused');
       t.not(cookieOf(await logIn(NEW), 'chatlytics_session'), '', 'the new one logs in');
-      const jobs = await tdb.postgres.db.execute(sql`select kind, payload->>'email' as email from email_jobs where kind = 'password_changed'`);
+      const jobs = await tdb.postgres.db.execute(sql`select kind, payload->>'email' as email from jobs where kind = 'password_changed'`);
       t.same((jobs as unknown as { rows: unknown[] }).rows, [{ kind: 'password_changed', email: ANN.email }], 'the "password changed" e-mail is queued');
       const json = await app.inject({
         method: 'POST', url: '/app/settings/password', headers: { ...FORM, cookie: fresh, accept: 'application/json' },

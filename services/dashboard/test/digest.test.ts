@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { eq, sql } from 'drizzle-orm';
-import { digestSends, emailJobs, users } from '@chatlytics/postgres';
+import { digestSends, jobs as emailJobs, users } from '@chatlytics/postgres';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { buildDigestService, createDigestScheduler, DIGEST_JOB } from '../src/digest/index.js';
 import { createChatbotRepository } from '../src/repositories/chatbot-repository.js';

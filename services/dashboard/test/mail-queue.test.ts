@@ -8,9 +8,9 @@ import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { createPostgres } from '@chatlytics/postgres';
 import { databaseVariants } from '@chatlytics/postgres/testing';
-import { createEmailJobRepository } from '../src/mail/job-repository.js';
+import { createJobQueue as createEmailJobRepository } from '../src/jobs/queue.js';
 import { loadMailTemplates } from '../src/mail/templates.js';
-import { createMailWorker } from '../src/mail/worker.js';
+import { createJobWorker as createMailWorker } from '../src/jobs/worker.js';
 import { ANN, buildResetApp, openSeededDatabase, resetLinkOf, rows, waitFor, waitForMail } from './password-reset-harness.js';
 
 const silent = pino({ level: 'silent' });
@@ -72,7 +72,7 @@ t.test('Resend delivery through the real SDK: retries with backoff, then sent; p
     tuning: { rateLimits: { requestsPerMinute: 100 } },
   });
   const job = async () => rows<{ status: string; attempts: number; last_error: string | null }>(
-    await tdb.postgres.db.execute(sql`select status, attempts, last_error from email_jobs order by created_at desc limit 1`))[0];
+    await tdb.postgres.db.execute(sql`select status, attempts, last_error from jobs order by created_at desc limit 1`))[0];
   const request = () => h.app.inject({ method: 'POST', url: '/forgot-password', headers: JSON_ACCEPT, payload: { email: ANN.email } });
 
   t.test('fails twice, succeeds on the third attempt: one e-mail, one idempotency key', async (t) => {
@@ -140,7 +140,7 @@ for (const variant of databaseVariants()) {
     const reopened = await createPostgres({ databaseUrl: tdb.databaseUrl, dataDir: tdb.dataDir, log: silent, poolSize: 2 });
     t.teardown(() => reopened.close());
     await reopened.migrate();
-    const pending = rows<{ status: string }>(await reopened.db.execute(sql`select status from email_jobs`));
+    const pending = rows<{ status: string }>(await reopened.db.execute(sql`select status from jobs`));
     t.same(pending, [{ status: 'pending' }], 'the job waited in the table');
     const second = await buildResetApp(t, { postgres: reopened, dataDir: tdb.dataDir });
     const mail = await waitForMail(second.outboxDir, ANN.email);

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { sql } from 'drizzle-orm';
-import { emailJobs, passwordResetTokens } from '@chatlytics/postgres';
+import { jobs as emailJobs, passwordResetTokens } from '@chatlytics/postgres';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createUserRepository } from '../src/repositories/index.js';
 import { ANN, buildResetApp, openSeededDatabase, rows, waitFor, type ResetTestApp } from './password-reset-harness.js';

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
 import { databaseVariants, type TestDatabase } from '@chatlytics/postgres/testing';
 import {
-  TEST_SCRYPT_COST, createAlertEvaluator, createAlertFigures, createAlertRepository, createWebhookDeliveryRepository, createWebhookWorker, importFixture,
+  TEST_SCRYPT_COST, createAlertEvaluator, createAlertFigures, createAlertRepository, createJobQueue as createWebhookDeliveryRepository, createWebhookWorker, importFixture,
 } from '@chatlytics/dashboard';
 import { buildStandalone } from '../src/index.js';
 

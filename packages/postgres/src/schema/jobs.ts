@@ -2,15 +2,20 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from './accounts.js';
 
-export const EMAIL_JOB_STATUSES = ['pending', 'running', 'sent', 'failed'] as const;
-export type EmailJobStatus = (typeof EMAIL_JOB_STATUSES)[number];
+export const JOB_STATUSES = ['pending', 'running', 'sent', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
 
-/** The durable mail queue (see the e-mail rules in services/dashboard/README.md): a job survives a restart until sent or failed. */
-export const emailJobs = pgTable('email_jobs', {
+/**
+ * The dashboard's one durable queue: e-mails (password reset, password changed, weekly digest,
+ * alert notices) and webhook deliveries, each a `kind` with its own attempts and backoff. A job
+ * survives a restart until it is sent or failed; `run_at` is when it is due, and while a worker
+ * holds it, when its lease ends.
+ */
+export const jobs = pgTable('jobs', {
   id: uuid('id').primaryKey().defaultRandom(),
   kind: text('kind').notNull(),
   payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
-  status: text('status').$type<EmailJobStatus>().notNull().default('pending'),
+  status: text('status').$type<JobStatus>().notNull().default('pending'),
   attempts: integer('attempts').notNull().default(0),
   runAt: timestamp('run_at', { withTimezone: true }).notNull().defaultNow(),
   lastError: text('last_error'),
@@ -18,6 +23,6 @@ export const emailJobs = pgTable('email_jobs', {
   updatedAt: updatedAt(),
 }, (t) => [
   // Workers poll "pending and due": status first, then run_at for the range.
-  index('email_jobs_status_run_at_idx').on(t.status, t.runAt),
-  check('email_jobs_status_check', sql`${t.status} in ('pending', 'running', 'sent', 'failed')`),
+  index('jobs_status_run_at_idx').on(t.status, t.runAt),
+  check('jobs_status_check', sql`${t.status} in ('pending', 'running', 'sent', 'failed')`),
 ]);
