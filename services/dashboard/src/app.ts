@@ -15,7 +15,8 @@ import {
   createLoginFailureRepository, createSearchRepository, createSessionRepository, createUserRepository,
 } from './repositories/index.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
-import { APP_HOME, HOME_AFTER_LOGIN, authRoutes } from './routes/auth-routes.js';
+import { authRoutes } from './routes/auth-routes.js';
+import { APP_HOME, HOME_AFTER_LOGIN } from './auth/log-in.js';
 import { chatbotRoutes } from './routes/chatbots.js';
 import { dataSourceRoutes } from './routes/data-sources.js';
 import { searchTestRoutes } from './routes/search-test.js';
@@ -213,7 +214,7 @@ export { generateCredential, sha256Hex, randomId, digestsEqual } from './crypto/
 export { SESSION_COOKIE, SESSION_TTL_MS, cookiePolicy, readSessionCookie, setSessionCookie, clearSessionCookie } from './auth/session-cookie.js';
 export { setFlash, takeFlash, FLASH_COOKIE, type Flash } from './auth/flash.js';
 export { isCrossOrigin, siteOrigin, type OriginPolicy, sameOriginPath, localPath, wantsJson } from './auth/origin.js';
-export { checkCredentials, startSession, endSession, APP_HOME, HOME_AFTER_LOGIN, LOGIN_PAGE } from './routes/auth-routes.js';
+export { checkCredentials, startSession, endSession, APP_HOME, HOME_AFTER_LOGIN, LOGIN_PAGE } from './auth/log-in.js';
 export { createLocalRawContentStorage, type RawContentStorage } from './storage/raw-content-storage.js';
 export { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from './format/time.js';
 export { truncateRawContent, RAW_CONTENT_PREVIEW_CHARS } from './format/raw-content.js';

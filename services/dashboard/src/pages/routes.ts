@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DashboardDeps } from '../deps.js';
 import { takeFlash } from '../auth/flash.js';
 import { createResponder } from '../password-reset/respond.js';
-import { HOME_AFTER_LOGIN, LOGIN_PAGE } from '../routes/auth-routes.js';
+import { HOME_AFTER_LOGIN, LOGIN_PAGE } from '../auth/log-in.js';
 import { forgotPasswordPage } from './forgot-password-page.js';
 import { sendPage } from '../format/html.js';
 import { loginPage } from './login-page.js';

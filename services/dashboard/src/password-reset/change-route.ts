@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
 import { Errors, MESSAGES, type FieldErrors } from '../errors.js';
-import { startSession } from '../routes/auth-routes.js';
+import { startSession } from '../auth/log-in.js';
 import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';
 import { MAX_PASSWORD_LENGTH, newPasswordErrors } from './password-rules.js';

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
 import { Errors, MESSAGES, type FieldErrors } from '../errors.js';
-import { HOME_AFTER_LOGIN, LOGIN_PAGE } from '../routes/auth-routes.js';
+import { HOME_AFTER_LOGIN, LOGIN_PAGE } from '../auth/log-in.js';
 import { clearSessionCookie } from '../auth/session-cookie.js';
 import { errorResponses } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';

@@ -7,7 +7,7 @@ import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../errors.js';
 import { presentAuthToken } from '../repositories/credential-repository.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../schemas/common.js';
-import { Credentials, throttledLogIn } from './auth-routes.js';
+import { Credentials, throttledLogIn } from '../auth/log-in.js';
 
 export const AuthToken = Type.Object({
   id: Type.String({ format: 'uuid' }),
