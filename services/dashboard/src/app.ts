@@ -16,6 +16,8 @@ import {
 } from './repositories/index.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth-routes.js';
+import { authTokenRoutes } from './routes/auth-tokens.js';
+import { createLoginThrottle } from './auth/login-throttle.js';
 import { APP_HOME, HOME_AFTER_LOGIN } from './auth/log-in.js';
 import { chatbotRoutes } from './routes/chatbots.js';
 import { dataSourceRoutes } from './routes/data-sources.js';
@@ -127,7 +129,10 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   });
 
   // Without ClickHouse there are no app pages: a form log-in then lands on the profile.
-  await app.register(authRoutes, { deps, home: opts.clickhouse ? APP_HOME : HOME_AFTER_LOGIN });
+  // One throttle for the log-in form and the token route: both count the same attempts.
+  const throttle = createLoginThrottle({ failures: deps.repos.loginFailures, clock: deps.clock });
+  await app.register(authRoutes, { deps, throttle, home: opts.clickhouse ? APP_HOME : HOME_AFTER_LOGIN });
+  await app.register(authTokenRoutes, { deps, throttle });
   const alerts = createAlertRepository({ db: opts.postgres.db });
   const stats = opts.clickhouse
     ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock, cacheTtlMs: opts.statsCacheTtlMs })

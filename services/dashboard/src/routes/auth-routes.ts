@@ -4,19 +4,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
 import { DashboardError, Errors } from '../errors.js';
 import { setFlash } from '../auth/flash.js';
-import { createLoginThrottle } from '../auth/login-throttle.js';
+import type { LoginThrottle } from '../auth/login-throttle.js';
 import { localPath, sameOriginPath, siteOrigin, wantsJson } from '../auth/origin.js';
 import { APP_HOME, Credentials, endSession, LOGIN_PAGE, startSession, throttledLogIn } from '../auth/log-in.js';
 import type { UserRow } from '../repositories/user-repository.js';
-import { authTokenRoutes } from './auth-tokens.js';
 import { html, sendPage } from '../format/html.js';
 import { errorResponses } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';
 
-/** POST /login, POST /logout, POST /api/auth/tokens (see the authentication rules in services/dashboard/README.md). */
-export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; home?: string }> = async (app, { deps, home = APP_HOME }) => {
+/** POST /login, POST /logout (see the authentication rules in services/dashboard/README.md). */
+export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; throttle: LoginThrottle; home?: string }> = async (app, { deps, throttle, home = APP_HOME }) => {
   const JsonOk = Type.Object({ success: Type.Literal(true) });
-  const throttle = createLoginThrottle({ failures: deps.repos.loginFailures, clock: deps.clock });
 
   app.post('/login', {
     config: { auth: 'none', page: true },
@@ -86,6 +84,4 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; home?:
     if (wantsJson(req)) return { success: true as const };
     return reply.redirect(LOGIN_PAGE, 302);
   });
-
-  await app.register(authTokenRoutes, { deps, throttle });
 };
