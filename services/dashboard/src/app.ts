@@ -103,7 +103,6 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
       credentials: createCredentialRepository({ db }),
       sessions: createSessionRepository({ db }),
       loginFailures: createLoginFailureRepository({ db }),
-      digests: createDigestRepository({ db }),
     },
   };
 }
@@ -168,7 +167,9 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
       digests: digest, postgres: opts.postgres, log: deps.log, intervalMs: opts.digest?.intervalMs ?? DEFAULT_DIGEST_INTERVAL_MS,
     });
   }
-  await app.register(unsubscribeRoutes, { digests: deps.repos.digests, signer: createUnsubscribeSigner(secret) });
+  // Each user's weekly digest switch and the weeks queued.
+  const digests = createDigestRepository({ db: opts.postgres.db });
+  await app.register(unsubscribeRoutes, { digests, signer: createUnsubscribeSigner(secret) });
   if (opts.clickhouse) {
     await app.register(alertLoopsPlugin, {
       ...opts.alerts, config: opts.config, alerts, clickhouse: opts.clickhouse, postgres: opts.postgres, log: deps.log, clock: deps.clock,
@@ -178,7 +179,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   await app.register(appAssets);
   if (stats && opts.clickhouse) {
     await app.register(appPageRoutes, { deps, stats, visitorEvents: createVisitorEventRepository(opts.clickhouse) });
-    await app.register(manageRoutes, { deps });
+    await app.register(manageRoutes, { deps, digests });
     await app.register(trackingSettingsRoutes, { deps });
     await app.register(dataSourcePageRoutes, { deps });
     await app.register(alertPageRoutes, { deps, alerts });
@@ -188,7 +189,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     await api.register(chatbotRoutes, { deps });
     await api.register(apiKeyRoutes, { deps });
     await api.register(dataSourceRoutes, { deps });
-    await api.register(notificationRoutes, { deps, digests: deps.repos.digests });
+    await api.register(notificationRoutes, { deps, digests });
     await api.register(alertRoutes, { deps, alerts });
     await api.register(sqlKeyRoutes, { deps, sqlKeys: createSqlKeyRepository({ db: opts.postgres.db }) });
     if (stats) await api.register(statsRoutes, { stats });

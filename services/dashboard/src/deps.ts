@@ -12,7 +12,6 @@ import type { LoginFailureRepository } from './repositories/login-failure-reposi
 import type { SearchRepository } from './repositories/search-repository.js';
 import type { SessionRepository } from './repositories/session-repository.js';
 import type { UserRepository } from './repositories/user-repository.js';
-import type { DigestRepository } from './digest/repository.js';
 import type { RawContentStorage } from './storage/raw-content-storage.js';
 
 /** What the dashboard's route plugins are given; built once in app.ts. */
@@ -36,7 +35,5 @@ export interface DashboardDeps {
     credentials: CredentialRepository;
     sessions: SessionRepository;
     loginFailures: LoginFailureRepository;
-    /** Each user's weekly digest switch and the weeks queued (src/digest). */
-    digests: DigestRepository;
   };
 }

@@ -1,11 +1,21 @@
 import Type from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../errors.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { SESSION_TTL_MS, clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.js';
-import type { UserRow } from '../repositories/user-repository.js';
+import type { UserRepository, UserRow } from '../repositories/user-repository.js';
+import type { SessionRepository } from '../repositories/session-repository.js';
+import type { ScryptCost } from './passwords.js';
+import type { CookiePolicy } from './session-cookie.js';
+
+/** What logging in and out needs of the dashboard's dependencies (deps.ts). */
+export interface LogInDeps {
+  repos: { users: UserRepository; sessions: SessionRepository };
+  passwordCost: ScryptCost;
+  cookies: CookiePolicy;
+  clock: () => Date;
+}
 
 /** The profile page: where password-reset outcomes of a logged-in user land. */
 export const HOME_AFTER_LOGIN = '/settings/profile';
@@ -20,7 +30,7 @@ export const Credentials = {
 };
 
 /** Check an e-mail/password pair; the same time is spent whether or not the e-mail exists. */
-export async function checkCredentials(deps: DashboardDeps, email: string, password: string): Promise<UserRow | null> {
+export async function checkCredentials(deps: LogInDeps, email: string, password: string): Promise<UserRow | null> {
   const user = await deps.repos.users.findByEmail(email);
   if (!user) return verifyAgainstDummy(password, deps.passwordCost).then(() => null);
   return (await verifyPassword(password, user.passwordHash)) ? user : null;
@@ -32,7 +42,7 @@ export async function checkCredentials(deps: DashboardDeps, email: string, passw
  * the same for every e-mail, so the answer says nothing about whether an account exists.
  */
 export async function throttledLogIn(
-  deps: DashboardDeps, throttle: LoginThrottle, req: FastifyRequest, reply: FastifyReply, email: string, password: string,
+  deps: LogInDeps, throttle: LoginThrottle, req: FastifyRequest, reply: FastifyReply, email: string, password: string,
 ): Promise<UserRow | null> {
   const waitSeconds = await throttle.attempt(email, req.ip);
   if (waitSeconds !== null) {
@@ -46,14 +56,14 @@ export async function throttledLogIn(
 }
 
 /** Start a web session for `userId`, replacing the caller's previous one (no session fixation). */
-export async function startSession(deps: DashboardDeps, req: FastifyRequest, reply: FastifyReply, userId: string): Promise<void> {
+export async function startSession(deps: LogInDeps, req: FastifyRequest, reply: FastifyReply, userId: string): Promise<void> {
   const previous = readSessionCookie(req);
   if (previous) await deps.repos.sessions.delete(previous);
   const { sessionId, expiresAt } = await deps.repos.sessions.create(userId, SESSION_TTL_MS, deps.clock());
   setSessionCookie(reply, sessionId, expiresAt, deps.cookies);
 }
 
-export async function endSession(deps: DashboardDeps, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function endSession(deps: LogInDeps, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   const current = readSessionCookie(req);
   if (current) await deps.repos.sessions.delete(current);
   clearSessionCookie(reply, deps.cookies);

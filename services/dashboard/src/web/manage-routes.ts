@@ -6,6 +6,7 @@ import { principalOf } from '../auth/auth-plugin.js';
 import { siteOrigin } from '../auth/origin.js';
 import { setFlash, takeFlash } from '../auth/flash.js';
 import type { DashboardDeps } from '../deps.js';
+import type { DigestRepository } from '../digest/repository.js';
 import { Errors, type FieldErrors } from '../errors.js';
 import { embedFor } from '../presenters/chatbot-presenter.js';
 import { ApiKeyCreateBody } from '../routes/api-keys.js';
@@ -35,8 +36,8 @@ function checker(schema: TSchema) {
  * settings with the API keys, and onboarding of a chatbot with its tracker snippet. They create
  * and revoke through the same repositories and rules as the JSON management API.
  */
-export const manageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
-  const { credentials, chatbots, digests } = deps.repos;
+export const manageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; digests: DigestRepository }> = async (app, { deps, digests }) => {
+  const { credentials, chatbots } = deps.repos;
   const checkKey = checker(ApiKeyCreateBody);
   const checkChatbot = checker(ChatbotCreateBody);
   const config = { auth: 'session' as const, page: true };
