@@ -11,9 +11,12 @@ import type { DashboardDeps } from './deps.js';
 import { dashboardErrorHandler } from './error-handler.js';
 import { Errors } from './errors.js';
 import {
-  createAccountRepository, createChatbotRepository, createConversationRepository, createCredentialRepository, createDataSourceRepository,
-  createLoginFailureRepository, createSearchRepository, createSessionRepository, createUserRepository,
+  createAccountRepository, createCredentialRepository, createLoginFailureRepository, createSessionRepository, createUserRepository,
 } from './repositories/index.js';
+import { createChatbotRepository } from './repositories/chatbot-repository.js';
+import { createConversationRepository } from './repositories/conversation-repository.js';
+import { createDataSourceRepository } from './repositories/data-source-repository.js';
+import { createSearchRepository } from './repositories/search-repository.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { authTokenRoutes } from './routes/auth-tokens.js';
@@ -29,9 +32,10 @@ import { dashboardValidatorCompiler } from './validation.js';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createStatsService, statsRoutes } from './stats/index.js';
 import { createPasswordResetService, createTokenSealer, passwordResetApp, type PasswordResetTuning } from './password-reset/index.js';
+import { changePasswordRoute } from './password-reset/change-route.js';
 import { pageRoutes } from './pages/routes.js';
 import { pagesNotFound } from './pages/not-found.js';
-import { appAssets } from './web/assets.js';
+import { appAssets } from './web/asset-routes.js';
 import { appPageRoutes } from './web/routes.js';
 import { manageRoutes } from './web/manage-routes.js';
 import { trackingSettingsRoutes } from './web/tracking-settings-routes.js';
@@ -152,6 +156,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     })
     : undefined;
   await app.register(passwordResetApp, { deps, service: passwordReset, rateLimits: opts.passwordReset?.rateLimits });
+  await app.register(changePasswordRoute, { deps, service: passwordReset, perMinute: opts.passwordReset?.rateLimits?.resetsPerMinute });
   // One worker runs every kind of the queue, unless another process sends.
   if (mail?.worker !== false) {
     await app.register(jobWorkerPlugin, {
@@ -209,6 +214,10 @@ export default dashboardApp;
 // Public API for the entry points, the CLI and the password-reset plugin.
 export type { DashboardDeps } from './deps.js';
 export * from './repositories/index.js';
+export * from './repositories/chatbot-repository.js';
+export * from './repositories/conversation-repository.js';
+export * from './repositories/data-source-repository.js';
+export * from './repositories/search-repository.js';
 export { embedFor } from './presenters/chatbot-presenter.js';
 export * from './errors.js';
 export { dashboardErrorHandler, toDashboardError, errorBody } from './error-handler.js';

@@ -1,8 +1,14 @@
-import type { Flash } from '../auth/flash.js';
 import { html, type RawHtml } from '../format/html.js';
 
+/** What the previous form post left for its page (the flash cookie, auth/flash.ts): a status, field errors, the input. */
+export interface FormMessages {
+  status?: string;
+  errors?: Record<string, string[]>;
+  old?: Record<string, string>;
+}
+
 /** The status message and the error summary of the previous form post (flash). */
-export function flashMessages(flash: Flash | null): RawHtml {
+export function flashMessages(flash: FormMessages | null): RawHtml {
   if (!flash) return html``;
   const errors = Object.values(flash.errors ?? {}).flat();
   return html`${flash.status ? html`<p class="status" role="status">${flash.status}</p>` : ''}
@@ -15,7 +21,7 @@ export interface FieldOptions {
   type: 'email' | 'password' | 'text';
   value?: string;
   autocomplete: string;
-  flash: Flash | null;
+  flash: FormMessages | null;
 }
 
 /** A labelled input; its own errors are tied to it for screen readers (aria-describedby). */

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DashboardError } from '../errors.js';
 import { html, sendPage } from '../format/html.js';
 
 /** What a person can do about each error of a page or form post. */
@@ -19,7 +18,7 @@ const HINTS: Record<number, string> = {
  * a page goes to the log-in form; everything else is a small page with the message and, for a
  * validation error, every field's messages. 5xx pages carry the safe message only.
  */
-export function errorPage(req: FastifyRequest, reply: FastifyReply, err: DashboardError) {
+export function errorPage(req: FastifyRequest, reply: FastifyReply, err: { statusCode: number; message: string; errors?: Record<string, string[]> }) {
   if (err.statusCode === 401 && req.method === 'GET') return reply.redirect('/login', 302);
   const fieldMessages = Object.values(err.errors ?? {}).flat();
   return sendPage(reply, {

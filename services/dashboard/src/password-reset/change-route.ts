@@ -7,7 +7,8 @@ import { startSession } from '../auth/log-in.js';
 import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
 import { fieldErrors, type SchemaError } from '../validation.js';
 import { MAX_PASSWORD_LENGTH, newPasswordErrors } from './password-rules.js';
-import type { RouteLimiter } from './rate-limit.js';
+import rateLimit from '@fastify/rate-limit';
+import { createRouteLimiter } from './rate-limit.js';
 import { createResponder } from './respond.js';
 import type { PasswordResetService } from './service.js';
 
@@ -22,7 +23,10 @@ const Redirect = Type.Null({ description: 'Form post: 302 to /app/settings with 
  * errors, a JSON client gets them as JSON. The current password is guessable only at the reset's
  * rate, since a stolen session must not become a stolen account.
  */
-export const changePasswordRoute: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; service: PasswordResetService; limiter: RouteLimiter }> = async (app, { deps, service, limiter }) => {
+export const changePasswordRoute: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; service: PasswordResetService; perMinute?: number }> = async (app, { deps, service, perMinute = 10 }) => {
+  // Its own counter at the reset's rate: a guess of the current password costs what a reset does.
+  await app.register(rateLimit, { global: false });
+  const limiter = createRouteLimiter(app, perMinute);
   const respond = createResponder(deps);
   app.post('/app/settings/password', {
     config: { auth: 'session', page: true },

@@ -3,7 +3,6 @@ import rateLimit from '@fastify/rate-limit';
 import type { DashboardDeps } from '../deps.js';
 import type { MailTransport } from '../mail/transport.js';
 import { createRouteLimiter } from './rate-limit.js';
-import { changePasswordRoute } from './change-route.js';
 import { passwordResetRoutes } from './routes.js';
 import type { PasswordResetService } from './service.js';
 
@@ -48,8 +47,6 @@ export const passwordResetApp: FastifyPluginAsync<PasswordResetOptions> = async 
     reset: createRouteLimiter(app, rateLimits?.resetsPerMinute ?? 10),
   };
   await app.register(passwordResetRoutes, { deps, service, limiters });
-  // Its own counter at the reset's rate: a guess of the current password costs what a reset does.
-  await app.register(changePasswordRoute, { deps, service, limiter: createRouteLimiter(app, rateLimits?.resetsPerMinute ?? 10) });
 };
 
 export { createPasswordResetService, RESET_LINK_JOB, PASSWORD_CHANGED_JOB, type PasswordResetService } from './service.js';
