@@ -2,7 +2,7 @@ import type { Config } from '@chatlytics/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ScryptCost } from './auth/passwords.js';
 import type { CookiePolicy } from './auth/session-cookie.js';
-import type { OriginPolicy } from './auth/origin.js';
+import type { OriginPolicy } from './http/origin.js';
 import type { AccountRepository } from './repositories/account-repository.js';
 import type { ChatbotRepository } from './repositories/chatbot-repository.js';
 import type { ConversationRepository } from './repositories/conversation-repository.js';

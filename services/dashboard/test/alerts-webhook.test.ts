@@ -5,7 +5,7 @@ import { databaseVariants } from '@chatlytics/postgres/testing';
 import { alerts as alertsTable, alertTransitions, jobs } from '@chatlytics/postgres';
 import { checkWebhookUrl, guardedLookup, isPublicAddress } from '../src/alerts/webhook-target.js';
 import { sendWebhook } from '../src/alerts/webhook-send.js';
-import { WebhookPermanentError } from '../src/errors.js';
+import { WebhookPermanentError } from '../src/http/errors.js';
 import { createJobQueue as createWebhookDeliveryRepository } from '../src/jobs/queue.js';
 import { createWebhookWorker, WEBHOOK_JOB } from '../src/alerts/webhook-job.js';
 import { importFixture } from '../src/fixtures/import.js';

@@ -14,7 +14,7 @@ import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import type { Fixture } from '../src/fixtures/schema.js';
 import { embedFor } from '../src/presenters/chatbot-presenter.js';
-import { escapeHtml } from '../src/format/html.js';
+import { escapeHtml } from '../src/html/html.js';
 import { openClickHouse, silentLog } from './stats-fixtures.js';
 
 const NOW = Date.parse('2026-02-10T08:00:00.000Z');

@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from '../src/format/time.js';
+import { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from '../src/html/time.js';
 import { RAW_CONTENT_PREVIEW_CHARS, truncateRawContent } from '../src/format/raw-content.js';
 
 t.test('date formats are UTC and zero-padded', async (t) => {

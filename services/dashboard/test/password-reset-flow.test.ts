@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { sql } from 'drizzle-orm';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { sha256Hex } from '../src/crypto/credentials.js';
-import { MESSAGES } from '../src/errors.js';
+import { MESSAGES } from '../src/http/errors.js';
 import {
   ANN, API_KEY, APP_URL, BOB, buildResetApp, cookieOf, cookies, openSeededDatabase, outbox, resetLinkOf, rows, waitFor, waitForMail,
 } from './password-reset-harness.js';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { guardedLookup, literalHostAllowed, checkWebhookUrl, WebhookTargetError } from './webhook-target.js';
 import { SIGNATURE_HEADER } from './signature.js';
-import { DeliveryErrors } from '../errors.js';
+import { DeliveryErrors } from '../http/errors.js';
 
 /** Per the webhook rules: one attempt gives up after 5 s, connection and answer included. */
 export const WEBHOOK_TIMEOUT_MS = 5_000;

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Errors } from '../errors.js';
+import { Errors } from '../http/errors.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { SESSION_TTL_MS, clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.js';

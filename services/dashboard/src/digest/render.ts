@@ -1,4 +1,4 @@
-import { escapeHtml } from '../format/html.js';
+import { escapeHtml } from '../html/html.js';
 import type { RenderedMail } from '../mail/templates.js';
 import type { ChatbotDigest, DigestContent } from './content.js';
 import { direction, formatCount, formatMoney, formatRate, pointChange, relativeChange, type Direction } from './format.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Resend } from 'resend';
 import type { Config } from '@chatlytics/core';
-import { DeliveryErrors } from '../errors.js';
+import { DeliveryErrors } from '../http/errors.js';
 import type { FastifyBaseLogger } from 'fastify';
 
 export interface OutgoingMail {

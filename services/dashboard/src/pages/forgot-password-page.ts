@@ -1,6 +1,6 @@
 import type { Flash } from '../auth/flash.js';
-import { flashMessages, field } from './components.js';
-import { html, type PageOptions } from '../format/html.js';
+import { flashMessages, field } from '../html/components.js';
+import { html, type PageOptions } from '../html/html.js';
 
 export function forgotPasswordPage(flash: Flash | null): PageOptions {
   return {

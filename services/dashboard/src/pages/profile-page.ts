@@ -1,6 +1,6 @@
 import type { Flash } from '../auth/flash.js';
-import { flashMessages } from './components.js';
-import { html, type PageOptions } from '../format/html.js';
+import { flashMessages } from '../html/components.js';
+import { html, type PageOptions } from '../html/html.js';
 
 export function profilePage(input: { email: string; flash: Flash | null }): PageOptions {
   return {

@@ -1,7 +1,7 @@
 import type { Flash } from '../auth/flash.js';
 import { MIN_PASSWORD_LENGTH } from '../password-reset/password-rules.js';
-import { flashMessages, field } from './components.js';
-import { html, type PageOptions } from '../format/html.js';
+import { flashMessages, field } from '../html/components.js';
+import { html, type PageOptions } from '../html/html.js';
 
 export function resetPasswordPage(input: { token: string; email: string; flash: Flash | null }): PageOptions {
   const { flash } = input;

@@ -5,7 +5,7 @@ import { takeFlash } from '../auth/flash.js';
 import { createResponder } from '../password-reset/respond.js';
 import { HOME_AFTER_LOGIN, LOGIN_PAGE } from '../auth/log-in.js';
 import { forgotPasswordPage } from './forgot-password-page.js';
-import { sendPage } from '../format/html.js';
+import { sendPage } from '../html/html.js';
 import { loginPage } from './login-page.js';
 import { profilePage } from './profile-page.js';
 import { resetPasswordPage } from './reset-password-page.js';

@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../errors.js';
+import type { FieldErrors } from '../http/errors.js';
 
 /**
  * NIST SP 800-63B: at least 8 characters, no composition rules. The maximum only bounds the

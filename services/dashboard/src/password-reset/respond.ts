@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
-import type { DashboardError } from '../errors.js';
+import type { DashboardError } from '../http/errors.js';
 import { setFlash } from '../auth/flash.js';
-import { sameOriginPath, siteOrigin, wantsJson } from '../auth/origin.js';
+import { sameOriginPath, siteOrigin, wantsJson } from '../http/origin.js';
 import { readSessionCookie } from '../auth/session-cookie.js';
 import type { SessionPrincipal } from '../repositories/session-repository.js';
-import { html, sendPage } from '../format/html.js';
-import { Errors, MESSAGES } from '../errors.js';
+import { html, sendPage } from '../html/html.js';
+import { Errors, MESSAGES } from '../http/errors.js';
 
 /**
  * The two answers of a redirect-style form post (see the response and error rules in services/dashboard/README.md): a browser gets a 302 with the

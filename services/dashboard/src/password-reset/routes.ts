@@ -2,14 +2,14 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
-import { Errors, MESSAGES, type FieldErrors } from '../errors.js';
+import { Errors, MESSAGES, type FieldErrors } from '../http/errors.js';
 import { HOME_AFTER_LOGIN, LOGIN_PAGE } from '../auth/log-in.js';
 import { clearSessionCookie } from '../auth/session-cookie.js';
-import { errorResponses } from '../schemas/common.js';
-import { fieldErrors, type SchemaError } from '../validation.js';
+import { errorResponses } from '../http/schemas.js';
+import { fieldErrors, type SchemaError } from '../http/validation.js';
 import { MAX_PASSWORD_LENGTH, newPasswordErrors } from './password-rules.js';
 import type { RouteLimiter } from './rate-limit.js';
-import { siteOrigin } from '../auth/origin.js';
+import { siteOrigin } from '../http/origin.js';
 import { createResponder } from './respond.js';
 import type { PasswordResetService } from './service.js';
 

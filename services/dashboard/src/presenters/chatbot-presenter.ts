@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import type { ChatbotRow } from '../repositories/chatbot-repository.js';
-import { formatDate, timeAgo } from '../format/time.js';
-import { Nullable } from '../schemas/common.js';
+import { formatDate, timeAgo } from '../html/time.js';
+import { Nullable } from '../http/schemas.js';
 
 export const ChatbotListItem = Type.Object({
   id: Type.String({ format: 'uuid' }),

@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import type { ExtraTag } from '@chatlytics/postgres';
 import type { ChildRow, ChunkRow, DataSourceListRow, DataSourceRow } from '../repositories/data-source-repository.js';
-import { formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from '../format/time.js';
-import { Nullable } from '../schemas/common.js';
+import { formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from '../html/time.js';
+import { Nullable } from '../http/schemas.js';
 
 const common = {
   id: Type.String({ format: 'uuid' }),

@@ -2,15 +2,15 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
-import { DashboardError, Errors } from '../errors.js';
+import { DashboardError, Errors } from '../http/errors.js';
 import { setFlash } from '../auth/flash.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
-import { localPath, sameOriginPath, siteOrigin, wantsJson } from '../auth/origin.js';
+import { localPath, sameOriginPath, siteOrigin, wantsJson } from '../http/origin.js';
 import { APP_HOME, Credentials, endSession, LOGIN_PAGE, startSession, throttledLogIn } from '../auth/log-in.js';
 import type { UserRow } from '../repositories/user-repository.js';
-import { html, sendPage } from '../format/html.js';
-import { errorResponses } from '../schemas/common.js';
-import { fieldErrors, type SchemaError } from '../validation.js';
+import { html, sendPage } from '../html/html.js';
+import { errorResponses } from '../http/schemas.js';
+import { fieldErrors, type SchemaError } from '../http/validation.js';
 
 /** POST /login, POST /logout (see the authentication rules in services/dashboard/README.md). */
 export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; throttle: LoginThrottle; home?: string }> = async (app, { deps, throttle, home = APP_HOME }) => {

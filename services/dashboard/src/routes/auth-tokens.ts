@@ -4,9 +4,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { DashboardDeps } from '../deps.js';
-import { Errors } from '../errors.js';
+import { Errors } from '../http/errors.js';
 import { presentAuthToken } from '../repositories/credential-repository.js';
-import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../schemas/common.js';
+import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../http/schemas.js';
 import { Credentials, throttledLogIn } from '../auth/log-in.js';
 
 export const AuthToken = Type.Object({

@@ -2,13 +2,13 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
-import { Errors } from '../errors.js';
+import { Errors } from '../http/errors.js';
 import { readRawPreview } from '../format/raw-content.js';
 import {
   ChildSchema, ChunkSchema, DataSourceDetail, DataSourceListItem, ExtraTagConfig,
   buildExtraTagConfig, presentChild, presentChunk, presentDataSourceDetail, presentDataSourceListItem,
 } from '../presenters/data-source-presenter.js';
-import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../schemas/common.js';
+import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../http/schemas.js';
 
 /** Per the endpoint details in services/dashboard/README.md: listing and detail, under /api/dashboard. */
 export const dataSourceRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {

@@ -2,8 +2,8 @@ import Type, { type Static } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
-import { Errors } from '../errors.js';
-import { SESSION_SECURITY, errorResponses } from '../schemas/common.js';
+import { Errors } from '../http/errors.js';
+import { SESSION_SECURITY, errorResponses } from '../http/schemas.js';
 
 /** Name of the retrieval backend in every result (see the endpoint details in services/dashboard/README.md). */
 export const SEARCH_ORIGIN = 'postgres_fts';

@@ -3,9 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
-import { Errors } from '../errors.js';
+import { Errors } from '../http/errors.js';
 import { presentSqlKey, type SqlKeyRepository } from '../repositories/sql-key-repository.js';
-import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../schemas/common.js';
+import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../http/schemas.js';
 
 /** Key names appear in the query log and in quota errors: plain words only. */
 export const SQL_KEY_NAME = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9_.@-]*$' });

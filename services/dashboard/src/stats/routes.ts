@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
-import { ANY_CREDENTIAL_SECURITY, errorResponses } from '../schemas/common.js';
+import { ANY_CREDENTIAL_SECURITY, errorResponses } from '../http/schemas.js';
 import { CsvBody, csvExport } from './csv.js';
 import { strictQueryValidatorCompiler } from './query-validation.js';
 import type { StatsService } from './run.js';

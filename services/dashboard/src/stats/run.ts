@@ -1,7 +1,7 @@
 import { DAY_MS, MINUTE_MS } from '@chatlytics/core';
 import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import type { Database } from '@chatlytics/postgres';
-import { Errors } from '../errors.js';
+import { Errors } from '../http/errors.js';
 import { createInFlight, createResultCache } from './cache.js';
 import { createConversationStatsRepository, type StatsChatbot } from './conversation-stats-repository.js';
 import { NO_SEGMENT, segmentKey, type SegmentFilter } from './segment.js';

@@ -1,5 +1,5 @@
 import { DAY_MS, EARLIEST_DAY, HOUR_MS, MAX_TIMEFRAME_DAYS, MINUTE_MS } from '@chatlytics/core';
-import type { FieldErrors } from '../errors.js';
+import type { FieldErrors } from '../http/errors.js';
 
 /**
  * Statistics windows (see the statistics definitions in services/dashboard/README.md): W = [start, now], both ends inclusive, in UTC.

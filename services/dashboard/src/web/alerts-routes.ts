@@ -4,12 +4,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import { setFlash, takeFlash } from '../auth/flash.js';
 import type { DashboardDeps } from '../deps.js';
-import { Errors, type FieldErrors } from '../errors.js';
-import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
-import { fieldErrors, type SchemaError } from '../validation.js';
+import { Errors, type FieldErrors } from '../http/errors.js';
+import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
+import { fieldErrors, type SchemaError } from '../http/validation.js';
 import { AlertCreateBody, AlertPatchBody, alertFieldErrors, newAlertInput } from '../alerts/input.js';
 import type { AlertRepository } from '../alerts/repository.js';
-import { sendAppPage } from './layout.js';
+import { sendAppPage } from '../html/layout.js';
 import { alertsBody, createdAlertBody, EMPTY_ALERT_FORM, type AlertForm } from './alerts-views.js';
 
 const Page = Type.String({ description: 'HTML page' });

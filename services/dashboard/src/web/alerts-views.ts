@@ -1,8 +1,8 @@
 import { ALERT_KINDS, type AlertKind } from '@chatlytics/postgres';
 import type { Flash } from '../auth/flash.js';
-import type { FieldErrors } from '../errors.js';
-import { html, raw, type RawHtml } from '../format/html.js';
-import { flashMessages } from '../pages/components.js';
+import type { FieldErrors } from '../http/errors.js';
+import { html, raw, type RawHtml } from '../html/html.js';
+import { flashMessages } from '../html/components.js';
 import { describeCondition, describeValue } from '../alerts/describe.js';
 import type { AlertRow, AlertTransitionRow } from '../alerts/repository.js';
 

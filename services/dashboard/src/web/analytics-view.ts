@@ -1,12 +1,12 @@
 import { MAX_TIMEFRAME_DAYS } from '@chatlytics/core';
-import type { FieldErrors } from '../errors.js';
-import { html, raw, type RawHtml } from '../format/html.js';
+import type { FieldErrors } from '../http/errors.js';
+import { html, raw, type RawHtml } from '../html/html.js';
 import type { DateRange } from '../stats/window.js';
 import { percent } from '../stats/numbers.js';
 import type { Answer } from '../stats/run.js';
 import type { cart, engagement, overview, popupMetrics, purchases, setAsidePurchases, timeseries } from '../stats/statistics/index.js';
-import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';
-import { jsonBlock } from './layout.js';
+import { fmtDec, fmtEur, fmtInt, fmtPercent } from '../html/format.js';
+import { jsonBlock } from '../html/layout.js';
 import { changeBadge, compareLine } from './compare-view.js';
 import { keptFields, keptSuffix } from './segment-view.js';
 import { barChart, intervalChart } from './svg-charts.js';

@@ -1,4 +1,4 @@
-import { html, type RawHtml } from '../format/html.js';
+import { html, type RawHtml } from '../html/html.js';
 import type { DateRange } from '../stats/window.js';
 
 /**

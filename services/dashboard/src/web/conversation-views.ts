@@ -1,10 +1,10 @@
-import { html, type RawHtml } from '../format/html.js';
-import { formatDateTimeMinutes, formatDateTimeSeconds } from '../format/time.js';
+import { html, type RawHtml } from '../html/html.js';
+import { formatDateTimeMinutes, formatDateTimeSeconds } from '../html/time.js';
 import type { ConversationDetail } from '../repositories/conversation-repository.js';
 import { VISITOR_EVENTS_LIMIT, type VisitorEvent } from '../repositories/visitor-event-repository.js';
 import type { Answer, StatsService } from '../stats/run.js';
 import type { conversationInsights } from '../stats/statistics/index.js';
-import { fmtDec, fmtEur, fmtInt, fmtPercent } from './format.js';
+import { fmtDec, fmtEur, fmtInt, fmtPercent } from '../html/format.js';
 import { stat } from './analytics-view.js';
 import { compareBytes } from '../stats/insights-report.js';
 

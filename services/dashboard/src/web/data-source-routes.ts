@@ -4,16 +4,16 @@ import Value from 'typebox/value';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
-import { Errors } from '../errors.js';
+import { Errors } from '../http/errors.js';
 import { readRawPreview } from '../format/raw-content.js';
 import {
   buildExtraTagConfig, presentChild, presentChunk, presentDataSourceDetail, presentDataSourceListItem,
 } from '../presenters/data-source-presenter.js';
 import { runSearchTest, SearchTestBody } from '../routes/search-test.js';
-import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
-import { fieldErrors, type SchemaError } from '../validation.js';
+import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
+import { fieldErrors, type SchemaError } from '../http/validation.js';
 import { dataSourceDetailBody, dataSourceListBody, searchBody, type SearchForm } from './data-source-views.js';
-import { sendAppPage } from './layout.js';
+import { sendAppPage } from '../html/layout.js';
 
 const Page = Type.String({ description: 'HTML page' });
 /** Rows per page of the list: an account has thousands of data sources, a page shows a screenful. */

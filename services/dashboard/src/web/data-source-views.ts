@@ -1,8 +1,8 @@
-import type { FieldErrors } from '../errors.js';
-import { html, raw, type RawHtml } from '../format/html.js';
+import type { FieldErrors } from '../http/errors.js';
+import { html, raw, type RawHtml } from '../html/html.js';
 import type { presentChild, presentChunk, presentDataSourceDetail, presentDataSourceListItem } from '../presenters/data-source-presenter.js';
-import type { ChatbotChoice } from './layout.js';
-import { fmtInt } from './format.js';
+import type { ChatbotChoice } from '../html/layout.js';
+import { fmtInt } from '../html/format.js';
 
 type ListItem = ReturnType<typeof presentDataSourceListItem>;
 type Detail = ReturnType<typeof presentDataSourceDetail>;

@@ -1,6 +1,6 @@
-import { html, type RawHtml } from '../format/html.js';
-import { fmtInt } from './format.js';
-import { jsonBlock } from './layout.js';
+import { html, type RawHtml } from '../html/html.js';
+import { fmtInt } from '../html/format.js';
+import { jsonBlock } from '../html/layout.js';
 
 export interface ChatbotListRow { id: string; name: string; status: string; conversations: number; lastActive: string; events24h: number }
 

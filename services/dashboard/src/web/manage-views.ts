@@ -1,7 +1,7 @@
 import type { Flash } from '../auth/flash.js';
-import type { FieldErrors } from '../errors.js';
-import { html, raw, type RawHtml } from '../format/html.js';
-import { flashMessages } from '../pages/components.js';
+import type { FieldErrors } from '../http/errors.js';
+import { html, raw, type RawHtml } from '../html/html.js';
+import { flashMessages } from '../html/components.js';
 
 export interface KeyRow { id: string; name: string; prefix: string; scope: 'read' | 'manage'; createdAt: Date; lastUsedAt: Date | null }
 export interface TokenRow { id: string; name: string; prefix: string | null; createdAt: Date; lastUsedAt: Date | null; expiresAt: Date }

@@ -1,8 +1,8 @@
-import { html, type RawHtml } from '../format/html.js';
+import { html, type RawHtml } from '../html/html.js';
 import { isFiltered, SEGMENT_BY, type SegmentBy, type SegmentFilter } from '../stats/segment.js';
 import type { Answer } from '../stats/run.js';
 import type { sources } from '../stats/statistics/index.js';
-import { fmtEur, fmtInt, fmtPercent } from './format.js';
+import { fmtEur, fmtInt, fmtPercent } from '../html/format.js';
 
 /**
  * The analytics page's segments (services/dashboard/README.md, "Segments"): the filter bar and

@@ -1,4 +1,4 @@
-import { html, type RawHtml } from '../format/html.js';
+import { html, type RawHtml } from '../html/html.js';
 
 /**
  * Charts drawn on the server as SVG: they need no script, print, scale with the page, and use

@@ -4,12 +4,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import { setFlash, takeFlash } from '../auth/flash.js';
 import type { DashboardDeps } from '../deps.js';
-import { Errors, type FieldErrors } from '../errors.js';
+import { Errors, type FieldErrors } from '../http/errors.js';
 import type { ChatbotRow } from '../repositories/chatbot-repository.js';
 import { ChatbotSettingsBody } from '../routes/chatbots.js';
-import { errorResponses, SESSION_SECURITY } from '../schemas/common.js';
-import { fieldErrors, type SchemaError } from '../validation.js';
-import { sendAppPage } from './layout.js';
+import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
+import { fieldErrors, type SchemaError } from '../http/validation.js';
+import { sendAppPage } from '../html/layout.js';
 import { signingSecretBody, trackingSettingsBody, type TrackingForm } from './tracking-settings-views.js';
 
 const Page = Type.String({ description: 'HTML page' });

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DashboardError, Errors, type ErrorBody } from './errors.js';
-import { wantsJson } from './auth/origin.js';
-import { errorPage } from './pages/error-page.js';
+import { wantsJson } from './origin.js';
+import { errorPage } from '../html/error-page.js';
 import { fieldErrors, type SchemaError } from './validation.js';
 
 /** Fastify's own 4xx errors (body parsing, media type), mapped onto the dashboard's codes. */

@@ -1,4 +1,4 @@
-import { html, type RawHtml } from '../format/html.js';
+import { html, type RawHtml } from './html.js';
 
 /** What the previous form post left for its page (the flash cookie, auth/flash.ts): a status, field errors, the input. */
 export interface FormMessages {

@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Errors } from '../errors.js';
-import { errorResponses } from '../schemas/common.js';
-import { assetFile } from './assets.js';
+import { Errors } from './errors.js';
+import { errorResponses } from './schemas.js';
+import { assetFile } from '../html/assets.js';
 
 /** /assets/:name and the icon: the app pages' files (assets.ts), from memory, cached for a day. */
 export const appAssets: FastifyPluginAsyncTypebox = async (app) => {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { html, sendPage } from '../format/html.js';
+import { html, sendPage } from './html.js';
 
 /** What a person can do about each error of a page or form post. */
 const HINTS: Record<number, string> = {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { wantsJson } from '../auth/origin.js';
-import { MESSAGES } from '../errors.js';
-import { html, sendPage } from '../format/html.js';
+import { wantsJson } from './origin.js';
+import { MESSAGES } from './errors.js';
+import { html, sendPage } from '../html/html.js';
 
 /**
  * The 404 of a path outside the dashboard's API prefixes, in the pages' error shape: a small

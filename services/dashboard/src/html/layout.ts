@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { documentStart, html, pageHeaders, raw, type RawHtml } from '../format/html.js';
+import { documentStart, html, pageHeaders, raw, type RawHtml } from './html.js';
 import { assetUrl as asset } from './assets.js';
 
 /**
