@@ -1,6 +1,6 @@
 import t from 'tap';
 import { sha256Hex } from '../src/crypto/credentials.js';
-import { newPasswordErrors } from '../src/password-reset/password-rules.js';
+import { newPasswordErrors } from '../src/auth/password-rules.js';
 import { createTokenSealer, newResetToken, tokenMatches } from '../src/password-reset/tokens.js';
 import { escapeHtml, html, raw } from '../src/html/html.js';
 

@@ -6,10 +6,10 @@ import { Errors, MESSAGES, type FieldErrors } from '../http/errors.js';
 import { startSession } from '../auth/log-in.js';
 import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
-import { MAX_PASSWORD_LENGTH, newPasswordErrors } from './password-rules.js';
+import { MAX_PASSWORD_LENGTH, newPasswordErrors } from '../auth/password-rules.js';
 import rateLimit from '@fastify/rate-limit';
 import { createRouteLimiter } from './rate-limit.js';
-import { createResponder } from './respond.js';
+import { createResponder } from '../auth/respond.js';
 import type { PasswordResetService } from './service.js';
 
 export const SETTINGS_PAGE = '/app/settings';

@@ -50,5 +50,5 @@ export const passwordResetApp: FastifyPluginAsync<PasswordResetOptions> = async 
 };
 
 export { createPasswordResetService, RESET_LINK_JOB, PASSWORD_CHANGED_JOB, type PasswordResetService } from './service.js';
-export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, newPasswordErrors } from './password-rules.js';
+export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, newPasswordErrors } from '../auth/password-rules.js';
 export { createTokenSealer, newResetToken, tokenMatches, type TokenSealer } from './tokens.js';

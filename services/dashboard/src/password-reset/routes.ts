@@ -7,10 +7,10 @@ import { HOME_AFTER_LOGIN, LOGIN_PAGE } from '../auth/log-in.js';
 import { clearSessionCookie } from '../auth/session-cookie.js';
 import { errorResponses } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
-import { MAX_PASSWORD_LENGTH, newPasswordErrors } from './password-rules.js';
+import { MAX_PASSWORD_LENGTH, newPasswordErrors } from '../auth/password-rules.js';
 import type { RouteLimiter } from './rate-limit.js';
 import { siteOrigin } from '../http/origin.js';
-import { createResponder } from './respond.js';
+import { createResponder } from '../auth/respond.js';
 import type { PasswordResetService } from './service.js';
 
 export const FORGOT_PASSWORD_PAGE = '/forgot-password';

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from '../deps.js';
 import type { DashboardError } from '../http/errors.js';
-import { setFlash } from '../auth/flash.js';
+import { setFlash } from './flash.js';
 import { sameOriginPath, siteOrigin, wantsJson } from '../http/origin.js';
-import { readSessionCookie } from '../auth/session-cookie.js';
+import { readSessionCookie } from './session-cookie.js';
 import type { SessionPrincipal } from '../repositories/session-repository.js';
 import { html, sendPage } from '../html/html.js';
 import { Errors, MESSAGES } from '../http/errors.js';

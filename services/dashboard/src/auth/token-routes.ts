@@ -1,13 +1,13 @@
 import Type from 'typebox';
 import { DAY_MS } from '@chatlytics/core';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { principalOf } from '../auth/auth-plugin.js';
-import type { LoginThrottle } from '../auth/login-throttle.js';
+import { principalOf } from './auth-plugin.js';
+import type { LoginThrottle } from './login-throttle.js';
 import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../http/errors.js';
 import { presentAuthToken } from '../repositories/credential-repository.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../http/schemas.js';
-import { Credentials, throttledLogIn } from '../auth/log-in.js';
+import { Credentials, throttledLogIn } from './log-in.js';
 
 export const AuthToken = Type.Object({
   id: Type.String({ format: 'uuid' }),

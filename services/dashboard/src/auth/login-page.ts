@@ -1,4 +1,4 @@
-import type { Flash } from '../auth/flash.js';
+import type { Flash } from './flash.js';
 import { flashMessages, field } from '../html/components.js';
 import { html, type PageOptions } from '../html/html.js';
 

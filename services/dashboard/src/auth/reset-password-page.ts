@@ -1,5 +1,5 @@
-import type { Flash } from '../auth/flash.js';
-import { MIN_PASSWORD_LENGTH } from '../password-reset/password-rules.js';
+import type { Flash } from './flash.js';
+import { MIN_PASSWORD_LENGTH } from './password-rules.js';
 import { flashMessages, field } from '../html/components.js';
 import { html, type PageOptions } from '../html/html.js';
 

@@ -1,9 +1,9 @@
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DashboardDeps } from '../deps.js';
-import { takeFlash } from '../auth/flash.js';
-import { createResponder } from '../password-reset/respond.js';
-import { HOME_AFTER_LOGIN, LOGIN_PAGE } from '../auth/log-in.js';
+import { takeFlash } from './flash.js';
+import { createResponder } from './respond.js';
+import { HOME_AFTER_LOGIN, LOGIN_PAGE } from './log-in.js';
 import { forgotPasswordPage } from './forgot-password-page.js';
 import { sendPage } from '../html/html.js';
 import { loginPage } from './login-page.js';
