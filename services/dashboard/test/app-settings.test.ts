@@ -13,7 +13,7 @@ import dashboardApp from '../src/app.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import type { Fixture } from '../src/fixtures/schema.js';
-import { embedFor } from '../src/presenters/chatbot-presenter.js';
+import { embedFor } from '../src/chatbots/presenter.js';
 import { escapeHtml } from '../src/html/html.js';
 import { openClickHouse, silentLog } from './stats-fixtures.js';
 

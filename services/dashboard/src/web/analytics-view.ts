@@ -10,7 +10,7 @@ import { jsonBlock } from '../html/layout.js';
 import { changeBadge, compareLine } from './compare-view.js';
 import { keptFields, keptSuffix } from './segment-view.js';
 import { barChart, intervalChart } from './svg-charts.js';
-import { setAsideNote } from './tracking-settings-views.js';
+import { setAsideNote } from '../chatbots/tracking-settings-views.js';
 
 export interface AnalyticsData {
   overview: Answer<typeof overview>;

@@ -5,7 +5,7 @@ import { readSessionCookie } from '../auth/session-cookie.js';
 import type { DashboardDeps } from '../deps.js';
 import { DashboardError, Errors } from '../http/errors.js';
 import { html } from '../html/html.js';
-import { presentChatbot } from '../presenters/chatbot-presenter.js';
+import { presentChatbot } from '../chatbots/presenter.js';
 import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { parseFrame, utcDate } from '../stats/window.js';
 import type { AnyStatistic } from '../stats/statistic.js';

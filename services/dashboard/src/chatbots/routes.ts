@@ -5,7 +5,7 @@ import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../http/errors.js';
 import {
   ChatbotDetail, ChatbotListItem, CreatedChatbot, Embed, embedFor, presentChatbot, presentChatbotDetail, SigningSecret,
-} from '../presenters/chatbot-presenter.js';
+} from './presenter.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Success, errorResponses } from '../http/schemas.js';
 
 /**
