@@ -7,12 +7,12 @@ import type { AccountRepository } from './repositories/account-repository.js';
 import type { ChatbotRepository } from './chatbots/repository.js';
 import type { ConversationRepository } from './repositories/conversation-repository.js';
 import type { CredentialRepository } from './repositories/credential-repository.js';
-import type { DataSourceRepository } from './repositories/data-source-repository.js';
+import type { DataSourceRepository } from './data-sources/repository.js';
 import type { LoginFailureRepository } from './repositories/login-failure-repository.js';
-import type { SearchRepository } from './repositories/search-repository.js';
+import type { SearchRepository } from './data-sources/search-repository.js';
 import type { SessionRepository } from './repositories/session-repository.js';
 import type { UserRepository } from './repositories/user-repository.js';
-import type { RawContentStorage } from './storage/raw-content-storage.js';
+import type { RawContentStorage } from './data-sources/raw-content-storage.js';
 
 /** What the dashboard's route plugins are given; built once in app.ts. */
 export interface DashboardDeps {

@@ -15,8 +15,8 @@ import dashboardApp from '../src/app.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import type { Fixture } from '../src/fixtures/schema.js';
-import { createLocalRawContentStorage } from '../src/storage/raw-content-storage.js';
-import { DATA_SOURCES_PER_PAGE } from '../src/web/data-source-routes.js';
+import { createLocalRawContentStorage } from '../src/data-sources/raw-content-storage.js';
+import { DATA_SOURCES_PER_PAGE } from '../src/data-sources/page-routes.js';
 import { openClickHouse, silentLog } from './stats-fixtures.js';
 
 const NOW = Date.parse('2026-02-10T08:00:00.000Z');

@@ -11,8 +11,8 @@ import { isCrossOrigin, localPath, sameOriginPath } from '../src/http/origin.js'
 import { cookiePolicy, setSessionCookie } from '../src/auth/session-cookie.js';
 import { toDashboardError, errorBody } from '../src/http/error-handler.js';
 import { DashboardError, Errors } from '../src/http/errors.js';
-import { buildExtraTagConfig } from '../src/presenters/data-source-presenter.js';
-import { createLocalRawContentStorage } from '../src/storage/raw-content-storage.js';
+import { buildExtraTagConfig } from '../src/data-sources/presenter.js';
+import { createLocalRawContentStorage } from '../src/data-sources/raw-content-storage.js';
 import { dashboardValidatorCompiler, fieldErrors } from '../src/http/validation.js';
 
 t.test('credentials: prefix, 256 random bits, SHA-256 digests compared in constant time', async (t) => {

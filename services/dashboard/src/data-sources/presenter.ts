@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { ExtraTag } from '@chatlytics/postgres';
-import type { ChildRow, ChunkRow, DataSourceListRow, DataSourceRow } from '../repositories/data-source-repository.js';
+import type { ChildRow, ChunkRow, DataSourceListRow, DataSourceRow } from './repository.js';
 import { formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from '../html/time.js';
 import { Nullable } from '../http/schemas.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { RawContentStorage } from '../storage/raw-content-storage.js';
+import type { RawContentStorage } from './raw-content-storage.js';
 
 /** Preview limit of raw content (see the endpoint details in services/dashboard/README.md): "50 KB", counted in characters. */
 export const RAW_CONTENT_PREVIEW_CHARS = 51_200;

@@ -5,14 +5,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../http/errors.js';
-import { readRawPreview } from '../format/raw-content.js';
+import { readRawPreview } from './raw-content.js';
 import {
   buildExtraTagConfig, presentChild, presentChunk, presentDataSourceDetail, presentDataSourceListItem,
-} from '../presenters/data-source-presenter.js';
-import { runSearchTest, SearchTestBody } from '../routes/search-test.js';
+} from './presenter.js';
+import { runSearchTest, SearchTestBody } from './search-test-routes.js';
 import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
-import { dataSourceDetailBody, dataSourceListBody, searchBody, type SearchForm } from './data-source-views.js';
+import { dataSourceDetailBody, dataSourceListBody, searchBody, type SearchForm } from './views.js';
 import { sendAppPage } from '../html/layout.js';
 
 const Page = Type.String({ description: 'HTML page' });

@@ -1,6 +1,6 @@
 import type { FieldErrors } from '../http/errors.js';
 import { html, raw, type RawHtml } from '../html/html.js';
-import type { presentChild, presentChunk, presentDataSourceDetail, presentDataSourceListItem } from '../presenters/data-source-presenter.js';
+import type { presentChild, presentChunk, presentDataSourceDetail, presentDataSourceListItem } from './presenter.js';
 import type { ChatbotChoice } from '../html/layout.js';
 import { fmtInt } from '../html/format.js';
 

@@ -3,11 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
 import { Errors } from '../http/errors.js';
-import { readRawPreview } from '../format/raw-content.js';
+import { readRawPreview } from './raw-content.js';
 import {
   ChildSchema, ChunkSchema, DataSourceDetail, DataSourceListItem, ExtraTagConfig,
   buildExtraTagConfig, presentChild, presentChunk, presentDataSourceDetail, presentDataSourceListItem,
-} from '../presenters/data-source-presenter.js';
+} from './presenter.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../http/schemas.js';
 
 /** Per the endpoint details in services/dashboard/README.md: listing and detail, under /api/dashboard. */

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, isNotNull, isNull, sql } from 'drizzle-orm';
 import { chatbots, chunks, dataSources, type Database, type ExtraTag } from '@chatlytics/postgres';
-import { once } from './once.js';
+import { once } from '../repositories/once.js';
 
 export type DataSourceRow = typeof dataSources.$inferSelect & { chatbotName: string; childrenCount: number };
 /** What the list shows (see the endpoint details in services/dashboard/README.md): no settings, tags or paths, which the detail alone needs. */
