@@ -14,7 +14,7 @@ import {
   createAccountRepository, createCredentialRepository, createLoginFailureRepository, createSessionRepository, createUserRepository,
 } from './repositories/index.js';
 import { createChatbotRepository } from './chatbots/repository.js';
-import { createConversationRepository } from './repositories/conversation-repository.js';
+import { createConversationRepository } from './analytics/conversation-repository.js';
 import { createDataSourceRepository } from './data-sources/repository.js';
 import { createSearchRepository } from './data-sources/search-repository.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -36,11 +36,11 @@ import { changePasswordRoute } from './password-reset/change-route.js';
 import { pageRoutes } from './auth/page-routes.js';
 import { pagesNotFound } from './http/not-found.js';
 import { appAssets } from './http/asset-routes.js';
-import { appPageRoutes } from './web/routes.js';
+import { appPageRoutes } from './analytics/page-routes.js';
 import { manageRoutes } from './web/manage-routes.js';
 import { trackingSettingsRoutes } from './chatbots/tracking-settings-routes.js';
 import { dataSourcePageRoutes } from './data-sources/page-routes.js';
-import { createVisitorEventRepository } from './repositories/visitor-event-repository.js';
+import { createVisitorEventRepository } from './analytics/visitor-event-repository.js';
 import { createDigestRepository } from './digest/repository.js';
 import {
   buildDigestService, createUnsubscribeSigner, DEFAULT_DIGEST_INTERVAL_MS, digestSchedulerPlugin, notificationRoutes, unsubscribeRoutes, type DigestTuning,
@@ -215,7 +215,7 @@ export default dashboardApp;
 export type { DashboardDeps } from './deps.js';
 export * from './repositories/index.js';
 export * from './chatbots/repository.js';
-export * from './repositories/conversation-repository.js';
+export * from './analytics/conversation-repository.js';
 export * from './data-sources/repository.js';
 export * from './data-sources/search-repository.js';
 export { embedFor } from './chatbots/presenter.js';

@@ -5,7 +5,7 @@ import type { CookiePolicy } from './auth/session-cookie.js';
 import type { OriginPolicy } from './http/origin.js';
 import type { AccountRepository } from './repositories/account-repository.js';
 import type { ChatbotRepository } from './chatbots/repository.js';
-import type { ConversationRepository } from './repositories/conversation-repository.js';
+import type { ConversationRepository } from './analytics/conversation-repository.js';
 import type { CredentialRepository } from './repositories/credential-repository.js';
 import type { DataSourceRepository } from './data-sources/repository.js';
 import type { LoginFailureRepository } from './repositories/login-failure-repository.js';

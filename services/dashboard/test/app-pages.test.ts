@@ -12,7 +12,7 @@ import { createRng, generateConversations, generateEvents, type GeneratedConvers
 import dashboardApp from '../src/app.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
-import { createVisitorEventRepository } from '../src/repositories/visitor-event-repository.js';
+import { createVisitorEventRepository } from '../src/analytics/visitor-event-repository.js';
 import type { Fixture } from '../src/fixtures/schema.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 

@@ -1,7 +1,7 @@
 import { html, type RawHtml } from '../html/html.js';
 import { formatDateTimeMinutes, formatDateTimeSeconds } from '../html/time.js';
-import type { ConversationDetail } from '../repositories/conversation-repository.js';
-import { VISITOR_EVENTS_LIMIT, type VisitorEvent } from '../repositories/visitor-event-repository.js';
+import type { ConversationDetail } from './conversation-repository.js';
+import { VISITOR_EVENTS_LIMIT, type VisitorEvent } from './visitor-event-repository.js';
 import type { Answer, StatsService } from '../stats/run.js';
 import type { conversationInsights } from '../stats/statistics/index.js';
 import { fmtDec, fmtEur, fmtInt, fmtPercent } from '../html/format.js';

@@ -15,7 +15,7 @@ import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-v
 import { segmentOf } from '../stats/segment.js';
 import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view.js';
 import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
-import type { VisitorEventRepository } from '../repositories/visitor-event-repository.js';
+import type { VisitorEventRepository } from './visitor-event-repository.js';
 import { sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
 import { chatbotListBody, liveBody } from './list-views.js';
 
