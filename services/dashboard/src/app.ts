@@ -55,7 +55,7 @@ import { createAlertRepository } from './alerts/repository.js';
 import { alertRoutes } from './alerts/routes.js';
 import { alertMailHandlers } from './alerts/mail.js';
 import { alertLoopsPlugin, type AlertTuning } from './alerts/plugin.js';
-import { alertPageRoutes } from './web/alerts-routes.js';
+import { alertPageRoutes } from './alerts/page-routes.js';
 import { firedAlertsOf } from './alerts/fired.js';
 
 export interface DashboardOptions {

@@ -7,10 +7,10 @@ import type { DashboardDeps } from '../deps.js';
 import { Errors, type FieldErrors } from '../http/errors.js';
 import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
-import { AlertCreateBody, AlertPatchBody, alertFieldErrors, newAlertInput } from '../alerts/input.js';
-import type { AlertRepository } from '../alerts/repository.js';
+import { AlertCreateBody, AlertPatchBody, alertFieldErrors, newAlertInput } from './input.js';
+import type { AlertRepository } from './repository.js';
 import { sendAppPage } from '../html/layout.js';
-import { alertsBody, createdAlertBody, EMPTY_ALERT_FORM, type AlertForm } from './alerts-views.js';
+import { alertsBody, createdAlertBody, EMPTY_ALERT_FORM, type AlertForm } from './views.js';
 
 const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });

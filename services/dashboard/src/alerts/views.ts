@@ -3,8 +3,8 @@ import type { Flash } from '../auth/flash.js';
 import type { FieldErrors } from '../http/errors.js';
 import { html, raw, type RawHtml } from '../html/html.js';
 import { flashMessages } from '../html/components.js';
-import { describeCondition, describeValue } from '../alerts/describe.js';
-import type { AlertRow, AlertTransitionRow } from '../alerts/repository.js';
+import { describeCondition, describeValue } from './describe.js';
+import type { AlertRow, AlertTransitionRow } from './repository.js';
 
 export interface AlertForm { kind: string; threshold: string; window_minutes: string; email: boolean; webhook_url: string; errors: FieldErrors | null }
 export const EMPTY_ALERT_FORM: AlertForm = { kind: 'silence', threshold: '', window_minutes: '', email: true, webhook_url: '', errors: null };
