@@ -9,12 +9,12 @@ import type { DashboardDeps } from '../deps.js';
 import type { DigestRepository } from '../digest/repository.js';
 import { Errors, type FieldErrors } from '../http/errors.js';
 import { embedFor } from '../chatbots/presenter.js';
-import { ApiKeyCreateBody } from '../routes/api-keys.js';
+import { ApiKeyCreateBody } from './api-key-routes.js';
 import { ChatbotCreateBody } from '../chatbots/routes.js';
 import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
 import { sendAppPage, type AppPageOptions } from '../html/layout.js';
-import { chatbotForm, createdKeyBody, revokeConfirmBody, settingsBody, setupBody } from './manage-views.js';
+import { chatbotForm, createdKeyBody, revokeConfirmBody, settingsBody, setupBody } from './views.js';
 
 const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });

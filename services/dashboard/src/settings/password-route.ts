@@ -8,9 +8,9 @@ import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
 import { MAX_PASSWORD_LENGTH, newPasswordErrors } from '../auth/password-rules.js';
 import rateLimit from '@fastify/rate-limit';
-import { createRouteLimiter } from './rate-limit.js';
+import { createRouteLimiter } from '../password-reset/rate-limit.js';
 import { createResponder } from '../auth/respond.js';
-import type { PasswordResetService } from './service.js';
+import type { PasswordResetService } from '../password-reset/service.js';
 
 export const SETTINGS_PAGE = '/app/settings';
 const MessageResponse = Type.Object({ success: Type.Literal(true), message: Type.String() });
