@@ -13,7 +13,7 @@ import { Errors } from './http/errors.js';
 import {
   createAccountRepository, createCredentialRepository, createLoginFailureRepository, createSessionRepository, createUserRepository,
 } from './repositories/index.js';
-import { createChatbotRepository } from './chatbots/repository.js';
+import { createChatbotRepository } from './repositories/chatbot-repository.js';
 import { createConversationRepository } from './analytics/conversation-repository.js';
 import { createDataSourceRepository } from './data-sources/repository.js';
 import { createSearchRepository } from './data-sources/search-repository.js';
@@ -214,7 +214,7 @@ export default dashboardApp;
 // Public API for the entry points, the CLI and the password-reset plugin.
 export type { DashboardDeps } from './deps.js';
 export * from './repositories/index.js';
-export * from './chatbots/repository.js';
+export * from './repositories/chatbot-repository.js';
 export * from './analytics/conversation-repository.js';
 export * from './data-sources/repository.js';
 export * from './data-sources/search-repository.js';

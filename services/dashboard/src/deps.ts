@@ -4,7 +4,7 @@ import type { ScryptCost } from './auth/passwords.js';
 import type { CookiePolicy } from './auth/session-cookie.js';
 import type { OriginPolicy } from './http/origin.js';
 import type { AccountRepository } from './repositories/account-repository.js';
-import type { ChatbotRepository } from './chatbots/repository.js';
+import type { ChatbotRepository } from './repositories/chatbot-repository.js';
 import type { ConversationRepository } from './analytics/conversation-repository.js';
 import type { CredentialRepository } from './repositories/credential-repository.js';
 import type { DataSourceRepository } from './data-sources/repository.js';

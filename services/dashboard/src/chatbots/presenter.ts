@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { ChatbotRow } from './repository.js';
+import type { ChatbotRow } from '../repositories/chatbot-repository.js';
 import { formatDate, timeAgo } from '../html/time.js';
 import { Nullable } from '../http/schemas.js';
 

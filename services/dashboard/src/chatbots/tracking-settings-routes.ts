@@ -5,7 +5,7 @@ import { principalOf } from '../auth/auth-plugin.js';
 import { setFlash, takeFlash } from '../auth/flash.js';
 import type { DashboardDeps } from '../deps.js';
 import { Errors, type FieldErrors } from '../http/errors.js';
-import type { ChatbotRow } from './repository.js';
+import type { ChatbotRow } from '../repositories/chatbot-repository.js';
 import { ChatbotSettingsBody } from './routes.js';
 import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';

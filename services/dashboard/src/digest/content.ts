@@ -1,4 +1,4 @@
-import type { ChatbotRepository } from '../chatbots/repository.js';
+import type { ChatbotRepository } from '../repositories/chatbot-repository.js';
 import type { StatsService } from '../stats/run.js';
 import { conversationInsights, engagement, overview, purchases } from '../stats/statistics/index.js';
 import { digestWindows, type DigestWindows } from './schedule.js';
