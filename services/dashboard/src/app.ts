@@ -15,7 +15,7 @@ import {
 } from './repositories/index.js';
 import { createChatbotRepository } from './repositories/chatbot-repository.js';
 import { createConversationRepository } from './analytics/conversation-repository.js';
-import { createDataSourceRepository } from './data-sources/repository.js';
+import { createDataSourceRepository, type DataSourceStores } from './data-sources/repository.js';
 import { createSearchRepository } from './data-sources/search-repository.js';
 import { apiKeyRoutes } from './settings/api-key-routes.js';
 import { authRoutes } from './auth/routes.js';
@@ -92,7 +92,6 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
     config: opts.config,
     log: opts.log ?? app.log,
     clock: opts.clock ?? (() => new Date()),
-    storage: opts.storage ?? createLocalRawContentStorage(path.join(opts.config.dataDir, 'storage')),
     passwordCost: opts.passwordCost ?? DEFAULT_SCRYPT_COST,
     cookies: cookiePolicy(opts.config.appUrl),
     appOrigin: new URL(opts.config.appUrl).origin,
@@ -100,9 +99,6 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
     repos: {
       accounts: createAccountRepository({ db }),
       chatbots: createChatbotRepository({ db }),
-      conversations: createConversationRepository({ db }),
-      dataSources: createDataSourceRepository({ db }),
-      search: createSearchRepository({ db }),
       users: createUserRepository({ db }),
       credentials: createCredentialRepository({ db }),
       sessions: createSessionRepository({ db }),
@@ -120,6 +116,12 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   const secret = opts.sessionSecret ?? opts.config.sessionSecret;
   if (!secret) throw new Error('dashboardApp needs a session secret (options.sessionSecret or config.sessionSecret)');
   const deps = buildDashboardDeps(app, opts);
+  const { db } = opts.postgres;
+  const stores: DataSourceStores = {
+    dataSources: createDataSourceRepository({ db }),
+    search: createSearchRepository({ db }),
+    storage: opts.storage ?? createLocalRawContentStorage(path.join(opts.config.dataDir, 'storage')),
+  };
 
   // The entry point may already provide them to every service; registering twice would throw.
   if (!app.hasDecorator('parseCookie')) await app.register(cookie, { secret, hook: 'onRequest' });
@@ -183,17 +185,17 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   await app.register(pageRoutes, { deps });
   await app.register(appAssets);
   if (stats && opts.clickhouse) {
-    await app.register(appPageRoutes, { deps, stats, visitorEvents: createVisitorEventRepository(opts.clickhouse) });
+    await app.register(appPageRoutes, { deps, stats, conversations: createConversationRepository({ db }), visitorEvents: createVisitorEventRepository(opts.clickhouse) });
     await app.register(manageRoutes, { deps, digests });
     await app.register(trackingSettingsRoutes, { deps });
-    await app.register(dataSourcePageRoutes, { deps });
+    await app.register(dataSourcePageRoutes, { deps, stores });
     await app.register(alertPageRoutes, { deps, alerts });
   }
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });
     await api.register(apiKeyRoutes, { deps });
-    await api.register(dataSourceRoutes, { deps });
+    await api.register(dataSourceRoutes, { deps, stores });
     await api.register(notificationRoutes, { deps, digests });
     await api.register(alertRoutes, { deps, alerts });
     await api.register(sqlKeyRoutes, { deps, sqlKeys: createSqlKeyRepository({ db: opts.postgres.db }) });
@@ -205,7 +207,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
       if ((req.headers.accept ?? '').includes('text/html')) return pagesNotFound(req, reply);
       throw Errors.routeNotFound();
     });
-    await web.register(searchTestRoutes, { deps });
+    await web.register(searchTestRoutes, { deps, stores });
   }, { prefix: DASHBOARD_WEB_PREFIX });
 };
 

@@ -16,6 +16,7 @@ import { segmentOf } from '../stats/segment.js';
 import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view.js';
 import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
 import type { VisitorEventRepository } from './visitor-event-repository.js';
+import type { ConversationRepository } from './conversation-repository.js';
 import { sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
 import { chatbotListBody, liveBody } from './list-views.js';
 
@@ -58,8 +59,9 @@ function pageFrame(q: { timeframe?: string; from?: string; to?: string }, now: D
  * statistics service the JSON API answers from. A guest is sent to /login; an unknown or
  * another account's id gets the 404 page (route config `page`, error-handler.ts).
  */
-export const appPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; stats: StatsService; visitorEvents: VisitorEventRepository }> = async (app, { deps, stats, visitorEvents }) => {
-  const { conversations } = deps.repos;
+export const appPageRoutes: FastifyPluginAsyncTypebox<{
+  deps: DashboardDeps; stats: StatsService; conversations: ConversationRepository; visitorEvents: VisitorEventRepository;
+}> = async (app, { deps, stats, conversations, visitorEvents }) => {
   const config = { auth: 'session' as const, page: true };
   const schema = <E extends object = object>(summary: string, extra?: E) => ({
     tags: ['pages'], summary, security: SESSION_SECURITY, ...(extra as E),

@@ -4,6 +4,7 @@ import Value from 'typebox/value';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
+import type { DataSourceStores } from './repository.js';
 import { Errors } from '../http/errors.js';
 import { readRawPreview } from './raw-content.js';
 import {
@@ -37,11 +38,12 @@ const checkSearch = Compile(SearchTestBody);
  * The data-source pages under /app (web session; see the pages in services/dashboard/README.md):
  * the list with its chatbot and tag filters, one data source with its chunks, raw preview and
  * children, and the search test as a form. They read through the repositories and the search
- * service that the JSON routes use (routes/data-sources.ts, routes/search-test.ts), so a page
+ * service that the JSON routes use (routes.ts, search-test-routes.ts), so a page
  * shows what the API answers; another account's ids get the 404 page.
  */
-export const dataSourcePageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
-  const { chatbots, dataSources } = deps.repos;
+export const dataSourcePageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; stores: DataSourceStores }> = async (app, { deps, stores }) => {
+  const { chatbots } = deps.repos;
+  const { dataSources } = stores;
   const config = { auth: 'session' as const, page: true };
   const schema = <E extends object = object>(summary: string, extra?: E) => ({
     tags: ['pages'], summary, security: SESSION_SECURITY, ...(extra as E),
@@ -98,7 +100,7 @@ export const dataSourcePageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDe
       const errors = fieldErrors(checkSearch.Errors(input) as unknown as SchemaError[]);
       return sendAppPage(reply, await searchPage(accountId, { ...form, errors }, null), 422);
     }
-    const result = await runSearchTest(deps, accountId, { chatbotId: input.chatbot_id, query: input.query, limit: input.document_count ?? 10 });
+    const result = await runSearchTest(deps, stores, accountId, { chatbotId: input.chatbot_id, query: input.query, limit: input.document_count ?? 10 });
     return sendAppPage(reply, await searchPage(accountId, form, result.docs));
   });
 
@@ -111,7 +113,7 @@ export const dataSourcePageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDe
     const [chunkRows, children, rawContent, bots] = await Promise.all([
       dataSources.listChunks(row.id),
       dataSources.listChildren(accountId, row.id),
-      readRawPreview(deps.storage, row.rawPath, req.log, row.id),
+      readRawPreview(stores.storage, row.rawPath, req.log, row.id),
       chatbots.listForAccount(accountId),
     ]);
     return sendAppPage(reply, {

@@ -1,6 +1,15 @@
 import { and, asc, desc, eq, getTableColumns, isNotNull, isNull, sql } from 'drizzle-orm';
 import { chatbots, chunks, dataSources, type Database, type ExtraTag } from '@chatlytics/postgres';
 import { once } from '../repositories/once.js';
+import type { RawContentStorage } from './raw-content-storage.js';
+import type { SearchRepository } from './search-repository.js';
+
+/** Where the data sources live: their rows and chunks, the chunks' full-text search, the raw files. */
+export interface DataSourceStores {
+  dataSources: DataSourceRepository;
+  search: SearchRepository;
+  storage: RawContentStorage;
+}
 
 export type DataSourceRow = typeof dataSources.$inferSelect & { chatbotName: string; childrenCount: number };
 /** What the list shows (see the endpoint details in services/dashboard/README.md): no settings, tags or paths, which the detail alone needs. */

@@ -2,6 +2,7 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
+import type { DataSourceStores } from './repository.js';
 import { Errors } from '../http/errors.js';
 import { readRawPreview } from './raw-content.js';
 import {
@@ -11,8 +12,9 @@ import {
 import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../http/schemas.js';
 
 /** Per the endpoint details in services/dashboard/README.md: listing and detail, under /api/dashboard. */
-export const dataSourceRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
-  const { chatbots, dataSources } = deps.repos;
+export const dataSourceRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; stores: DataSourceStores }> = async (app, { deps, stores }) => {
+  const { chatbots } = deps.repos;
+  const { dataSources } = stores;
 
   app.get('/data-sources', {
     config: { auth: 'credential' },
@@ -74,7 +76,7 @@ export const dataSourceRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }
     const [chunkRows, children, rawContent] = await Promise.all([
       dataSources.listChunks(row.id),
       dataSources.listChildren(accountId, row.id),
-      readRawPreview(deps.storage, row.rawPath, req.log, row.id),
+      readRawPreview(stores.storage, row.rawPath, req.log, row.id),
     ]);
     return {
       success: true as const,

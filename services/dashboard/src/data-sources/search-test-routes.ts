@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
+import type { DataSourceStores } from './repository.js';
 import { Errors } from '../http/errors.js';
 import { SESSION_SECURITY, errorResponses } from '../http/schemas.js';
 
@@ -32,12 +33,12 @@ export const SearchResult = Type.Object({
  * account's answers 404), then PostgreSQL full-text search, results numbered from 1.
  */
 export async function runSearchTest(
-  deps: DashboardDeps, accountId: string, input: { chatbotId: string; query: string; limit: number },
+  deps: DashboardDeps, stores: DataSourceStores, accountId: string, input: { chatbotId: string; query: string; limit: number },
 ): Promise<Static<typeof SearchResult>> {
   if (!(await deps.repos.chatbots.existsForAccount(accountId, input.chatbotId))) throw Errors.notFound();
   let hits;
   try {
-    hits = await deps.repos.search.searchChunks(input);
+    hits = await stores.search.searchChunks(input);
   } catch (err) {
     throw Errors.searchFailed(err);
   }
@@ -50,7 +51,7 @@ export async function runSearchTest(
 }
 
 /** Per the endpoint details in services/dashboard/README.md: search test, under /app: web session only. */
-export const searchTestRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
+export const searchTestRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; stores: DataSourceStores }> = async (app, { deps, stores }) => {
   app.post('/data-sources/search-test', {
     config: { auth: 'session' },
     schema: {
@@ -62,6 +63,6 @@ export const searchTestRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }
     },
   }, async (req) => {
     const { chatbot_id: chatbotId, query, document_count: limit = 10 } = req.body;
-    return runSearchTest(deps, principalOf(req).accountId, { chatbotId, query, limit });
+    return runSearchTest(deps, stores, principalOf(req).accountId, { chatbotId, query, limit });
   });
 };
