@@ -1,6 +1,7 @@
 import type { Flash } from './flash.js';
 import { flashMessages, field } from '../html/components.js';
-import { html, type PageOptions } from '../html/html.js';
+import { html } from '../html/html.js';
+import { type PageOptions } from '../html/layout.js';
 
 export function forgotPasswordPage(flash: Flash | null): PageOptions {
   return {

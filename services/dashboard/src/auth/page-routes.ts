@@ -5,7 +5,7 @@ import { takeFlash } from './flash.js';
 import { createResponder } from './respond.js';
 import { HOME_AFTER_LOGIN, LOGIN_PAGE } from './log-in.js';
 import { forgotPasswordPage } from './forgot-password-page.js';
-import { sendPage } from '../html/html.js';
+import { sendPage } from '../html/layout.js';
 import { loginPage } from './login-page.js';
 import { profilePage } from './profile-page.js';
 import { resetPasswordPage } from './reset-password-page.js';

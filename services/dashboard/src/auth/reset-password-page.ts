@@ -1,7 +1,8 @@
 import type { Flash } from './flash.js';
 import { MIN_PASSWORD_LENGTH } from './password-rules.js';
 import { flashMessages, field } from '../html/components.js';
-import { html, type PageOptions } from '../html/html.js';
+import { html } from '../html/html.js';
+import { type PageOptions } from '../html/layout.js';
 
 export function resetPasswordPage(input: { token: string; email: string; flash: Flash | null }): PageOptions {
   const { flash } = input;

@@ -5,7 +5,8 @@ import { setFlash } from './flash.js';
 import { sameOriginPath, siteOrigin, wantsJson } from '../http/origin.js';
 import { readSessionCookie } from './session-cookie.js';
 import type { SessionPrincipal } from '../repositories/session-repository.js';
-import { html, sendPage } from '../html/html.js';
+import { html } from '../html/html.js';
+import { sendPage } from '../html/layout.js';
 import { Errors, MESSAGES } from '../http/errors.js';
 
 /**

@@ -8,7 +8,8 @@ import type { LoginThrottle } from './login-throttle.js';
 import { localPath, sameOriginPath, siteOrigin, wantsJson } from '../http/origin.js';
 import { APP_HOME, Credentials, endSession, LOGIN_PAGE, startSession, throttledLogIn } from './log-in.js';
 import type { UserRow } from '../repositories/user-repository.js';
-import { html, sendPage } from '../html/html.js';
+import { html } from '../html/html.js';
+import { sendPage } from '../html/layout.js';
 import { errorResponses } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
 

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { html, sendPage } from './html.js';
+import { html } from './html.js';
+import { sendPage } from './layout.js';
 
 /** What a person can do about each error of a page or form post. */
 const HINTS: Record<number, string> = {

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { wantsJson } from './origin.js';
 import { MESSAGES } from './errors.js';
-import { html, sendPage } from '../html/html.js';
+import { html } from '../html/html.js';
+import { sendPage } from '../html/layout.js';
 
 /**
  * The 404 of a path outside the dashboard's API prefixes, in the pages' error shape: a small
