@@ -13,7 +13,7 @@ import dashboardApp from '../src/app.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import type { Fixture } from '../src/fixtures/schema.js';
-import { changeOf } from '../src/analytics/compare-view.js';
+import { changeOf } from '../src/html/format.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 
 t.test('changeOf: ▲/▼ with the relative change, "new" from 0, "–" when both are 0', async (t) => {

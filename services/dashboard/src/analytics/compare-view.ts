@@ -1,31 +1,14 @@
+import { changeOf, type ChangeKind } from '../html/format.js';
 import { html, type RawHtml } from '../html/html.js';
 import type { DateRange } from '../stats/window.js';
 
 /**
  * The analytics page's comparison with the previous period (`compare=previous` of the JSON API;
- * see the app pages in services/dashboard/README.md): each headline figure's change, and the
- * link that turns the comparison off or on. The arrow and the sign carry the meaning, the colour
- * only repeats it.
+ * see the app pages in services/dashboard/README.md): each headline figure's change (changeOf,
+ * html/format.ts, the digest's rule too), and the link that turns the comparison off or on. The
+ * arrow and the sign carry the meaning, the colour only repeats it.
  */
-export type ChangeKind = 'up' | 'down' | 'same' | 'new' | 'none';
-export interface Change { kind: ChangeKind; /** Relative change in percent, 1 decimal; absent for `new` and `none`. */ percent?: number; text: string }
-
-const PCT = new Intl.NumberFormat('en', { maximumFractionDigits: 1 });
 const ARROW: Record<ChangeKind, string> = { up: '▲', down: '▼', same: '', new: '▲', none: '' };
-
-/**
- * `current` against `previous`: both 0 → `–` (nothing to compare); previous 0 → `new`; equal →
- * `±0 %`; else (current − previous) / previous × 100, shown with its sign and 1 decimal. A
- * change that rounds to 0.0 keeps its direction (▲ +0 %): it is a change, however small.
- */
-export function changeOf(current: number, previous: number): Change {
-  if (current === previous) return current === 0 ? { kind: 'none', text: '–' } : { kind: 'same', percent: 0, text: '±0 %' };
-  if (previous === 0) return { kind: 'new', text: 'new' };
-  const percent = Math.round(((current - previous) / Math.abs(previous)) * 1000) / 10;
-  return current > previous
-    ? { kind: 'up', percent, text: `+${PCT.format(percent)} %` }
-    : { kind: 'down', percent, text: `−${PCT.format(Math.abs(percent))} %` };
-}
 
 /**
  * One figure's change, as the second `<dd>` of its stat: arrow, percentage, the previous value.
