@@ -1,5 +1,5 @@
 /**
- * The previous period of `compare=previous` (src/stats/previous-window.ts): as many days as `W`,
+ * The previous period of `compare=previous` (src/stats/window.ts): as many days as `W`,
  * ending one millisecond before `W` starts, for the last N days and for ranges, across month,
  * year and leap-day boundaries.
  */

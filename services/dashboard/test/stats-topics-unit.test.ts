@@ -1,6 +1,6 @@
 /**
  * The pure parts of revenue by topic (topics-report.ts) and the token batches of its ClickHouse
- * read (cart-stats-repository.ts), on hand-made inputs whose answers are worked out here.
+ * read (stats/statistics/topics.ts), on hand-made inputs whose answers are worked out here.
  */
 import t from 'tap';
 import { tokenBatches, tokenUrlBytes, type TopicToken } from '../src/stats/statistics/topics.js';

@@ -24,7 +24,7 @@ export const TrackingSettingsFields = {
   requireSignedPurchases: Type.Optional(Type.Boolean({ description: 'Count only purchases signed with the chatbot\'s secret. Turning it on generates the secret when there is none' })),
 };
 
-/** The rules of a new chatbot; the onboarding page (src/web/manage-routes.ts) checks its form against them too. */
+/** The rules of a new chatbot; the onboarding page (settings/routes.ts) checks its form against them too. */
 export const ChatbotCreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Shown in the dashboard' }),
   language: Type.Optional(Type.String({ pattern: '^[a-z]{2}(-[A-Z]{2})?$', default: 'en', description: 'ISO 639-1, e.g. `en`, `de`, `pt-BR`' })),

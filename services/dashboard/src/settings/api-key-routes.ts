@@ -15,7 +15,7 @@ const ApiKey = Type.Object({
   lastUsedAt: Nullable(Type.String({ format: 'date-time', description: 'Refreshed at most once a minute' })),
 }, { description: "An API key of the caller's account (ck_…)" });
 
-/** The rules of a new key; the settings page (src/web/manage-routes.ts) checks its form against them too. */
+/** The rules of a new key; the settings page (settings/routes.ts) checks its form against them too. */
 export const ApiKeyCreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'What the key is for, e.g. `shop backend`' }),
   scope: Type.Optional(Type.Union([Type.Literal('read'), Type.Literal('manage')], {
