@@ -1,3 +1,4 @@
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '@chatlytics/core';
 /**
  * Dashboard date formats (see the endpoint details in services/dashboard/README.md). Always UTC: the server's zone must not change
  * what a user sees, and the documented Y-m-d / H:i patterns carry no offset.
@@ -19,22 +20,18 @@ export function formatDateTimeSeconds(d: Date): string {
   return `${formatDateTimeMinutes(d)}:${pad(d.getUTCSeconds())}`;
 }
 
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 
 /**
  * Largest unit first. Weeks stop at 4 and months are 30 days, so "4 weeks ago" is followed by
  * "1 month ago" and "12 months ago" by "1 year ago", as in the usual "diff for humans" wording.
  */
 const UNITS: [name: string, ms: number][] = [
-  ['year', 365 * DAY],
-  ['month', 30 * DAY],
-  ['week', 7 * DAY],
-  ['day', DAY],
-  ['hour', HOUR],
-  ['minute', MINUTE],
+  ['year', 365 * DAY_MS],
+  ['month', 30 * DAY_MS],
+  ['week', 7 * DAY_MS],
+  ['day', DAY_MS],
+  ['hour', HOUR_MS],
+  ['minute', MINUTE_MS],
 ];
 
 /**
