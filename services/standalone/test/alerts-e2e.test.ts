@@ -13,10 +13,11 @@ import {
 import { buildStandalone } from '../src/index.js';
 
 /**
- * Chat-health alerts end to end, on the real pipeline and the real clock (no mocked time):
- * a `silence` alert with a 1-minute window on a chatbot that receives nothing fires to a local
- * webhook receiver with a valid signature; one tracked event (ingest → bus → consumer →
- * ClickHouse) resolves it, and it fires again once that event has left the window. A second
+ * Chat-health alerts end to end, on the real pipeline: a `silence` alert with a 1-minute window
+ * on a chatbot that receives nothing fires to a local webhook receiver with a valid signature;
+ * one tracked event (ingest → bus → consumer → ClickHouse) resolves it, and it fires again once
+ * that event has left the window: the evaluators' clock moves a minute ahead instead of the test
+ * waiting for it (the event keeps its real time). A second
  * evaluator and webhook worker run against the same database without the advisory lock and on
  * a stale view of the states, so only the compare-and-set on the alert's state stands between
  * them and a double notification: each transition must arrive exactly once, by webhook and by
@@ -70,7 +71,10 @@ t.test('a silence alert fires to a webhook, is resolved by one event, and two ev
     ...(serverDb ? { DATABASE_URL: serverDb.databaseUrl } : {}),
   });
   const log = pino({ level: 'silent' });
-  const s = await buildStandalone(config, log, { pluginTimeout: 120_000 });
+  // Both evaluators' "now": real time plus what the test has moved it ahead.
+  let ahead = 0;
+  const clock = () => new Date(Date.now() + ahead);
+  const s = await buildStandalone(config, log, { pluginTimeout: 120_000, clock });
   // The application first, then the database it used.
   t.teardown(async () => { await s.close(); await serverDb?.destroy(); });
   await s.app.ready();
@@ -96,7 +100,7 @@ t.test('a silence alert fires to a webhook, is resolved by one event, and two ev
   };
   const second = createAlertEvaluator({
     alerts: stale, figures: createAlertFigures(s.clickhouse),
-    postgres: { exclusive: async (_key, job) => job() }, log, clock: () => new Date(), appUrl: config.appUrl, intervalMs: 500,
+    postgres: { exclusive: async (_key, job) => job() }, log, clock, appUrl: config.appUrl, intervalMs: 500,
   });
   const secondWebhooks = createWebhookWorker({ deliveries: createWebhookDeliveryRepository({ db: secondDb.db }), log, allowPrivate: true, pollIntervalMs: 200 });
   second.start();
@@ -132,8 +136,9 @@ t.test('a silence alert fires to a webhook, is resolved by one event, and two ev
   t.equal(resolved.signature, sign(resolved.body));
   t.match(resolved.json, { alert_id: alert.id, kind: 'silence', state: 'resolved', value: 1, window_minutes: 1 });
 
-  // Many more runs of both evaluators and workers while the event is in the window: nothing
-  // more is sent. Once it is older than the 1-minute window, the silence fires again, once.
+  // Once the event is older than the 1-minute window (the clock moves past it), the silence
+  // fires again, once, however many more runs both evaluators and workers make.
+  ahead = 61_000;
   const refired = await until('the second firing webhook', 120_000, () => ofState('firing')[1]);
   const refiredAfterMs = Date.parse(String(refired.json.at)) - sentAt;
   t.ok(refiredAfterMs >= 60_000 && refiredAfterMs < 90_000, `fired again ${refiredAfterMs} ms after the event: when it left the window`);
