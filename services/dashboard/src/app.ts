@@ -82,7 +82,7 @@ export interface DashboardOptions {
   alerts?: AlertTuning;
 }
 
-/** Paths whose unknown sub-paths answer the dashboard's JSON 404 (see the response and error rules in services/dashboard/README.md). */
+/** Paths whose unknown sub-paths answer the dashboard's JSON 404 (see the response and error rules in services/dashboard/docs/api.md). */
 export const DASHBOARD_API_PREFIX = '/api/dashboard';
 export const DASHBOARD_WEB_PREFIX = '/app';
 
@@ -108,7 +108,7 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
 }
 
 /**
- * The dashboard service (see the endpoint details, authentication rules and response and error rules in services/dashboard/README.md) as one encapsulated Fastify plugin:
+ * The dashboard service (see the endpoint details, authentication rules and response and error rules in services/dashboard/docs/api.md) as one encapsulated Fastify plugin:
  * its error handler, validator and 404s apply to its own routes only, so it can share a process
  * with ingest. Health, metrics and OpenAPI docs are the entry point's.
  */

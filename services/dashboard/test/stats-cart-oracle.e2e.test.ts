@@ -1,5 +1,5 @@
 /**
- * Property test of "cart" and "topics" (services/dashboard/README.md): for several seeds and
+ * Property test of "cart" and "topics" (services/dashboard/docs/statistics.md): for several seeds and
  * windows, the repository's answer on the real engines equals the oracle (stats-cart-oracle.ts)
  * over the same generated data. ClickHouse: the embedded engine AND the server client through the
  * HTTP bridge; PostgreSQL: PGlite, and a server when DATABASE_URL is set.

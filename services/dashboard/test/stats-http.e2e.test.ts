@@ -28,7 +28,7 @@ const asA = { authorization: `Bearer ${KEY_A}` };
 const BASE = '/api/dashboard/analytics/stats';
 const ENDPOINTS = ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries'] as const;
 
-/** Every response's fields in the documented order (see the statistics definitions in services/dashboard/README.md). */
+/** Every response's fields in the documented order (see the statistics definitions in services/dashboard/docs/statistics.md). */
 const WINDOW = ['timeframe_days', 'start_date', 'end_date'];
 const FIELDS = {
   overview: [...WINDOW, 'total_conversations', 'total_ai_messages', 'saved_hours'],

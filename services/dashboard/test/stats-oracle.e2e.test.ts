@@ -1,6 +1,6 @@
 /**
  * Property test: for many seeds, every statistic computed by the real engines equals the
- * oracle (a plain TypeScript reading of the statistics definitions in services/dashboard/README.md) over the same generated data.
+ * oracle (a plain TypeScript reading of the statistics definitions in services/dashboard/docs/statistics.md) over the same generated data.
  * ClickHouse: the embedded engine AND the server client through the HTTP bridge.
  * PostgreSQL: PGlite, and a server when DATABASE_URL is set.
  * STATS_SEEDS=200 runs more seeds (the default keeps the suite to seconds); the server

@@ -48,7 +48,7 @@ t.test('subtractMonths clamps to the last day of the target month', async (t) =>
   t.equal(subtractMonths(new Date('2026-05-15T10:00:00Z'), 2).toISOString(), '2026-03-15T10:00:00.000Z');
 });
 
-t.test('parseInsightsTimeframe: every format of the statistics definitions in services/dashboard/README.md', async (t) => {
+t.test('parseInsightsTimeframe: every format of the statistics definitions in services/dashboard/docs/statistics.md', async (t) => {
   const from = (raw: string) => {
     const r = parseInsightsTimeframe(raw, NOW);
     if (!r.ok) throw new Error(`refused ${raw}: ${r.message}`);

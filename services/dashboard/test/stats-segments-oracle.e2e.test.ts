@@ -1,5 +1,5 @@
 /**
- * Property test of segments (services/dashboard/README.md, "Segments", "sources"): for several
+ * Property test of segments (services/dashboard/docs/statistics.md, "Segments", "sources"): for several
  * seeds, windows and filters, every windowed statistic computed by the real engines, filtered,
  * equals the statistics' oracle over the segment's tokens (stats-oracle-segments.ts), and the
  * sources statistic equals its oracle. ClickHouse: the embedded engine, and the server client

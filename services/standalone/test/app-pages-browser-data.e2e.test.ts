@@ -1,5 +1,5 @@
 /**
- * The app pages added after the first browser test (app-pages-browser.test.ts), in a real
+ * The app pages added after the first browser test (app-pages-browser.e2e.test.ts), in a real
  * Chromium against `npm start`'s application on the demo data: the CSV downloads of the
  * analytics page (the downloaded file against the JSON API for the same window), the
  * data-source pages reached from the header

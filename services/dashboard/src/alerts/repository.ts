@@ -28,7 +28,7 @@ export type AlertPatch = Partial<Pick<AlertInput, 'threshold' | 'windowMinutes' 
 /** An alert as the evaluator sees it: with its chatbot's account, name and A/B setting. */
 export interface EvaluatedAlert extends AlertRow { accountId: string; chatbotName: string; abTestEnabled: boolean }
 
-/** The webhook's JSON body (services/dashboard/README.md, "Webhook"), in this field order. */
+/** The webhook's JSON body (services/dashboard/docs/api.md, "Webhook"), in this field order. */
 export function webhookBody(a: Pick<AlertRow, 'id' | 'chatbotId' | 'kind' | 'threshold' | 'windowMinutes'>, state: AlertTransitionState, value: number | null, at: Date): string {
   return JSON.stringify({
     alert_id: a.id, chatbot_id: a.chatbotId, kind: a.kind, state, value, threshold: a.threshold, window_minutes: a.windowMinutes, at: at.toISOString(),

@@ -12,7 +12,7 @@ const AlertParams = Type.Object({ id: Type.String({ format: 'uuid' }), alertId: 
 const common = { tags: ['alerts'], security: ANY_CREDENTIAL_SECURITY };
 
 /**
- * A chatbot's alerts under /api/dashboard/chatbots/{id}/alerts (services/dashboard/README.md,
+ * A chatbot's alerts under /api/dashboard/chatbots/{id}/alerts (services/dashboard/docs/api.md,
  * "Alerts"). Another account's chatbot, or an alert of another chatbot, answers 404.
  */
 export const alertRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; alerts: AlertRepository }> = async (app, { deps, alerts }) => {

@@ -108,7 +108,7 @@ export function csvLinks(chatbotId: string, frame: number | DateRange, kept: [st
 ${CSV_STATS.map(([name, label]) => html`<a class="button secondary" href="/api/dashboard/analytics/stats/${name}?${q(name).toString()}" download data-csv="${name}">${label}<span class="sr-only"> as CSV</span></a>`)}</nav>`;
 }
 
-/** The summed row names how many versions it holds (services/dashboard/README.md, popup-metrics). */
+/** The summed row names how many versions it holds (services/dashboard/docs/statistics.md, popup-metrics). */
 const versionLabel = (m: { popup_version: string; other_versions?: number }) =>
   m.other_versions === undefined ? m.popup_version : `${m.popup_version}: ${m.other_versions} more versions`;
 

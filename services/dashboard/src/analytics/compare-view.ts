@@ -4,7 +4,7 @@ import type { DateRange } from '../stats/window.js';
 
 /**
  * The analytics page's comparison with the previous period (`compare=previous` of the JSON API;
- * see the app pages in services/dashboard/README.md): each headline figure's change (changeOf,
+ * see the app pages in services/dashboard/docs/api.md): each headline figure's change (changeOf,
  * html/format.ts, the digest's rule too), and the link that turns the comparison off or on. The
  * arrow and the sign carry the meaning, the colour only repeats it.
  */

@@ -54,7 +54,7 @@ function pageFrame(q: { timeframe?: string; from?: string; to?: string }, now: D
 }
 
 /**
- * The shop owner's app pages under /app (web session; see the pages in services/dashboard/README.md):
+ * The shop owner's app pages under /app (web session; see the pages in services/dashboard/docs/api.md):
  * chatbot list, analytics, insights, conversation, live view. Every number comes from the
  * statistics service the JSON API answers from. A guest is sent to /login; an unknown or
  * another account's id gets the 404 page (route config `page`, error-handler.ts).

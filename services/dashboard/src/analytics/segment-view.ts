@@ -5,7 +5,7 @@ import type { sources } from '../stats/statistics/index.js';
 import { fmtEur, fmtInt, fmtPercent } from '../html/format.js';
 
 /**
- * The analytics page's segments (services/dashboard/README.md, "Segments"): the filter bar and
+ * The analytics page's segments (services/dashboard/docs/statistics.md, "Segments"): the filter bar and
  * the sources table. The filter, like the sources table's grouping, is part of the page's
  * address, and every link and form of the page carries it on (`keptPairs`), CSV links included.
  */

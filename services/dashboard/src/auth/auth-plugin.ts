@@ -17,7 +17,7 @@ export interface AuthPluginOptions {
 }
 
 /**
- * The credential in the headers (see the authentication rules in services/dashboard/README.md): `X-API-Key: <cred>` or `Authorization: Bearer <cred>`.
+ * The credential in the headers (see the authentication rules in services/dashboard/docs/api.md): `X-API-Key: <cred>` or `Authorization: Bearer <cred>`.
  * Query strings are never read: URLs end up in logs, proxies and browser history.
  */
 export function headerCredential(req: FastifyRequest): string | null {

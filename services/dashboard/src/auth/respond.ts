@@ -10,7 +10,7 @@ import { sendPage } from '../html/layout.js';
 import { Errors, MESSAGES } from '../http/errors.js';
 
 /**
- * The two answers of a redirect-style form post (see the response and error rules in services/dashboard/README.md): a browser gets a 302 with the
+ * The two answers of a redirect-style form post (see the response and error rules in services/dashboard/docs/api.md): a browser gets a 302 with the
  * message in the flash cookie; a client asking for JSON gets the message (or error) itself.
  */
 export function createResponder(deps: DashboardDeps) {

@@ -13,7 +13,7 @@ import { sendPage } from '../html/layout.js';
 import { errorResponses } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
 
-/** POST /login, POST /logout (see the authentication rules in services/dashboard/README.md). */
+/** POST /login, POST /logout (see the authentication rules in services/dashboard/docs/api.md). */
 export const authRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; throttle: LoginThrottle; home?: string }> = async (app, { deps, throttle, home = APP_HOME }) => {
   const JsonOk = Type.Object({ success: Type.Literal(true) });
 

@@ -31,7 +31,7 @@ export function presentChatbot(row: ChatbotRow, now: Date) {
     name: row.name,
     status: row.status,
     conversations: row.conversations,
-    // Per the endpoint details in services/dashboard/README.md: visitor and conversion tracking are not part of this endpoint.
+    // Per the endpoint details in services/dashboard/docs/api.md: visitor and conversion tracking are not part of this endpoint.
     visitors: 0,
     conversionRate: 0,
     language: row.language,

@@ -36,7 +36,7 @@ export const ChatbotSettingsBody = Type.Object(TrackingSettingsFields, { additio
 
 const trimOrigins = (origins: string[] | undefined) => origins?.map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
 
-/** Per the endpoint details in services/dashboard/README.md, under /api/dashboard. */
+/** Per the endpoint details in services/dashboard/docs/api.md, under /api/dashboard. */
 export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
   const { chatbots } = deps.repos;
 

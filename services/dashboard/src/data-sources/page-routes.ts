@@ -35,7 +35,7 @@ const SearchFormBody = Type.Object({
 const checkSearch = Compile(SearchTestBody);
 
 /**
- * The data-source pages under /app (web session; see the pages in services/dashboard/README.md):
+ * The data-source pages under /app (web session; see the pages in services/dashboard/docs/api.md):
  * the list with its chatbot and tag filters, one data source with its chunks, raw preview and
  * children, and the search test as a form. They read through the repositories and the search
  * service that the JSON routes use (routes.ts, search-test-routes.ts), so a page

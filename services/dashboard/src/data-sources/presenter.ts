@@ -104,7 +104,7 @@ export const presentChild = (c: ChildRow) => ({
 export const DEFAULT_EXTRA_TAG_NAME = 'static_category';
 
 /**
- * Per the endpoint details in services/dashboard/README.md: an entry for every chatbot of the account, even one without tags; values are
+ * Per the endpoint details in services/dashboard/docs/api.md: an entry for every chatbot of the account, even one without tags; values are
  * distinct and sorted by code unit (byte order for ASCII), so the order does not depend on a locale.
  */
 export function buildExtraTagConfig(

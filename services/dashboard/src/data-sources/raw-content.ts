@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawContentStorage } from './raw-content-storage.js';
 
-/** Preview limit of raw content (see the endpoint details in services/dashboard/README.md): "50 KB", counted in characters. */
+/** Preview limit of raw content (see the endpoint details in services/dashboard/docs/api.md): "50 KB", counted in characters. */
 export const RAW_CONTENT_PREVIEW_CHARS = 51_200;
 
 /**
@@ -28,7 +28,7 @@ export function truncateRawContent(content: string, limit = RAW_CONTENT_PREVIEW_
 }
 
 /**
- * A data source's raw content preview (see the endpoint details in services/dashboard/README.md):
+ * A data source's raw content preview (see the endpoint details in services/dashboard/docs/api.md):
  * null when nothing is stored or it cannot be read; a failed read is logged, not fatal.
  */
 export async function readRawPreview(storage: RawContentStorage, rawPath: string | null, log: FastifyBaseLogger, dataSourceId: string): Promise<string | null> {

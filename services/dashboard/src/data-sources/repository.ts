@@ -12,7 +12,7 @@ export interface DataSourceStores {
 }
 
 export type DataSourceRow = typeof dataSources.$inferSelect & { chatbotName: string; childrenCount: number };
-/** What the list shows (see the endpoint details in services/dashboard/README.md): no settings, tags or paths, which the detail alone needs. */
+/** What the list shows (see the endpoint details in services/dashboard/docs/api.md): no settings, tags or paths, which the detail alone needs. */
 export type DataSourceListRow = Pick<DataSourceRow,
   'id' | 'name' | 'type' | 'subtype' | 'status' | 'source' | 'documentCount' | 'productCount' | 'autoUpdate'
   | 'chatbotId' | 'chatbotName' | 'childrenCount' | 'createdAt' | 'updatedAt'>;
@@ -56,7 +56,7 @@ export function createDataSourceRepository({ db }: { db: Database }) {
 
   return {
     /**
-     * Parents only, newest first (see the endpoint details in services/dashboard/README.md); id breaks ties so pages never reshuffle.
+     * Parents only, newest first (see the endpoint details in services/dashboard/docs/api.md); id breaks ties so pages never reshuffle.
      * An account lists thousands of parents, so this query skips drizzle's row mapping (a
      * per-field type dispatch that cost more than the database itself) and selects only what
      * the list shows. Children are counted by an index probe per parent: a grouped join is
@@ -89,7 +89,7 @@ export function createDataSourceRepository({ db }: { db: Database }) {
     },
 
     /**
-     * Ordered by index (see the endpoint details in services/dashboard/README.md); the embedding itself is not loaded, only whether one exists.
+     * Ordered by index (see the endpoint details in services/dashboard/docs/api.md); the embedding itself is not loaded, only whether one exists.
      * Chunks carry no account: callers pass a data source found through findForAccount.
      */
     async listChunks(dataSourceId: string): Promise<ChunkRow[]> {

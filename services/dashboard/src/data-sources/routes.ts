@@ -11,7 +11,7 @@ import {
 } from './presenter.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Nullable, Success, errorResponses } from '../http/schemas.js';
 
-/** Per the endpoint details in services/dashboard/README.md: listing and detail, under /api/dashboard. */
+/** Per the endpoint details in services/dashboard/docs/api.md: listing and detail, under /api/dashboard. */
 export const dataSourceRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; stores: DataSourceStores }> = async (app, { deps, stores }) => {
   const { chatbots } = deps.repos;
   const { dataSources } = stores;

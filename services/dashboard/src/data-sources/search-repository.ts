@@ -7,7 +7,7 @@ export interface ChunkHit {
   score: number;
 }
 
-/** Full-text search over a chatbot's chunks (see the endpoint details in services/dashboard/README.md: origin `postgres_fts`). */
+/** Full-text search over a chatbot's chunks (see the endpoint details in services/dashboard/docs/api.md: origin `postgres_fts`). */
 export function createSearchRepository({ db }: { db: Database }) {
   return {
     /**

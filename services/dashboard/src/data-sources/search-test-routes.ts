@@ -6,7 +6,7 @@ import type { DataSourceStores } from './repository.js';
 import { Errors } from '../http/errors.js';
 import { SESSION_SECURITY, errorResponses } from '../http/schemas.js';
 
-/** Name of the retrieval backend in every result (see the endpoint details in services/dashboard/README.md). */
+/** Name of the retrieval backend in every result (see the endpoint details in services/dashboard/docs/api.md). */
 export const SEARCH_ORIGIN = 'postgres_fts';
 
 export const SearchTestBody = Type.Object({
@@ -50,7 +50,7 @@ export async function runSearchTest(
   };
 }
 
-/** Per the endpoint details in services/dashboard/README.md: search test, under /app: web session only. */
+/** Per the endpoint details in services/dashboard/docs/api.md: search test, under /app: web session only. */
 export const searchTestRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; stores: DataSourceStores }> = async (app, { deps, stores }) => {
   app.post('/data-sources/search-test', {
     config: { auth: 'session' },

@@ -1,6 +1,6 @@
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '@chatlytics/core';
 /**
- * Dashboard date formats (see the endpoint details in services/dashboard/README.md). Always UTC: the server's zone must not change
+ * Dashboard date formats (see the endpoint details in services/dashboard/docs/api.md). Always UTC: the server's zone must not change
  * what a user sees, and the documented Y-m-d / H:i patterns carry no offset.
  */
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -35,7 +35,7 @@ const UNITS: [name: string, ms: number][] = [
 ];
 
 /**
- * "N unit(s) ago" (see the endpoint details in services/dashboard/README.md): `just now` under a minute, then `5 minutes ago`, `1 hour ago`,
+ * "N unit(s) ago" (see the endpoint details in services/dashboard/docs/api.md): `just now` under a minute, then `5 minutes ago`, `1 hour ago`,
  * `3 days ago`… A timestamp in the future (clock skew between writers) also reads `just now`.
  */
 export function timeAgo(then: Date, now: Date): string {

@@ -22,7 +22,7 @@ function fromFastify(err: FastifyError): DashboardError | null {
   return null;
 }
 
-/** Any thrown value → the dashboard error it answers as (see the response and error rules in services/dashboard/README.md). */
+/** Any thrown value → the dashboard error it answers as (see the response and error rules in services/dashboard/docs/api.md). */
 export function toDashboardError(err: unknown): DashboardError {
   if (err instanceof DashboardError) return err;
   const e = err as FastifyError & { validation?: SchemaError[]; validationContext?: string };

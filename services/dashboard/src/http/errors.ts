@@ -2,7 +2,7 @@ import { AppError } from '@chatlytics/core';
 
 /**
  * Every error the dashboard answers with, coded (like fastify's lib/errors.js). Messages of
- * 4xx errors are shown to clients verbatim (see the response and error rules in services/dashboard/README.md); 5xx messages here are written to be
+ * 4xx errors are shown to clients verbatim (see the response and error rules in services/dashboard/docs/api.md); 5xx messages here are written to be
  * safe to show, and the real cause travels in `cause` to the log only.
  */
 export type FieldErrors = Record<string, string[]>;
@@ -40,7 +40,7 @@ export const MESSAGES = {
 
 export const Errors = {
   unauthenticated: () => new DashboardError('DASHBOARD_001', MESSAGES.unauthenticated, 401),
-  /** A session-only route reached with an API key or token (see the authentication rules in services/dashboard/README.md). */
+  /** A session-only route reached with an API key or token (see the authentication rules in services/dashboard/docs/api.md). */
   sessionRequired: () => new DashboardError('DASHBOARD_002', MESSAGES.unauthenticated, 401),
   crossOrigin: () => new DashboardError('DASHBOARD_003', MESSAGES.forbidden, 403),
   notFound: () => new DashboardError('DASHBOARD_004', MESSAGES.notFound, 404),
@@ -56,7 +56,7 @@ export const Errors = {
   payloadTooLarge: (cause?: unknown) => new DashboardError('DASHBOARD_010', 'Payload too large.', 413, { cause }),
   searchFailed: (cause: unknown) => new DashboardError('DASHBOARD_011', MESSAGES.searchFailed, 500, { cause }),
   internal: (cause: unknown) => new DashboardError('DASHBOARD_012', MESSAGES.serverError, 500, { cause }),
-  /** POST /forgot-password with a live session (see the authentication rules in services/dashboard/README.md: guests only). */
+  /** POST /forgot-password with a live session (see the authentication rules in services/dashboard/docs/api.md: guests only). */
   resetGuestOnly: () => new DashboardError('DASHBOARD_013', MESSAGES.alreadyLoggedIn, 403),
   resetRateLimited: () => new DashboardError('DASHBOARD_014', MESSAGES.tooManyAttempts, 429),
   /** Log-in throttle (auth/login-throttle.ts); the same answer whether or not the e-mail has an account. */

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 
 /**
  * Which origin a browser request of this site comes from (see the origin rule in
- * services/dashboard/README.md). With APP_URL set, only APP_URL's origin. Without it (a local
+ * services/dashboard/docs/api.md). With APP_URL set, only APP_URL's origin. Without it (a local
  * start), the loopback address the browser used: `npm start` prints http://127.0.0.1:PORT while
  * the default APP_URL says localhost, and both are this machine. Only loopback names count, so
  * a rebinding host name (evil.example resolving to 127.0.0.1) is never its own origin.
@@ -24,7 +24,7 @@ export function siteOrigin(req: FastifyRequest, policy: OriginPolicy): string {
 
 /**
  * True when the request carries an Origin header naming another origin than APP_URL's
- * (see the authentication rules in services/dashboard/README.md). Browsers send Origin on every cross-site POST; a request without one
+ * (see the authentication rules in services/dashboard/docs/api.md). Browsers send Origin on every cross-site POST; a request without one
  * (curl, same-origin navigation in old browsers) is not a cross-site form post.
  */
 export function isCrossOrigin(req: FastifyRequest, appOrigin: string): boolean {
@@ -81,7 +81,7 @@ export function localPath(value: unknown): string | null {
   return path.startsWith('/') && !path.startsWith('//') ? path : null;
 }
 
-/** Whether the client wants JSON rather than a redirect (see the response and error rules in services/dashboard/README.md: Accept or a JSON body). */
+/** Whether the client wants JSON rather than a redirect (see the response and error rules in services/dashboard/docs/api.md: Accept or a JSON body). */
 export function wantsJson(req: FastifyRequest): boolean {
   const accept = req.headers.accept ?? '';
   const contentType = req.headers['content-type'] ?? '';

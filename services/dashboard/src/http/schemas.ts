@@ -1,6 +1,6 @@
 import Type, { type TSchema } from 'typebox';
 
-/** Error body of every dashboard error (see the response and error rules in services/dashboard/README.md). */
+/** Error body of every dashboard error (see the response and error rules in services/dashboard/docs/api.md). */
 export const ErrorResponse = Type.Object({
   success: Type.Literal(false),
   message: Type.String(),
@@ -14,7 +14,7 @@ export function errorResponses<const S extends number>(...statuses: S[]): Record
   return Object.fromEntries(statuses.map((s) => [s, ErrorResponse])) as Record<S, typeof ErrorResponse>;
 }
 
-/** `{success: true, data}` wrapper of dashboard JSON responses (see the endpoint details in services/dashboard/README.md). */
+/** `{success: true, data}` wrapper of dashboard JSON responses (see the endpoint details in services/dashboard/docs/api.md). */
 export const Success = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });
 
 /**

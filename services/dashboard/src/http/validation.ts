@@ -13,7 +13,7 @@ export interface SchemaError {
 }
 
 /**
- * Fastify's default Ajv stops at the first error; the response and error rules in services/dashboard/README.md want every bad field listed,
+ * Fastify's default Ajv stops at the first error; the response and error rules in services/dashboard/docs/api.md want every bad field listed,
  * so the dashboard compiles its schemas with TypeBox, which reports them all. Values are
  * converted first (form posts and query strings are all text: "10" must pass as an integer)
  * and defaults filled in, the way Ajv's coerceTypes/useDefaults would.
@@ -60,7 +60,7 @@ function describe(field: string, err: SchemaError): string {
 }
 
 /**
- * Turn schema errors into `{field: [messages]}` (see the response and error rules in services/dashboard/README.md). Nested fields use dot paths
+ * Turn schema errors into `{field: [messages]}` (see the response and error rules in services/dashboard/docs/api.md). Nested fields use dot paths
  * (`items.0.name`), as clients of Laravel-style APIs expect.
  */
 export function fieldErrors(errors: readonly SchemaError[]): FieldErrors {

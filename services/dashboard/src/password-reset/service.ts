@@ -132,7 +132,7 @@ export function createPasswordResetService(d: PasswordResetServiceDeps) {
     },
 
     /**
-     * The settings page's password change (see the app pages in services/dashboard/README.md):
+     * The settings page's password change (see the app pages in services/dashboard/docs/api.md):
      * the current password must match; then, as after a reset, the new one is set, every session
      * and auth token of the user ends and the "password changed" e-mail is queued. The caller
      * starts a fresh session for the browser that asked. 'wrong-password' says nothing else.

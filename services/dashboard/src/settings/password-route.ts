@@ -18,7 +18,7 @@ const Redirect = Type.Null({ description: 'Form post: 302 to /app/settings with 
 
 /**
  * POST /app/settings/password: change the password with the current one (see the app pages in
- * services/dashboard/README.md). The new password follows the reset's rules (newPasswordErrors);
+ * services/dashboard/docs/api.md). The new password follows the reset's rules (newPasswordErrors);
  * the answers are the reset's too: a form goes back to the settings with the message or the
  * errors, a JSON client gets them as JSON. The current password is guessable only at the reset's
  * rate, since a stolen session must not become a stolen account.

@@ -32,7 +32,7 @@ function checker(schema: TSchema) {
 }
 
 /**
- * The account pages under /app (web session; see the pages in services/dashboard/README.md):
+ * The account pages under /app (web session; see the pages in services/dashboard/docs/api.md):
  * settings with the API keys, and onboarding of a chatbot with its tracker snippet. They create
  * and revoke through the same repositories and rules as the JSON management API.
  */

@@ -40,7 +40,7 @@ const DIMENSION_COLUMNS = {
 } as const satisfies Record<TopicDimension, unknown>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Per the statistics definitions in services/dashboard/README.md: each conversation counts at most 1.5 hours of saved time. */
+/** Per the statistics definitions in services/dashboard/docs/statistics.md: each conversation counts at most 1.5 hours of saved time. */
 const SAVED_TIME_CAP_MS = 90 * 60_000;
 const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 

@@ -1,7 +1,7 @@
 import { DAY_MS } from '@chatlytics/core';
 
 /**
- * The retry rule of every event statistic (services/dashboard/README.md, clickhouse/README.md): a copy in the
+ * The retry rule of every event statistic (services/dashboard/docs/statistics.md, clickhouse/README.md): a copy in the
  * window of an event_id that was also received in the RETRY_LOOKBACK_MS before the window's
  * start is a retried beacon and does not count. Originals older than that are not looked for.
  *

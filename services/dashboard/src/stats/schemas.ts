@@ -3,7 +3,7 @@ import { MAX_TIMEFRAME_DAYS } from '@chatlytics/core';
 import { StatsFormat } from './csv.js';
 
 /**
- * Request and response schemas of the statistics endpoints (see the statistics definitions in services/dashboard/README.md). Response property
+ * Request and response schemas of the statistics endpoints (see the statistics definitions in services/dashboard/docs/statistics.md). Response property
  * order IS the wire order (Fastify serialises by schema), so every object lists its fields in
  * the documented order, and a field missing here would be dropped from the response.
  */
@@ -27,7 +27,7 @@ export const StatsQuery = Type.Object({
 /** A segment filter's value: exact match on the stored text (packages/events segment.ts bounds it to 255 characters). */
 const SegmentValue = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 255, description }));
 
-/** The windowed statistics' query: StatsQuery plus the segment filters (services/dashboard/README.md, "Segments"). */
+/** The windowed statistics' query: StatsQuery plus the segment filters (services/dashboard/docs/statistics.md, "Segments"). */
 export const WindowedQuery = Type.Object({
   ...StatsQuery.properties,
   source: SegmentValue('Only visitors whose segment has this source (utm_source, referrer host or `direct`), exact match'),

@@ -1,5 +1,5 @@
 /**
- * Segments (services/dashboard/README.md, "Segments"): a token's segment is the source,
+ * Segments (services/dashboard/docs/statistics.md, "Segments"): a token's segment is the source,
  * utm_campaign and device of its earliest `visitor` event in W. A filter restricts a statistic
  * to the tokens of V in that segment; the sources statistic groups V by one attribute.
  */

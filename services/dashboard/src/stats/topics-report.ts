@@ -1,7 +1,7 @@
 import { compareBytes } from './insights-report.js';
 import { percent, round2 } from './numbers.js';
 
-/** `dimension` of revenue by topic and the analysis list each reads (services/dashboard/README.md, "topics"). */
+/** `dimension` of revenue by topic and the analysis list each reads (services/dashboard/docs/statistics.md, "topics"). */
 export const TOPIC_DIMENSIONS = ['intent', 'product', 'clicked_product', 'complaint', 'missing_information'] as const;
 export type TopicDimension = (typeof TOPIC_DIMENSIONS)[number];
 

@@ -2,7 +2,7 @@ import { DAY_MS, EARLIEST_DAY, HOUR_MS, MAX_TIMEFRAME_DAYS, MINUTE_MS } from '@c
 import type { FieldErrors } from '../http/errors.js';
 
 /**
- * Statistics windows (see the statistics definitions in services/dashboard/README.md): W = [start, now], both ends inclusive, in UTC.
+ * Statistics windows (see the statistics definitions in services/dashboard/docs/statistics.md): W = [start, now], both ends inclusive, in UTC.
  * Pure functions of their inputs and of the `now` they are given, so tests pin the clock.
  */
 export interface StatsWindow {
@@ -46,7 +46,7 @@ const INSIGHTS_RANGE = /^([0-9]{4}-[0-9]{2}-[0-9]{2})\.\.([0-9]{4}-[0-9]{2}-[0-9
 export type TimeframeResult = { ok: true; window: StatsWindow } | { ok: false; message: string };
 
 /**
- * The insights timeframe (see the statistics definitions in services/dashboard/README.md), case-insensitive and trimmed:
+ * The insights timeframe (see the statistics definitions in services/dashboard/docs/statistics.md), case-insensitive and trimmed:
  * `day|week|month` = 1, 7, 30 days; `N minute(s)|hour(s)|day(s)|week(s)|month(s)` with N ≥ 1
  * (months are calendar months); a month name = the first day of that month, 00:00 UTC, of
  * `now`'s year (a month later in the year gives an empty window: it has not started yet);
@@ -91,7 +91,7 @@ export function parseInsightsTimeframe(raw: string, now: Date): TimeframeResult 
 
 /**
  * The custom window of the day-count statistics (see the statistics definitions in
- * services/dashboard/README.md): whole UTC days `from` to `to`, both included. One pure check,
+ * services/dashboard/docs/statistics.md): whole UTC days `from` to `to`, both included. One pure check,
  * used by the JSON API (through the statistics service) and by the analytics page, so both
  * refuse the same ranges with the same messages.
  */
@@ -175,7 +175,7 @@ export function rangeWindow(range: DateRange, now: Date): { days: number; window
 
 /**
  * The windows of a day-count statistic and of its comparison (`compare=previous`, see the
- * statistics definitions in services/dashboard/README.md). Pure functions of the frame and the
+ * statistics definitions in services/dashboard/docs/statistics.md). Pure functions of the frame and the
  * `now` they are given, so tests pin the clock.
  */
 export interface DaysWindow {

@@ -13,7 +13,7 @@ const anyCase = (word: string) => [...word].map((c) => (/[a-z]/i.test(c) ? `[${c
 const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const POSITIVE = '[0-9]*[1-9][0-9]*';
 /**
- * The syntax of the insights timeframe (see the statistics definitions in services/dashboard/README.md), so that a bad one is reported together
+ * The syntax of the insights timeframe (see the statistics definitions in services/dashboard/docs/statistics.md), so that a bad one is reported together
  * with every other bad field; parseInsightsTimeframe (window.ts) gives it its meaning.
  */
 export const INSIGHTS_TIMEFRAME_PATTERN = `^\\s*(${[
