@@ -124,7 +124,7 @@ export interface Config {
   appUrl: string;
   /**
    * APP_URL was set. Unset (a local start), the dashboard also accepts form posts from the
-   * loopback address the browser actually used (services/dashboard/README.md, origin rule).
+   * loopback address the browser actually used (services/dashboard/docs/api.md, origin rule).
    */
   appUrlExplicit: boolean;
   /** Public base of the ingest service (tracker.js, tracking endpoints) for embed snippets; default appUrl (`npm start` serves both). */

@@ -5,3 +5,4 @@ export * from './metrics.js';
 export * from './data-dir-lock.js';
 export * from './ops-plugin.js';
 export * from './session-secret.js';
+export * from './time.js';

@@ -48,4 +48,21 @@ t.test('the rule catches each kind of violation', async (t) => {
     { file: 'services/api/src/b/y.ts', imports: ['../c/z.js'] },
     { file: 'services/api/src/c/z.ts', imports: ['../a/x.js'] },
   ), [/folders import each other: a → b → c/], 'a ring of three folders');
+  t.same(check(
+    { file: 'services/api/src/stats/date-range.ts', imports: ['./timeframe.js'] },
+    { file: 'services/api/src/stats/timeframe.ts', imports: ['./date-range.js'] },
+  ), ['services/api: files import each other: src/stats/date-range.ts → src/stats/timeframe.ts'], 'two files of one folder');
+  t.match(check(
+    { file: 'services/api/src/deps.ts', imports: ['./digest/repository.js'] },
+    { file: 'services/api/src/digest/repository.ts', imports: ['./routes.js'] },
+    { file: 'services/api/src/digest/routes.ts', imports: ['../deps.js'] },
+  ), [/files import each other: src\/deps\.ts → src\/digest\/repository\.ts → src\/digest\/routes\.ts/], 'a ring through a file directly in src/');
+  t.same(check(
+    { file: 'services/api/src/stats/run.ts', imports: ['./statistics/index.js'] },
+    { file: 'services/api/src/stats/statistics/index.ts', imports: ['../window.js'] },
+  ), [], 'a folder nested in another is part of it');
+  t.same(check(
+    { file: 'services/api/src/stats/a.ts', imports: ['./b.js', './c.js'] },
+    { file: 'services/api/src/stats/b.ts', imports: ['./c.js'] },
+  ), [], 'a file imported twice is no ring');
 });

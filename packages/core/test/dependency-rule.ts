@@ -9,8 +9,11 @@ import ts from 'typescript';
  * - another package is reached only through an entry its package.json "exports" names (no "./*");
  * - packages never depend on services; a service depends on another service only when it is
  *   the all-in-one application (services/standalone); scripts may use any public entry;
- * - inside a package, no two sub-folders of src/ import each other, directly or in a ring
- *   (files directly in src/ compose the folders and are left out of that check).
+ * - inside a package, no two folders of src/ import each other, directly or in a ring (files
+ *   directly in src/ compose the folders and are left out of that check; a folder nested in
+ *   one of them, such as stats/statistics/, is part of it);
+ * - no two files import each other, directly or in a ring, wherever they are: in one folder,
+ *   across folders, or through a file directly in src/.
  */
 
 export type UnitKind = 'package' | 'service' | 'application' | 'scripts';
@@ -42,6 +45,7 @@ export function checkDependencies(units: Unit[], files: SourceFile[]): string[] 
   const problems: string[] = [];
   const byName = new Map(units.filter((u) => u.name).map((u) => [u.name!, u]));
   const folderEdges = new Map<string, Map<string, Set<string>>>();
+  const fileEdges = new Map<string, Map<string, Set<string>>>();
   for (const unit of units) {
     for (const key of unit.exports.filter((k) => k.includes('*'))) problems.push(`${unit.dir}/package.json: exports ${key} opens every file; name each public entry`);
   }
@@ -58,6 +62,7 @@ export function checkDependencies(units: Unit[], files: SourceFile[]): string[] 
           continue;
         }
         addFolderEdge(folderEdges, from, file, target);
+        addEdge(fileEdges, from.dir, path.posix.relative(from.dir, file), path.posix.relative(from.dir, target.replace(/\.js$/, '.ts')));
         continue;
       }
       const match = /^(@chatlytics\/[^/]+)(\/.*)?$/.exec(spec);
@@ -82,28 +87,36 @@ export function checkDependencies(units: Unit[], files: SourceFile[]): string[] 
   for (const [dir, edges] of folderEdges) {
     for (const ring of folderCycles(edges)) problems.push(`${dir}: folders import each other: ${ring.join(' → ')}`);
   }
+  for (const [dir, edges] of fileEdges) {
+    for (const ring of folderCycles(edges)) problems.push(`${dir}: files import each other: ${ring.join(' → ')}`);
+  }
   return problems;
 }
 
-/** The src/ sub-folder of a file, or null for files directly in src/ (and outside src/). */
+/** The folder of src/ a file is in, or null for files directly in src/ (and outside src/). */
 function folderOf(unit: Unit, file: string): string | null {
   const rel = path.posix.relative(`${unit.dir}/src`, file);
   if (rel.startsWith('..')) return null;
-  const dir = path.posix.dirname(rel);
-  return dir === '.' ? null : dir;
+  const [top, ...rest] = rel.split('/');
+  return rest.length === 0 ? null : top;
 }
 
 function addFolderEdge(all: Map<string, Map<string, Set<string>>>, unit: Unit, file: string, target: string) {
   const a = folderOf(unit, file);
   const b = folderOf(unit, target);
   if (a === null || b === null || a === b) return;
-  let edges = all.get(unit.dir);
-  if (!edges) all.set(unit.dir, (edges = new Map()));
+  addEdge(all, unit.dir, a, b);
+}
+
+function addEdge(all: Map<string, Map<string, Set<string>>>, dir: string, a: string, b: string) {
+  if (a === b) return;
+  let edges = all.get(dir);
+  if (!edges) all.set(dir, (edges = new Map()));
   if (!edges.has(a)) edges.set(a, new Set());
   edges.get(a)!.add(b);
 }
 
-/** Strongly connected groups of more than one folder (Tarjan), each as a ring of names. */
+/** Strongly connected groups of more than one folder or file (Tarjan), each as a ring of names. */
 export function folderCycles(edges: Map<string, Set<string>>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();

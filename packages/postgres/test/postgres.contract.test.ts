@@ -7,7 +7,7 @@ import { createPostgres, MIGRATIONS_FOLDER } from '../src/postgres.js';
 import { databaseVariants } from '../src/testing.js';
 import {
   accounts, users, chatbots, dataSources, chunks, conversations, messages, conversationAnalyses,
-  apiKeys, authTokens, sessions, emailJobs, passwordResetTokens,
+  apiKeys, authTokens, sessions, jobs as emailJobs, passwordResetTokens,
 } from '../src/schema/index.js';
 import type { Database } from '../src/types.js';
 

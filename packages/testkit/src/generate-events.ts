@@ -1,6 +1,7 @@
 import type { StoredEvent, StoredItem } from '@chatlytics/events';
 import { createRng, type Rng } from './prng.js';
 import { EUR_RATES } from './currency.js';
+import { HOUR_MS, MINUTE_MS } from '@chatlytics/core';
 import { DAY_MS, chTime } from './time.js';
 
 export interface EventScenario {
@@ -189,7 +190,7 @@ export function generateEvents(scenario: EventScenario): StoredEvent[] {
   const copies: StoredEvent[] = [];
   for (const row of rows) {
     if (!rng.chance(0.1)) continue;
-    const delay = rng.pick([1, 250, 60_000, 3 * 3_600_000, 2 * DAY_MS]) + rng.int(0, 999);
+    const delay = rng.pick([1, 250, MINUTE_MS, 3 * HOUR_MS, 2 * DAY_MS]) + rng.int(0, 999);
     const at = Date.parse(`${row.received_at.replace(' ', 'T')}Z`) + delay;
     if (at <= end) copies.push({ ...row, received_at: chTime(at) });
   }
@@ -217,7 +218,7 @@ function botEvents(
   const mine = visitorRows.filter((r) => r.chatbot_id === scenario.chatbotId);
   for (let n = mine.length > 0 ? 6 : 0; n > 0; n--) {
     const r = rng.pick(mine);
-    const at = Date.parse(`${r.received_at.replace(' ', 'T')}Z`) + rng.int(-3_600_000, 3_600_000);
+    const at = Date.parse(`${r.received_at.replace(' ', 'T')}Z`) + rng.int(-HOUR_MS, HOUR_MS);
     const event = rng.pick(['visitor', 'popup_displayed', 'convo_started', 'purchase', 'click_through']);
     const draft: Draft = { event, at, popup_version: 'v1', open_way: 'popup' };
     if (event === 'purchase') Object.assign(draft, { order_num: orderNum(rng, pool), purchase: purchaseOf(rng) });

@@ -1,5 +1,4 @@
-const DAY_MS = 86_400_000;
-export { DAY_MS };
+export { DAY_MS } from '@chatlytics/core';
 
 /** ClickHouse DateTime64(3, 'UTC') text form, as StoredEvent.received_at carries it. */
 export function chTime(ms: number): string {

@@ -7,7 +7,7 @@ import { createPostgres } from '@chatlytics/postgres';
 import { createClickHouse, runMigrations } from '@chatlytics/clickhouse';
 import { resolveSessionSecret } from '@chatlytics/core';
 import { runService } from '@chatlytics/core/http';
-import { dashboardApp, dashboardSecuritySchemes, pagesNotFound } from './app.js';
+import { dashboardApp, dashboardSecuritySchemes, pagesNotFound } from './index.js';
 
 await runService(process.env, {
   name: 'dashboard',

@@ -1,13 +1,14 @@
 import t from 'tap';
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { pino } from 'pino';
-import { alertTransitions, emailJobs, webhookDeliveries } from '@chatlytics/postgres';
+import { alertTransitions, jobs, jobs as emailJobs } from '@chatlytics/postgres';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createAlertEvaluator } from '../src/alerts/evaluator.js';
 import type { AlertFiguresReader } from '../src/alerts/figures.js';
 import { ALERT_MAIL_JOB, createAlertRepository } from '../src/alerts/repository.js';
 import type { AlertFigures } from '../src/alerts/rules.js';
 import { signBody } from '../src/alerts/signature.js';
+import { WEBHOOK_JOB, type WebhookPayload } from '../src/alerts/webhook-job.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import { IDS, NOW, testFixture } from './fixture.js';
@@ -37,7 +38,8 @@ for (const variant of databaseVariants()) {
       alerts, figures, postgres: tdb.postgres, log, clock: () => clock, queueClock: () => clock, appUrl: 'https://app.example.com', intervalMs: 0, ...over,
     });
     const transitions = () => db.select().from(alertTransitions).where(eq(alertTransitions.alertId, alert.id)).orderBy(alertTransitions.at);
-    const deliveries = () => db.select().from(webhookDeliveries).where(eq(webhookDeliveries.alertId, alert.id)).orderBy(webhookDeliveries.createdAt);
+    const deliveries = async () => (await db.select().from(jobs).where(and(eq(jobs.kind, WEBHOOK_JOB), sql`${jobs.payload}->>'alertId' = ${alert.id}`)).orderBy(jobs.createdAt))
+      .map((j) => j.payload as unknown as WebhookPayload);
     const mails = () => db.select().from(emailJobs).where(eq(emailJobs.kind, ALERT_MAIL_JOB)).orderBy(emailJobs.createdAt);
 
     t.test('ok → firing: one transition, one signed webhook, one e-mail per user of the account', async (t) => {

@@ -2,10 +2,12 @@ import t from 'tap';
 import http from 'node:http';
 import { pino } from 'pino';
 import { databaseVariants } from '@chatlytics/postgres/testing';
-import { alerts as alertsTable, alertTransitions, webhookDeliveries } from '@chatlytics/postgres';
+import { alerts as alertsTable, alertTransitions, jobs } from '@chatlytics/postgres';
 import { checkWebhookUrl, guardedLookup, isPublicAddress } from '../src/alerts/webhook-target.js';
-import { sendWebhook, WebhookPermanentError } from '../src/alerts/webhook-send.js';
-import { createWebhookDeliveryRepository, createWebhookWorker } from '../src/alerts/webhook-queue.js';
+import { sendWebhook } from '../src/alerts/webhook-send.js';
+import { WebhookPermanentError } from '../src/http/errors.js';
+import { createJobQueue as createWebhookDeliveryRepository } from '../src/jobs/queue.js';
+import { createWebhookWorker, WEBHOOK_JOB } from '../src/alerts/webhook-job.js';
 import { importFixture } from '../src/fixtures/import.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { IDS, testFixture } from './fixture.js';
@@ -110,7 +112,7 @@ for (const variant of databaseVariants()) {
     const [alert] = await db.insert(alertsTable).values({ chatbotId: IDS.alpha, kind: 'silence', windowMinutes: 1, secret: 'whsec_x', webhookUrl: 'http://x' }).returning();
     const [tr] = await db.insert(alertTransitions).values({ alertId: alert.id, state: 'firing', value: 0, at: new Date() }).returning();
     let now = new Date('2026-03-01T12:00:00.000Z');
-    const [row] = await db.insert(webhookDeliveries).values({ alertId: alert.id, transitionId: tr.id, url: 'http://x', body: '{}', signature: 's', nextAttemptAt: now }).returning();
+    const [row] = await db.insert(jobs).values({ kind: WEBHOOK_JOB, payload: { alertId: alert.id, transitionId: tr.id, url: 'http://x', body: '{}', signature: 's' }, runAt: now }).returning();
     const deliveries = createWebhookDeliveryRepository({ db });
     let calls = 0;
     let failUntil = 2;
@@ -121,27 +123,27 @@ for (const variant of databaseVariants()) {
     t.equal(await worker.runDue(), 1);
     let d = (await deliveries.find(row.id))!;
     t.match(d, { status: 'pending', attempts: 1, lastError: /answered 500/ });
-    t.equal(d.nextAttemptAt.getTime() - now.getTime(), 10_000, 'first retry after 10 s');
+    t.equal(d.runAt.getTime() - now.getTime(), 10_000, 'first retry after 10 s');
     t.equal(await worker.runDue(), 0, 'not due before then');
     now = new Date(now.getTime() + 10_000);
     await worker.runDue();
     d = (await deliveries.find(row.id))!;
-    t.equal(d.nextAttemptAt.getTime() - now.getTime(), 20_000, 'second retry after 20 s');
+    t.equal(d.runAt.getTime() - now.getTime(), 20_000, 'second retry after 20 s');
     now = new Date(now.getTime() + 20_000);
     await worker.runDue();
     d = (await deliveries.find(row.id))!;
     t.match(d, { status: 'sent', attempts: 3, lastError: null });
 
     // Always failing: 6 attempts (10+20+40+80+160 s between them), then failed.
-    const [row2] = await db.insert(webhookDeliveries).values({ alertId: alert.id, transitionId: tr.id, url: 'http://x', body: '{}', signature: 's', nextAttemptAt: now }).returning();
+    const [row2] = await db.insert(jobs).values({ kind: WEBHOOK_JOB, payload: { alertId: alert.id, transitionId: tr.id, url: 'http://x', body: '{}', signature: 's' }, runAt: now }).returning();
     failUntil = Infinity;
     const waits: number[] = [];
     for (let i = 0; i < 10; i++) {
       await worker.runDue();
       d = (await deliveries.find(row2.id))!;
       if (d.status !== 'pending') break;
-      waits.push(d.nextAttemptAt.getTime() - now.getTime());
-      now = d.nextAttemptAt;
+      waits.push(d.runAt.getTime() - now.getTime());
+      now = d.runAt;
     }
     t.same(waits, [10_000, 20_000, 40_000, 80_000, 160_000]);
     t.match(d, { status: 'failed', attempts: 6 });

@@ -5,7 +5,7 @@ import { databaseVariants } from '@chatlytics/postgres/testing';
 import { TEST_SCRYPT_COST, verifyPassword } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import { FixtureError, parseFixture } from '../src/fixtures/schema.js';
-import { createLocalRawContentStorage } from '../src/storage/raw-content-storage.js';
+import { createLocalRawContentStorage } from '../src/data-sources/raw-content-storage.js';
 import { IDS, LONG_RAW, USERS, testFixture } from './fixture.js';
 
 const TABLES = ['accounts', 'users', 'api_keys', 'chatbots', 'data_sources', 'chunks', 'conversations', 'messages', 'conversation_analyses'];

@@ -1,7 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from '../src/format/time.js';
-import { RAW_CONTENT_PREVIEW_CHARS, truncateRawContent } from '../src/format/raw-content.js';
+import { formatDate, formatDateTimeMinutes, formatDateTimeSeconds, timeAgo } from '../src/html/time.js';
+import { RAW_CONTENT_PREVIEW_CHARS, truncateRawContent } from '../src/data-sources/raw-content.js';
 
 t.test('date formats are UTC and zero-padded', async (t) => {
   const d = new Date('2026-01-05T03:04:09.999Z');

@@ -9,7 +9,7 @@ import type { DatabaseVariant, TestDatabase } from '@chatlytics/postgres/testing
 import dashboardApp from '../src/app.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
-import { createLocalRawContentStorage, type RawContentStorage } from '../src/storage/raw-content-storage.js';
+import { createLocalRawContentStorage, type RawContentStorage } from '../src/data-sources/raw-content-storage.js';
 import { NOW, USERS, testFixture } from './fixture.js';
 
 export const APP_URL = 'http://localhost:3000';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { databaseVariants } from '@chatlytics/postgres/testing';
-import { localPath } from '../src/auth/origin.js';
+import { localPath } from '../src/http/origin.js';
 import { buildTestApp } from './helper.js';
 import { USERS } from './fixture.js';
 

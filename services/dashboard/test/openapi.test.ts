@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import { loadConfig } from '@chatlytics/core';
 import type { Postgres } from '@chatlytics/postgres';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
-import dashboardApp, { dashboardSecuritySchemes } from '../src/app.js';
+import dashboardApp, { dashboardSecuritySchemes } from '../src/index.js';
 
 t.test('every dashboard route documents its responses, errors included, and the OpenAPI document generates', async (t) => {
   const app = Fastify({ pluginTimeout: 120_000 }); // see helper.ts: start-up time is not under test

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { sql } from 'drizzle-orm';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { sha256Hex } from '../src/crypto/credentials.js';
-import { MESSAGES } from '../src/errors.js';
+import { MESSAGES } from '../src/http/errors.js';
 import {
   ANN, API_KEY, APP_URL, BOB, buildResetApp, cookieOf, cookies, openSeededDatabase, outbox, resetLinkOf, rows, waitFor, waitForMail,
 } from './password-reset-harness.js';
@@ -19,7 +19,7 @@ for (const variant of databaseVariants()) {
     const { app, clock } = h;
     const db = tdb.postgres.db;
     const annEmail = ANN.email.toLowerCase();
-    const pendingJobs = async () => rows<{ n: number }>(await db.execute(sql`select count(*)::int as n from email_jobs where status in ('pending', 'running')`))[0].n;
+    const pendingJobs = async () => rows<{ n: number }>(await db.execute(sql`select count(*)::int as n from jobs where status in ('pending', 'running')`))[0].n;
     const mailsTo = (to: string) => outbox(h.outboxDir).filter((m) => m.to === to.toLowerCase() && /Reset/.test(m.subject));
     /** Request a link as a guest through the form and return the mail that arrives. */
     const requestLinkByForm = async (t: Test, email: string, n: number) => {
@@ -48,7 +48,7 @@ for (const variant of databaseVariants()) {
       const stored = rows<{ email: string; token_hash: string }>(await db.execute(sql`select email, token_hash from password_reset_tokens`));
       t.same(stored, [{ email: annEmail, token_hash: sha256Hex(link.token) }], 'only the digest is stored, one row per e-mail');
       await waitFor('the job to be settled', async () => (await pendingJobs()) === 0);
-      const jobs = rows<{ payload: unknown; status: string }>(await db.execute(sql`select payload, status from email_jobs`));
+      const jobs = rows<{ payload: unknown; status: string }>(await db.execute(sql`select payload, status from jobs`));
       t.same(jobs, [{ payload: { email: annEmail }, status: 'sent' }], 'the sent job keeps no token, sealed or not');
 
       const formPage = await app.inject({ method: 'GET', url: link.path });
@@ -105,7 +105,7 @@ for (const variant of databaseVariants()) {
       await waitFor('the queue to drain', async () => (await pendingJobs()) === 0);
       t.equal(mailsTo(ANN.email).length, 2, 'one new mail: the second request was throttled');
       t.equal(mailsTo('nobody@nowhere.test').length, 0);
-      t.same(rows(await db.execute(sql`select 1 from email_jobs where payload->>'email' = 'nobody@nowhere.test'`)), [], 'no trace of the unknown address');
+      t.same(rows(await db.execute(sql`select 1 from jobs where payload->>'email' = 'nobody@nowhere.test'`)), [], 'no trace of the unknown address');
       const logged = JSON.stringify(h.logs);
       t.notMatch(logged, 'nobody@nowhere.test', 'addresses never reach the log');
       t.notMatch(logged, annEmail);

@@ -3,7 +3,7 @@ import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import { loadConfig } from '@chatlytics/core';
 import type { Postgres } from '@chatlytics/postgres';
-import dashboardApp, { dashboardSecuritySchemes } from '../src/app.js';
+import dashboardApp, { dashboardSecuritySchemes } from '../src/index.js';
 
 t.test('the password reset routes and pages document their responses, errors included', async (t) => {
   const app = Fastify({ pluginTimeout: 120_000 });

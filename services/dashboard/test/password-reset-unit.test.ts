@@ -1,8 +1,8 @@
 import t from 'tap';
 import { sha256Hex } from '../src/crypto/credentials.js';
-import { newPasswordErrors } from '../src/password-reset/password-rules.js';
+import { newPasswordErrors } from '../src/auth/password-rules.js';
 import { createTokenSealer, newResetToken, tokenMatches } from '../src/password-reset/tokens.js';
-import { escapeHtml, html, raw } from '../src/format/html.js';
+import { escapeHtml, html, raw } from '../src/html/html.js';
 
 t.test('reset tokens: 256 random bits, stored as SHA-256, compared in constant time', async (t) => {
   const tokens = Array.from({ length: 50 }, () => newResetToken());

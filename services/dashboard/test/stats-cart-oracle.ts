@@ -1,5 +1,5 @@
 /**
- * The ORACLE of "cart" and "topics" (services/dashboard/README.md): the definitions written
+ * The ORACLE of "cart" and "topics" (services/dashboard/docs/statistics.md): the definitions written
  * plainly over the generated rows, sharing with the implementation only the rounding rule; the
  * window, retry and order rules come from the statistics oracle (stats-oracle.ts).
  */

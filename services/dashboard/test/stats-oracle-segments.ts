@@ -1,5 +1,5 @@
 /**
- * The oracle of segments (services/dashboard/README.md, "Segments" and "sources"), in plain
+ * The oracle of segments (services/dashboard/docs/statistics.md, "Segments" and "sources"), in plain
  * TypeScript over the generated rows, on top of the statistics' own oracle (stats-oracle.ts).
  */
 import type { StoredEvent } from '@chatlytics/events';

@@ -1,5 +1,5 @@
 /**
- * The ORACLE: the statistics definitions in services/dashboard/README.md written as plainly as possible in TypeScript, over the generated
+ * The ORACLE: the statistics definitions in services/dashboard/docs/statistics.md written as plainly as possible in TypeScript, over the generated
  * rows, with no SQL and no shared code with the implementation except the rounding rule
  * (numbers.ts, itself unit-tested). Property tests compare every endpoint with it.
  */
@@ -11,7 +11,7 @@ export interface Ev { id: string; event: string; token: string; at: number; row:
 
 const DAY_MS = 86_400_000;
 /**
- * The retry rule (see the statistics definitions in services/dashboard/README.md): a copy in W of an event_id that was
+ * The retry rule (see the statistics definitions in services/dashboard/docs/statistics.md): a copy in W of an event_id that was
  * also received in the RETRY_LOOKBACK before W is a retried beacon and does not count; an
  * original older than that is not looked for. Written out here, not imported, so that the
  * oracle cannot silently follow a change of the implementation's constant.

@@ -1,11 +1,11 @@
 /**
- * The previous period of `compare=previous` (src/stats/previous-window.ts): as many days as `W`,
+ * The previous period of `compare=previous` (src/stats/window.ts): as many days as `W`,
  * ending one millisecond before `W` starts, for the last N days and for ranges, across month,
  * year and leap-day boundaries.
  */
 import t from 'tap';
-import { frameWindow, previousWindow } from '../src/stats/previous-window.js';
-import { utcDate } from '../src/stats/timeframe.js';
+import { frameWindow, previousWindow } from '../src/stats/window.js';
+import { utcDate } from '../src/stats/window.js';
 
 const DAY = 86_400_000;
 const at = (iso: string) => new Date(iso);

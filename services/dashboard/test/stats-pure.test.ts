@@ -1,10 +1,10 @@
 import t from 'tap';
 import { percent, ratio, round2 } from '../src/stats/numbers.js';
-import { daysWindow, parseInsightsTimeframe, subtractMonths, utcDate } from '../src/stats/timeframe.js';
+import { daysWindow, parseInsightsTimeframe, subtractMonths, utcDate } from '../src/stats/window.js';
 import { erfc, sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../src/stats/ab-significance.js';
 import { buildAnalysisReport, rankItems, type AnalysedConversation } from '../src/stats/insights-report.js';
 import { createInFlight, createResultCache } from '../src/stats/cache.js';
-import { checkDateRange, RANGE_MESSAGES, rangeWindow } from '../src/stats/date-range.js';
+import { checkDateRange, RANGE_MESSAGES, rangeWindow } from '../src/stats/window.js';
 
 t.test('round2: half away from zero on the decimal value, without binary noise', async (t) => {
   t.equal(round2(1.005), 1.01, '1.005 is stored as 1.00499999…; the decimal value rounds up');
@@ -48,7 +48,7 @@ t.test('subtractMonths clamps to the last day of the target month', async (t) =>
   t.equal(subtractMonths(new Date('2026-05-15T10:00:00Z'), 2).toISOString(), '2026-03-15T10:00:00.000Z');
 });
 
-t.test('parseInsightsTimeframe: every format of the statistics definitions in services/dashboard/README.md', async (t) => {
+t.test('parseInsightsTimeframe: every format of the statistics definitions in services/dashboard/docs/statistics.md', async (t) => {
   const from = (raw: string) => {
     const r = parseInsightsTimeframe(raw, NOW);
     if (!r.ok) throw new Error(`refused ${raw}: ${r.message}`);

@@ -1,9 +1,9 @@
 /**
  * The pure parts of revenue by topic (topics-report.ts) and the token batches of its ClickHouse
- * read (cart-stats-repository.ts), on hand-made inputs whose answers are worked out here.
+ * read (stats/statistics/topics.ts), on hand-made inputs whose answers are worked out here.
  */
 import t from 'tap';
-import { tokenBatches, tokenUrlBytes, type TopicToken } from '../src/stats/cart-stats-repository.js';
+import { tokenBatches, tokenUrlBytes, type TopicToken } from '../src/stats/statistics/topics.js';
 import { buildTopicsReport, TOPIC_ITEMS_LIMIT, TOPIC_LINKS_LIMIT, type TopicConversation } from '../src/stats/topics-report.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));

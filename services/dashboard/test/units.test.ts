@@ -7,13 +7,13 @@ import fastifyCookie from '@fastify/cookie';
 import Type from 'typebox';
 import { credentialKind, digestsEqual, generateCredential, sha256Hex } from '../src/crypto/credentials.js';
 import { hashPassword, verifyPassword, TEST_SCRYPT_COST } from '../src/auth/passwords.js';
-import { isCrossOrigin, localPath, sameOriginPath } from '../src/auth/origin.js';
+import { isCrossOrigin, localPath, sameOriginPath } from '../src/http/origin.js';
 import { cookiePolicy, setSessionCookie } from '../src/auth/session-cookie.js';
-import { toDashboardError, errorBody } from '../src/error-handler.js';
-import { DashboardError, Errors } from '../src/errors.js';
-import { buildExtraTagConfig } from '../src/presenters/data-source-presenter.js';
-import { createLocalRawContentStorage } from '../src/storage/raw-content-storage.js';
-import { dashboardValidatorCompiler, fieldErrors } from '../src/validation.js';
+import { toDashboardError, errorBody } from '../src/http/error-handler.js';
+import { DashboardError, Errors } from '../src/http/errors.js';
+import { buildExtraTagConfig } from '../src/data-sources/presenter.js';
+import { createLocalRawContentStorage } from '../src/data-sources/raw-content-storage.js';
+import { dashboardValidatorCompiler, fieldErrors } from '../src/http/validation.js';
 
 t.test('credentials: prefix, 256 random bits, SHA-256 digests compared in constant time', async (t) => {
   const key = generateCredential('api_key');

@@ -5,7 +5,7 @@
  * the server within the request timeout plus the server's checking interval.
  *
  * `npm run bench:slow-clients` runs it at 25,000 sockets with the production timeouts;
- * slow-clients.test.ts runs it small and fast in `npm test`.
+ * slow-clients.e2e.test.ts runs it small and fast in the e2e tier.
  * Options (bench): --sockets N --request-timeout-ms N --headers-timeout-ms N --start-delay-ms N
  * --connecting N (connects in flight per worker; the bench's default 0 = all at once) --standalone
  * (attack `npm start` instead of the ingest service alone)

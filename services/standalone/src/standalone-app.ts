@@ -48,7 +48,7 @@ export interface Standalone {
  * `npm start`: ingest, consumer and dashboard in one process on the engines the config selects
  * (embedded by default). The same plugins the three production services register.
  */
-export async function buildStandalone(config: Config, log: Logger, opts: { pluginTimeout?: number } = {}): Promise<Standalone> {
+export async function buildStandalone(config: Config, log: Logger, opts: { pluginTimeout?: number; clock?: () => Date } = {}): Promise<Standalone> {
   const registry = createMetricsRegistry();
   const engines = await openEngines(config, log, registry);
   // As the ingest service: no tracking request waits on topic creation or a producer id.
@@ -78,7 +78,7 @@ export async function buildStandalone(config: Config, log: Logger, opts: { plugi
     });
     await app.register(dashboardApp, {
       config, postgres: engines.postgres, clickhouse: engines.clickhouse, log,
-      sessionSecret: secret,
+      sessionSecret: secret, clock: opts.clock,
     });
     await app.register(trackerExample);
     await app.register(adminCliRoutes, { prefix: '/api/admin', config, log, stores: engines, credential: adminCredential });

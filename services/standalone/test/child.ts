@@ -9,7 +9,7 @@ export interface Started { child: ChildProcess; url: string; output: () => strin
 
 /**
  * Starts `npm start`'s entry point on a free port, embedded engines only: its TypeScript source
- * through tsx, or with `argv` another command line (a built bundle: bundle.test.ts).
+ * through tsx, or with `argv` another command line (a built bundle: bundle.e2e.test.ts).
  */
 export function start(dataDir: string, extraEnv: Record<string, string> = {}, timeoutMs = 120_000, argv = ['--import', 'tsx', entry]): Promise<Started> {
   const env: Record<string, string> = {

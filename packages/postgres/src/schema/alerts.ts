@@ -46,28 +46,3 @@ export const alertTransitions = pgTable('alert_transitions', {
   index('alert_transitions_alert_id_at_idx').on(t.alertId, t.at.desc()),
   check('alert_transitions_state_check', sql`${t.state} in ('firing', 'resolved')`),
 ]);
-
-export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'running', 'sent', 'failed'] as const;
-export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
-
-/**
- * The durable webhook queue (like email_jobs): one row per transition of an alert with a
- * webhook_url, body and signature fixed when the transition is recorded, retried with backoff.
- */
-export const webhookDeliveries = pgTable('webhook_deliveries', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  alertId: uuid('alert_id').notNull().references(() => alerts.id, { onDelete: 'cascade' }),
-  transitionId: uuid('transition_id').notNull().references(() => alertTransitions.id, { onDelete: 'cascade' }),
-  url: text('url').notNull(),
-  body: text('body').notNull(),
-  signature: text('signature').notNull(),
-  status: text('status').$type<WebhookDeliveryStatus>().notNull().default('pending'),
-  attempts: integer('attempts').notNull().default(0),
-  nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
-  lastError: text('last_error'),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-}, (t) => [
-  index('webhook_deliveries_status_next_attempt_at_idx').on(t.status, t.nextAttemptAt),
-  check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'running', 'sent', 'failed')`),
-]);

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres } from '@chatlytics/postgres';
+import { every } from '../jobs/every.js';
 import type { AlertFiguresReader } from './figures.js';
 import { decide } from './rules.js';
 import type { AlertRepository, EvaluatedAlert } from './repository.js';
@@ -30,9 +31,6 @@ export interface EvaluationRun { evaluated: number; transitions: number; failed:
  * An alert whose figures cannot be read keeps its state and is tried again at the next run.
  */
 export function createAlertEvaluator(opts: AlertEvaluatorOptions) {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = false;
   const queueClock = opts.queueClock ?? (() => new Date());
 
   async function evaluateOne(a: EvaluatedAlert, run: EvaluationRun) {
@@ -54,7 +52,7 @@ export function createAlertEvaluator(opts: AlertEvaluatorOptions) {
     return opts.postgres.exclusive(ALERT_EVALUATOR_LOCK_KEY, async () => {
       const run: EvaluationRun = { evaluated: 0, transitions: 0, failed: 0 };
       for (const a of await opts.alerts.listForEvaluation()) {
-        if (stopped) break;
+        if (loop.stopped) break;
         try {
           await evaluateOne(a, run);
           run.evaluated++;
@@ -67,29 +65,12 @@ export function createAlertEvaluator(opts: AlertEvaluatorOptions) {
     });
   }
 
-  // Fixed rate: a run starts `intervalMs` after the previous one started (at once if that one
-  // took longer), so each alert is evaluated at least once per interval, not per interval + run.
-  const schedule = (ms: number) => {
-    timer = setTimeout(() => {
-      const started = Date.now();
-      running = runOnce()
-        .catch((err: unknown) => opts.log.warn({ err }, 'alert evaluation run failed; trying again'))
-        .finally(() => { if (!stopped) schedule(Math.max(0, opts.intervalMs - (Date.now() - started))); });
-    }, ms);
-    timer.unref();
-  };
+  // At a fixed rate: each alert is evaluated at least once per interval, not per interval + run.
+  const loop = every({
+    intervalMs: opts.intervalMs, firstMs: 0, from: 'start', run: runOnce,
+    onError: (err) => opts.log.warn({ err }, 'alert evaluation run failed; trying again'),
+  });
 
-  return {
-    runOnce,
-    start() {
-      if (opts.intervalMs > 0) schedule(0);
-    },
-    /** No run starts after this; resolves once the one under way (if any) has ended. */
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return { runOnce, start: loop.start, stop: loop.stop };
 }
 export type AlertEvaluator = ReturnType<typeof createAlertEvaluator>;

@@ -1,5 +1,5 @@
 import { clickhouseTime, sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
-import { createEventStatsRepository } from '../stats/event-stats-repository.js';
+import { createEventStatsRepository } from '../stats/readers.js';
 import { toInt } from '../stats/numbers.js';
 import { baselineWindow, currentWindow, type AlertFigures, type AlertRule } from './rules.js';
 

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import type { AlertKind } from '@chatlytics/postgres';
-import type { FieldErrors } from '../errors.js';
+import type { FieldErrors } from '../http/errors.js';
 import { AlertKindSchema } from './presenter.js';
 import { ALERT_DEFAULTS } from './rules.js';
 import type { AlertInput } from './repository.js';

@@ -2,7 +2,7 @@ import type { Config } from '@chatlytics/core';
 import type { AlertKind } from '@chatlytics/postgres';
 import type { MailTemplates } from '../mail/templates.js';
 import type { MailTransport } from '../mail/transport.js';
-import type { JobHandler } from '../mail/worker.js';
+import type { JobHandler } from '../jobs/worker.js';
 import { describeCondition, describeValue } from './describe.js';
 import { ALERT_MAIL_JOB } from './repository.js';
 

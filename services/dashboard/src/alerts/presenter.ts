@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { ALERT_KINDS } from '@chatlytics/postgres';
-import { Nullable } from '../schemas/common.js';
+import { Nullable } from '../http/schemas.js';
 import type { AlertRow, AlertTransitionRow } from './repository.js';
 
 export const AlertKindSchema = Type.Union([

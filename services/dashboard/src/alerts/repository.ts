@@ -1,9 +1,10 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import {
-  alerts, alertTransitions, chatbots, users, webhookDeliveries, type AlertKind, type AlertState, type Database,
+  alerts, alertTransitions, chatbots, jobs, users, type AlertKind, type AlertState, type Database,
 } from '@chatlytics/postgres';
-import { createEmailJobRepository } from '../mail/job-repository.js';
+import { createJobQueue } from '../jobs/queue.js';
 import { signBody } from './signature.js';
+import { WEBHOOK_JOB, type WebhookPayload } from './webhook-job.js';
 
 export type AlertRow = typeof alerts.$inferSelect;
 export type AlertTransitionRow = typeof alertTransitions.$inferSelect;
@@ -11,7 +12,7 @@ export type AlertTransitionState = AlertTransitionRow['state'];
 
 /** Per the app and API: each alert shows its last 20 transitions. */
 export const TRANSITIONS_SHOWN = 20;
-/** Kind of the email_jobs rows of alert notifications (mail.ts handles them). */
+/** Kind of the alert notices' e-mail jobs (mail.ts handles them). */
 export const ALERT_MAIL_JOB = 'alert_notification';
 
 export interface AlertInput {
@@ -27,7 +28,7 @@ export type AlertPatch = Partial<Pick<AlertInput, 'threshold' | 'windowMinutes' 
 /** An alert as the evaluator sees it: with its chatbot's account, name and A/B setting. */
 export interface EvaluatedAlert extends AlertRow { accountId: string; chatbotName: string; abTestEnabled: boolean }
 
-/** The webhook's JSON body (services/dashboard/README.md, "Webhook"), in this field order. */
+/** The webhook's JSON body (services/dashboard/docs/api.md, "Webhook"), in this field order. */
 export function webhookBody(a: Pick<AlertRow, 'id' | 'chatbotId' | 'kind' | 'threshold' | 'windowMinutes'>, state: AlertTransitionState, value: number | null, at: Date): string {
   return JSON.stringify({
     alert_id: a.id, chatbot_id: a.chatbotId, kind: a.kind, state, value, threshold: a.threshold, window_minutes: a.windowMinutes, at: at.toISOString(),
@@ -81,9 +82,14 @@ export function createAlertRepository({ db }: { db: Database }) {
       return row ?? null;
     },
 
+    /** With the alert go its transitions and its webhook deliveries, sent or not (a deleted alert notifies no more). */
     async delete(chatbotId: string, alertId: string): Promise<boolean> {
-      const rows = await db.delete(alerts).where(ofChatbot(chatbotId, alertId)).returning({ id: alerts.id });
-      return rows.length > 0;
+      return db.transaction(async (tx) => {
+        const rows = await tx.delete(alerts).where(ofChatbot(chatbotId, alertId)).returning({ id: alerts.id });
+        if (rows.length === 0) return false;
+        await tx.delete(jobs).where(and(eq(jobs.kind, WEBHOOK_JOB), sql`${jobs.payload}->>'alertId' = ${alertId}`));
+        return true;
+      });
     },
 
     async listForEvaluation(): Promise<EvaluatedAlert[]> {
@@ -111,18 +117,16 @@ export function createAlertRepository({ db }: { db: Database }) {
           .where(and(eq(alerts.id, a.id), eq(alerts.state, a.state))).returning({ id: alerts.id });
         if (moved.length === 0) return null;
         const [transition] = await tx.insert(alertTransitions).values({ alertId: a.id, state, value, at }).returning();
+        const queue = createJobQueue({ db: tx });
         if (a.webhookUrl) {
           const body = webhookBody(a, state, value, at);
-          await tx.insert(webhookDeliveries).values({
-            alertId: a.id, transitionId: transition.id, url: a.webhookUrl, body, signature: signBody(a.secret, body),
-            nextAttemptAt: mail.queueNow, createdAt: mail.queueNow, updatedAt: mail.queueNow,
-          });
+          const delivery: WebhookPayload = { alertId: a.id, transitionId: transition.id, url: a.webhookUrl, body, signature: signBody(a.secret, body) };
+          await queue.enqueue(WEBHOOK_JOB, { ...delivery }, mail.queueNow);
         }
         if (a.email) {
           const recipients = await tx.select({ email: users.email }).from(users).where(eq(users.accountId, a.accountId)).orderBy(asc(users.email));
-          const jobs = createEmailJobRepository({ db: tx });
           for (const { email } of recipients) {
-            await jobs.enqueue(ALERT_MAIL_JOB, {
+            await queue.enqueue(ALERT_MAIL_JOB, {
               email, state, kind: a.kind, chatbotName: a.chatbotName, value, threshold: a.threshold, windowMinutes: a.windowMinutes,
               at: at.toISOString(), alertsUrl: `${mail.appUrl}/app/${a.chatbotId}/alerts`,
             }, mail.queueNow);

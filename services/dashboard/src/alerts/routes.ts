@@ -2,8 +2,8 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
-import { Errors } from '../errors.js';
-import { ANY_CREDENTIAL_SECURITY, IdParams, Success, errorResponses } from '../schemas/common.js';
+import { Errors } from '../http/errors.js';
+import { ANY_CREDENTIAL_SECURITY, IdParams, Success, errorResponses } from '../http/schemas.js';
 import { AlertCreateBody, AlertPatchBody, alertFieldErrors, newAlertInput } from './input.js';
 import { Alert, presentAlert } from './presenter.js';
 import type { AlertRepository } from './repository.js';
@@ -12,7 +12,7 @@ const AlertParams = Type.Object({ id: Type.String({ format: 'uuid' }), alertId: 
 const common = { tags: ['alerts'], security: ANY_CREDENTIAL_SECURITY };
 
 /**
- * A chatbot's alerts under /api/dashboard/chatbots/{id}/alerts (services/dashboard/README.md,
+ * A chatbot's alerts under /api/dashboard/chatbots/{id}/alerts (services/dashboard/docs/api.md,
  * "Alerts"). Another account's chatbot, or an alert of another chatbot, answers 404.
  */
 export const alertRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; alerts: AlertRepository }> = async (app, { deps, alerts }) => {

@@ -1,7 +1,8 @@
+import { MINUTE_MS } from '@chatlytics/core';
 import type { AlertKind, AlertState } from '@chatlytics/postgres';
 import { sampleRatioMismatch } from '../stats/ab-significance.js';
 import { percent, round2 } from '../stats/numbers.js';
-import type { StatsWindow } from '../stats/timeframe.js';
+import type { StatsWindow } from '../stats/window.js';
 
 /**
  * What each alert kind watches and when it fires (services/dashboard/README.md, "Alerts").
@@ -42,8 +43,6 @@ export interface AlertDecision {
   /** The figure compared with the threshold (see valueOf in the README); null when there was not enough data to compute it. */
   value: number | null;
 }
-
-const MINUTE_MS = 60_000;
 
 /** The current window W = [now − window, now], both ends included like every statistic's window. */
 export function currentWindow(rule: Pick<AlertRule, 'windowMinutes'>, now: Date): StatsWindow {

@@ -1,24 +1,15 @@
 import http from 'node:http';
-import { AppError } from '@chatlytics/core';
 import https from 'node:https';
 import { guardedLookup, literalHostAllowed, checkWebhookUrl, WebhookTargetError } from './webhook-target.js';
 import { SIGNATURE_HEADER } from './signature.js';
+import { DeliveryErrors } from '../http/errors.js';
 
 /** Per the webhook rules: one attempt gives up after 5 s, connection and answer included. */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 
 export interface WebhookRequest { url: string; body: string; signature: string }
 
-/** A delivery that must not be retried: the target is refused by the SSRF rule (DASHBOARD_022). Any other error is retried. */
-export class WebhookPermanentError extends AppError {
-  constructor(message: string) {
-    super('DASHBOARD_022', message, { statusCode: 422, retriable: false });
-    this.name = 'WebhookPermanentError';
-  }
-}
-
-/** A delivery that failed but may succeed later: an error answer, a timeout (DASHBOARD_021; network errors are retried too). */
-export const webhookFailed = (detail: string) => new AppError('DASHBOARD_021', `webhook delivery failed: ${detail}`, { statusCode: 502, retriable: true });
+const { webhookFailed, webhookRefused } = DeliveryErrors;
 
 /**
  * POSTs one signed body. Resolves on a 2xx answer; a redirect is an error (never followed: it
@@ -27,9 +18,9 @@ export const webhookFailed = (detail: string) => new AppError('DASHBOARD_021', `
  */
 export function sendWebhook(req: WebhookRequest, opts: { allowPrivate: boolean; timeoutMs?: number }): Promise<number> {
   const checked = checkWebhookUrl(req.url, opts.allowPrivate);
-  if (!checked.ok) return Promise.reject(new WebhookPermanentError(checked.message));
+  if (!checked.ok) return Promise.reject(webhookRefused(checked.message));
   const { url } = checked;
-  if (!opts.allowPrivate && !literalHostAllowed(url)) return Promise.reject(new WebhookPermanentError('The webhook URL must not point to a loopback or private address.'));
+  if (!opts.allowPrivate && !literalHostAllowed(url)) return Promise.reject(webhookRefused('The webhook URL must not point to a loopback or private address.'));
   const client = url.protocol === 'https:' ? https : http;
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   return new Promise<number>((resolve, reject) => {
@@ -39,7 +30,7 @@ export function sendWebhook(req: WebhookRequest, opts: { allowPrivate: boolean; 
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (err) reject(err instanceof WebhookTargetError || (err as NodeJS.ErrnoException).code === 'EWEBHOOKTARGET' ? new WebhookPermanentError(err.message) : err);
+      if (err) reject(err instanceof WebhookTargetError || (err as NodeJS.ErrnoException).code === 'EWEBHOOKTARGET' ? webhookRefused(err.message) : err);
       else resolve(status);
     };
     const request = client.request(url, {

@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 
 /**
- * Where an alert's webhook may go (services/dashboard/README.md, "Webhook"; the SSRF rule).
+ * Where an alert's webhook may go (services/dashboard/docs/api.md, "Webhook"; the SSRF rule).
  * The URL is a user's input and the request leaves from inside the operator's network, so
  * without this rule a webhook could reach the cloud metadata service (169.254.169.254),
  * the database, or any internal admin port, and its retries would probe them. Only http(s)

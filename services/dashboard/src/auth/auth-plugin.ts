@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { Errors } from '../errors.js';
+import { Errors } from '../http/errors.js';
 import type { CredentialRepository } from '../repositories/credential-repository.js';
 import type { SessionRepository } from '../repositories/session-repository.js';
-import { isCrossOrigin, siteOrigin, type OriginPolicy } from './origin.js';
+import { isCrossOrigin, siteOrigin, type OriginPolicy } from '../http/origin.js';
 import type { Principal } from './principal.js';
 import { readSessionCookie } from './session-cookie.js';
 import './principal.js';
@@ -17,7 +17,7 @@ export interface AuthPluginOptions {
 }
 
 /**
- * The credential in the headers (see the authentication rules in services/dashboard/README.md): `X-API-Key: <cred>` or `Authorization: Bearer <cred>`.
+ * The credential in the headers (see the authentication rules in services/dashboard/docs/api.md): `X-API-Key: <cred>` or `Authorization: Bearer <cred>`.
  * Query strings are never read: URLs end up in logs, proxies and browser history.
  */
 export function headerCredential(req: FastifyRequest): string | null {

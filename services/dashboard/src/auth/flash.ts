@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FieldErrors } from '../errors.js';
+import type { FieldErrors } from '../http/errors.js';
 
 /**
  * One-request messages for redirect-style form posts ("redirect back with an error"):

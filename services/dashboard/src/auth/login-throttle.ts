@@ -5,7 +5,7 @@ import { normalizeEmail } from '../repositories/user-repository.js';
 
 /**
  * The log-in throttle of POST /login and POST /api/auth/tokens (OWASP authentication cheat
- * sheet; numbers in services/dashboard/README.md). Every attempt is counted before its password
+ * sheet; numbers in services/dashboard/docs/api.md). Every attempt is counted before its password
  * is checked, per account (the normalised e-mail, whether or not it has an account, so the
  * answers cannot tell), per account and client network, and per client network (an IPv4
  * address, an IPv6 /64); a successful log-in takes its attempt back and clears its account and

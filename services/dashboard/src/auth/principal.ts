@@ -13,7 +13,7 @@ export interface Principal {
 /**
  * Per-route authentication, set as `config: { auth }`:
  * - `credential`: API key, auth token, or web session (the /api/dashboard routes);
- * - `session`: web session only; a key or token is refused (see the authentication rules in services/dashboard/README.md, search test);
+ * - `session`: web session only; a key or token is refused (see the authentication rules in services/dashboard/docs/api.md, search test);
  * - `user`: a person, i.e. an auth token or a web session; an API key (the account's, nobody's) is refused (the token list);
  * - `none`: public, but a POST still gets the cross-origin check (login, logout).
  */

@@ -4,7 +4,7 @@ export type CredentialKind = 'api_key' | 'token' | 'sql_key';
 
 const PREFIX: Record<CredentialKind, string> = { api_key: 'ck_', token: 'ct_', sql_key: 'cs_' };
 
-/** 32 random bytes = 256 bits, above the 128 bits the authentication rules in services/dashboard/README.md ask for. */
+/** 32 random bytes = 256 bits, above the 128 bits the authentication rules in services/dashboard/docs/api.md ask for. */
 const RANDOM_BYTES = 32;
 
 /** A new plain credential (`ck_…`, `ct_…` or the SQL interface's `cs_…`); shown once, only its digest is stored. */

@@ -1,5 +1,6 @@
 import type { ChatbotRepository } from '../repositories/chatbot-repository.js';
-import type { StatsService } from '../stats/service.js';
+import type { StatsService } from '../stats/run.js';
+import { conversationInsights, engagement, overview, purchases } from '../stats/statistics/index.js';
 import { digestWindows, type DigestWindows } from './schedule.js';
 
 /**
@@ -51,16 +52,13 @@ export function createDigestContent(deps: { stats: StatsService; chatbots: Chatb
   const { stats } = deps;
 
   async function figures(accountId: string, chatbotId: string, range: { from: string; to: string }) {
-    const [engagement, overview, purchases] = await Promise.all([
-      stats.engagement(accountId, chatbotId, range),
-      stats.overview(accountId, chatbotId, range),
-      stats.purchases(accountId, chatbotId, range),
-    ]);
+    const asked = { account: accountId, chatbot: chatbotId, frame: range };
+    const [e, o, p] = await Promise.all([stats.answer(engagement, asked), stats.answer(overview, asked), stats.answer(purchases, asked)]);
     return {
-      visitors: engagement.total_users,
-      conversations: overview.total_conversations,
-      conversionWithChat: purchases.conversion_rate_with_chat,
-      revenueAfterChat: purchases.total_revenue_chatted_purchased,
+      visitors: e.total_users,
+      conversations: o.total_conversations,
+      conversionWithChat: p.conversion_rate_with_chat,
+      revenueAfterChat: p.total_revenue_chatted_purchased,
     };
   }
 
@@ -71,7 +69,7 @@ export function createDigestContent(deps: { stats: StatsService; chatbots: Chatb
     for (const bot of await deps.chatbots.listForAccount(accountId)) {
       const current = await figures(accountId, bot.id, windows.current);
       const previous = await figures(accountId, bot.id, windows.previous);
-      const insights = await stats.conversationInsights(accountId, bot.id, `${windows.current.from}..${windows.current.to}`);
+      const insights = await stats.answer(conversationInsights, { account: accountId, chatbot: bot.id, frame: `${windows.current.from}..${windows.current.to}` });
       const compared = (k: keyof typeof current): Compared => ({ current: current[k], previous: previous[k] });
       const top = (list: { item: string; count: number }[]) => list.slice(0, TOP_ITEMS).map(({ item, count }) => ({ item, count }));
       const alerts = deps.firedAlerts

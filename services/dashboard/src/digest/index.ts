@@ -3,7 +3,7 @@ import type { Database } from '@chatlytics/postgres';
 import type { FastifyBaseLogger } from 'fastify';
 import type { MailTransport } from '../mail/transport.js';
 import type { ChatbotRepository } from '../repositories/chatbot-repository.js';
-import type { StatsService } from '../stats/service.js';
+import type { StatsService } from '../stats/run.js';
 import { createDigestContent, type FiredAlertsSource } from './content.js';
 import { createDigestService } from './service.js';
 import { createUnsubscribeSigner } from './unsubscribe.js';

@@ -1,7 +1,7 @@
-import { escapeHtml } from '../format/html.js';
+import { escapeHtml } from '../html/html.js';
 import type { RenderedMail } from '../mail/templates.js';
-import type { ChatbotDigest, DigestContent } from './content.js';
-import { direction, formatCount, formatMoney, formatRate, pointChange, relativeChange, type Direction } from './format.js';
+import type { ChatbotDigest, Compared, DigestContent } from './content.js';
+import { changeOf, directionOf, fmtEur, fmtInt, fmtPercent, pointChange } from '../html/format.js';
 
 export interface DigestMailInput {
   content: DigestContent;
@@ -9,20 +9,30 @@ export interface DigestMailInput {
   unsubscribeUrl: string;
 }
 
+type Direction = ReturnType<typeof directionOf>;
 interface Row { label: string; value: string; previous: string; change: string; dir: Direction }
+
+/**
+ * A figure of the week beside the week before: the page's change rule (changeOf), written with one
+ * decimal; a rate's change in percentage points.
+ */
+function row(label: string, { current, previous }: Compared, format: (n: number) => string, points = false): Row {
+  const change = changeOf(current, previous, { oneDecimal: true });
+  return { label, value: format(current), previous: format(previous), change: points ? pointChange(current, previous) : change.text, dir: directionOf(change) };
+}
 
 function rows(bot: ChatbotDigest): Row[] {
   return [
-    { label: 'Visitors', value: formatCount(bot.visitors.current), previous: formatCount(bot.visitors.previous), change: relativeChange(bot.visitors), dir: direction(bot.visitors) },
-    { label: 'Conversations', value: formatCount(bot.conversations.current), previous: formatCount(bot.conversations.previous), change: relativeChange(bot.conversations), dir: direction(bot.conversations) },
-    { label: 'Conversion with chat', value: formatRate(bot.conversionWithChat.current), previous: formatRate(bot.conversionWithChat.previous), change: pointChange(bot.conversionWithChat), dir: direction(bot.conversionWithChat) },
-    { label: 'Revenue after chat', value: formatMoney(bot.revenueAfterChat.current), previous: formatMoney(bot.revenueAfterChat.previous), change: relativeChange(bot.revenueAfterChat), dir: direction(bot.revenueAfterChat) },
+    row('Visitors', bot.visitors, fmtInt),
+    row('Conversations', bot.conversations, fmtInt),
+    row('Conversion with chat', bot.conversionWithChat, fmtPercent, true),
+    row('Revenue after chat', bot.revenueAfterChat, fmtEur),
   ];
 }
 
 const period = (c: DigestContent) => `${c.windows.current.from} to ${c.windows.current.to}`;
 const subjectOf = (c: DigestContent) => `Your Chatlytics week: ${period(c)}`;
-const plural = (n: number, word: string) => `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string) => `${fmtInt(n)} ${word}${n === 1 ? '' : 's'}`;
 
 // ---- plain text -------------------------------------------------------------------------
 

@@ -2,9 +2,10 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import type { DashboardDeps } from '../deps.js';
-import { Errors } from '../errors.js';
-import { html, sendPage } from '../format/html.js';
-import { ANY_CREDENTIAL_SECURITY, Success, errorResponses } from '../schemas/common.js';
+import { Errors } from '../http/errors.js';
+import { html } from '../html/html.js';
+import { sendPage } from '../html/layout.js';
+import { ANY_CREDENTIAL_SECURITY, Success, errorResponses } from '../http/schemas.js';
 import type { DigestRepository } from './repository.js';
 import { UNSUBSCRIBE_PATH, type UnsubscribeSigner } from './unsubscribe.js';
 

@@ -2,7 +2,7 @@
  * When the weekly digest goes out and which days it covers (services/dashboard/README.md
  * "Weekly digest"). Pure functions of the instant they are given, in UTC.
  */
-const DAY_MS = 86_400_000;
+import { DAY_MS, HOUR_MS } from '@chatlytics/core';
 
 export interface DigestSchedule {
   /** ISO weekday: 1 = Monday … 7 = Sunday. */
@@ -28,7 +28,7 @@ export function weekStartOf(now: Date): string {
 
 /** The instant of the week's digest: its weekday at its hour, UTC. */
 export function sendTimeOf(weekStart: string, schedule: DigestSchedule): Date {
-  return new Date(Date.parse(`${weekStart}T00:00:00.000Z`) + (schedule.weekday - 1) * DAY_MS + schedule.hourUtc * 3_600_000);
+  return new Date(Date.parse(`${weekStart}T00:00:00.000Z`) + (schedule.weekday - 1) * DAY_MS + schedule.hourUtc * HOUR_MS);
 }
 
 /**

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres } from '@chatlytics/postgres';
+import { every } from '../jobs/every.js';
 import type { DigestService } from './service.js';
 
 /** The advisory lock of the digest scheduler: one run at a time across every dashboard on the database. */
@@ -22,34 +23,14 @@ export interface DigestSchedulerOptions {
  * process the work; what makes each digest go out once is digest_sends (service.ts).
  */
 export function createDigestScheduler(opts: DigestSchedulerOptions) {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-
   async function runOnce(): Promise<number> {
     return (await opts.postgres.exclusive(DIGEST_LOCK_KEY, () => opts.digests.queueDue())) ?? 0;
   }
-
-  async function tick(): Promise<void> {
-    try {
-      await runOnce();
-    } catch (err) {
-      opts.log.warn({ err }, 'queueing weekly digests failed; the next run tries again');
-    }
-    if (!stopped) timer = setTimeout(() => { running = tick(); }, opts.intervalMs).unref();
-  }
-
-  return {
-    runOnce,
-    start() {
-      if (opts.intervalMs > 0) timer = setTimeout(() => { running = tick(); }, 0).unref();
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  const loop = every({
+    intervalMs: opts.intervalMs, firstMs: 0, run: runOnce,
+    onError: (err) => opts.log.warn({ err }, 'queueing weekly digests failed; the next run tries again'),
+  });
+  return { runOnce, start: loop.start, stop: loop.stop };
 }
 
 /** The scheduler as part of the dashboard app: started when the server is ready, stopped (after its run) on close. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '@chatlytics/postgres';
-import { createEmailJobRepository } from '../mail/job-repository.js';
+import { createJobQueue } from '../jobs/queue.js';
 import type { MailTransport } from '../mail/transport.js';
-import type { JobHandler } from '../mail/worker.js';
+import type { JobHandler } from '../jobs/worker.js';
 import { createUserRepository, type UserRow } from '../repositories/user-repository.js';
 import type { DigestContentReader } from './content.js';
 import { createDigestRepository } from './repository.js';
@@ -11,7 +11,7 @@ import { renderDigest } from './render.js';
 import { dueWeek, sendTimeOf, utcDay, type DigestSchedule } from './schedule.js';
 import type { UnsubscribeSigner } from './unsubscribe.js';
 
-/** Kind of the digest's rows in email_jobs. */
+/** Kind of the digest's e-mail jobs. */
 export const DIGEST_JOB = 'weekly_digest';
 /** Users queued per transaction batch read; the loop continues until none is due. */
 const BATCH = 200;
@@ -26,7 +26,7 @@ export interface DigestServiceDeps {
   log: FastifyBaseLogger;
   /** "Now" of the schedule; tests move it. */
   clock: () => Date;
-  /** "Now" of the mail queue: real time, since the worker's timers are real. */
+  /** "Now" of the job queue: real time, since the worker's timers are real. */
   queueClock: () => Date;
 }
 
@@ -75,7 +75,7 @@ export function createDigestService(d: DigestServiceDeps) {
         for (const { id } of batch) {
           const claimed = await d.db.transaction(async (tx) => {
             if (!(await createDigestRepository({ db: tx }).claimWeek(id, due.weekStart, now))) return false;
-            await createEmailJobRepository({ db: tx }).enqueue(DIGEST_JOB, { userId: id, weekStart: due.weekStart, sendDay }, d.queueClock());
+            await createJobQueue({ db: tx }).enqueue(DIGEST_JOB, { userId: id, weekStart: due.weekStart, sendDay }, d.queueClock());
             return true;
           });
           if (claimed) queued++;

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { escapeHtml } from '../format/html.js';
+import { escapeHtml } from '../html/html.js';
 
 /** services/dashboard/templates: one `.mjml` (HTML part) and one `.txt` (plain part) per e-mail. */
 export const TEMPLATES_DIR = fileURLToPath(new URL('../../templates', import.meta.url));

@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Resend } from 'resend';
-import { AppError, type Config } from '@chatlytics/core';
+import type { Config } from '@chatlytics/core';
+import { DeliveryErrors } from '../http/errors.js';
 import type { FastifyBaseLogger } from 'fastify';
 
 export interface OutgoingMail {
@@ -27,11 +28,6 @@ export interface MailTransport {
   send(mail: OutgoingMail): Promise<void>;
 }
 
-export const MailErrors = {
-  deliveryFailed: (detail: string, cause?: unknown) =>
-    new AppError('DASHBOARD_016', `e-mail delivery failed: ${detail}`, { statusCode: 502, retriable: true, cause }),
-} as const;
-
 export const RESEND_DEFAULT_BASE_URL = 'https://api.resend.com';
 
 /**
@@ -50,7 +46,7 @@ export function createResendTransport(opts: { apiKey: string; baseUrl?: string; 
         : { ...base, html: mail.html, text: mail.text };
       // The SDK reports failures in `error` rather than throwing (network errors included).
       const { error } = await resend.emails.send(payload, { idempotencyKey: mail.idempotencyKey });
-      if (error) throw MailErrors.deliveryFailed(`${error.name} (${(error as { statusCode?: number | null }).statusCode ?? 'no status'}): ${error.message}`);
+      if (error) throw DeliveryErrors.mailFailed(`${error.name} (${(error as { statusCode?: number | null }).statusCode ?? 'no status'}): ${error.message}`);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { and, eq, gt, lte } from 'drizzle-orm';
-import { emailJobs, passwordResetTokens, type Database } from '@chatlytics/postgres';
+import { jobs, passwordResetTokens, type Database } from '@chatlytics/postgres';
 
 export type ResetTokenRow = typeof passwordResetTokens.$inferSelect;
 
@@ -24,7 +24,7 @@ export function createResetTokenRepository({ db }: { db: Database }) {
           })
           .returning({ email: passwordResetTokens.email });
         if (issued.length === 0) return false;
-        await tx.update(emailJobs).set({ payload: input.jobPayload }).where(eq(emailJobs.id, input.jobId));
+        await tx.update(jobs).set({ payload: input.jobPayload }).where(eq(jobs.id, input.jobId));
         return true;
       });
     },

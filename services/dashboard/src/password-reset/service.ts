@@ -2,17 +2,17 @@ import type { Config } from '@chatlytics/core';
 import type { Database } from '@chatlytics/postgres';
 import type { FastifyBaseLogger } from 'fastify';
 import { hashPassword, verifyPassword, type ScryptCost } from '../auth/passwords.js';
-import { createEmailJobRepository, type EmailJobRow } from '../mail/job-repository.js';
+import { createJobQueue, type JobRow } from '../jobs/queue.js';
 import type { MailTemplates } from '../mail/templates.js';
 import type { MailTransport } from '../mail/transport.js';
-import type { JobHandler, JobOutcome } from '../mail/worker.js';
+import type { JobHandler, JobOutcome } from '../jobs/worker.js';
 import { createCredentialRepository } from '../repositories/credential-repository.js';
 import { createSessionRepository } from '../repositories/session-repository.js';
 import { createUserRepository, normalizeEmail } from '../repositories/user-repository.js';
 import { createResetTokenRepository } from './repository.js';
 import { newResetToken, tokenMatches, type TokenSealer } from './tokens.js';
 
-/** Kinds of rows in email_jobs written by this flow. */
+/** Kinds of the e-mail jobs this flow queues. */
 export const RESET_LINK_JOB = 'password_reset_link';
 export const PASSWORD_CHANGED_JOB = 'password_changed';
 
@@ -21,7 +21,7 @@ export interface PasswordResetServiceDeps {
   config: Pick<Config, 'appUrl' | 'mail' | 'passwordReset'>;
   /** "Now" of tokens (issue time, expiry, throttle); tests move it. */
   clock: () => Date;
-  /** "Now" of the mail queue: real time, since the worker's timers are real. */
+  /** "Now" of the job queue: real time, since the worker's timers are real. */
   queueClock: () => Date;
   passwordCost: ScryptCost;
   sealer: TokenSealer;
@@ -33,7 +33,7 @@ export interface PasswordResetServiceDeps {
 const discarded: JobOutcome = { outcome: 'discarded' };
 
 export function createPasswordResetService(d: PasswordResetServiceDeps) {
-  const jobs = createEmailJobRepository({ db: d.db });
+  const jobs = createJobQueue({ db: d.db });
   const tokens = createResetTokenRepository({ db: d.db });
   const users = createUserRepository({ db: d.db });
   const { expireMinutes, throttleSeconds } = d.config.passwordReset;
@@ -48,7 +48,7 @@ export function createPasswordResetService(d: PasswordResetServiceDeps) {
    * and send the link. Nothing of this runs inside the HTTP request, so its duration cannot
    * tell an attacker whether the address has an account or was throttled.
    */
-  const sendResetLink: JobHandler = async (job: EmailJobRow) => {
+  const sendResetLink: JobHandler = async (job: JobRow) => {
     const email = String(job.payload.email);
     const sealed = typeof job.payload.sealedToken === 'string' ? job.payload.sealedToken : null;
     let token = sealed ? d.sealer.open(sealed) : null;
@@ -123,7 +123,7 @@ export function createPasswordResetService(d: PasswordResetServiceDeps) {
         await createUserRepository({ db: tx }).updatePassword(user.id, passwordHash);
         await createSessionRepository({ db: tx }).deleteAllOfUser(user.id);
         await createCredentialRepository({ db: tx }).deleteAuthTokensOfUser(user.id);
-        await createEmailJobRepository({ db: tx }).enqueue(PASSWORD_CHANGED_JOB, { email: user.email, changedAt: now.toISOString() }, d.queueClock());
+        await createJobQueue({ db: tx }).enqueue(PASSWORD_CHANGED_JOB, { email: user.email, changedAt: now.toISOString() }, d.queueClock());
         return true;
       });
       if (!done) return null;
@@ -132,7 +132,7 @@ export function createPasswordResetService(d: PasswordResetServiceDeps) {
     },
 
     /**
-     * The settings page's password change (see the app pages in services/dashboard/README.md):
+     * The settings page's password change (see the app pages in services/dashboard/docs/api.md):
      * the current password must match; then, as after a reset, the new one is set, every session
      * and auth token of the user ends and the "password changed" e-mail is queued. The caller
      * starts a fresh session for the browser that asked. 'wrong-password' says nothing else.
@@ -146,7 +146,7 @@ export function createPasswordResetService(d: PasswordResetServiceDeps) {
         await createUserRepository({ db: tx }).updatePassword(user.id, passwordHash);
         await createSessionRepository({ db: tx }).deleteAllOfUser(user.id);
         await createCredentialRepository({ db: tx }).deleteAuthTokensOfUser(user.id);
-        await createEmailJobRepository({ db: tx }).enqueue(PASSWORD_CHANGED_JOB, { email: user.email, changedAt: d.clock().toISOString() }, d.queueClock());
+        await createJobQueue({ db: tx }).enqueue(PASSWORD_CHANGED_JOB, { email: user.email, changedAt: d.clock().toISOString() }, d.queueClock());
       });
       d.log.info({ userId: user.id }, 'password changed in the settings: sessions and auth tokens ended');
       return 'changed';

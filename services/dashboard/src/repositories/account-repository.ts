@@ -42,7 +42,7 @@ export function createAccountRepository({ db }: { db: Database }) {
   }
 
   return {
-    /** The CMS providers connected to the account (see the endpoint details in services/dashboard/README.md); empty when none or no such account. */
+    /** The CMS providers connected to the account (see the endpoint details in services/dashboard/docs/api.md); empty when none or no such account. */
     async cmsProviders(accountId: string): Promise<string[]> {
       const [row] = await db.select({ cmsProviders: accounts.cmsProviders }).from(accounts).where(eq(accounts.id, accountId)).limit(1);
       return row?.cmsProviders ?? [];

@@ -1,5 +1,5 @@
 /**
- * Significance of an A/B conversion test, beyond the required fields (documented in services/dashboard/README.md).
+ * Significance of an A/B conversion test, beyond the required fields (documented in services/dashboard/docs/statistics.md).
  * Pure functions; the numbers are checked against textbook values in the unit tests.
  */
 

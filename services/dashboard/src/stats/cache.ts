@@ -2,7 +2,7 @@
  * A short-lived, bounded result cache that also merges concurrent identical requests.
  * A dashboard page asks for several statistics at once and is often reloaded; the same
  * (account, chatbot, statistic, timeframe) within `ttlMs` gets the same answer instead of
- * another scan. Freshness: a statistic may be up to `ttlMs` old (services/dashboard/README.md). Expiry runs on a
+ * another scan. Freshness: a statistic may be up to `ttlMs` old (services/dashboard/docs/statistics.md). Expiry runs on a
  * monotonic clock, so a pinned or adjusted wall clock never freezes or flushes it.
  */
 export interface ResultCache {

@@ -5,7 +5,7 @@ import type { TopicConversation, TopicDimension } from './topics-report.js';
 
 /** A conversation of C with every dimension's list (C does not depend on the dimension). */
 export type TopicConversationLists = Omit<TopicConversation, 'items'> & { lists: Record<TopicDimension, string[]> };
-import type { StatsWindow } from './timeframe.js';
+import type { StatsWindow } from './window.js';
 
 export interface StatsChatbot {
   id: string;
@@ -40,7 +40,7 @@ const DIMENSION_COLUMNS = {
 } as const satisfies Record<TopicDimension, unknown>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Per the statistics definitions in services/dashboard/README.md: each conversation counts at most 1.5 hours of saved time. */
+/** Per the statistics definitions in services/dashboard/docs/statistics.md: each conversation counts at most 1.5 hours of saved time. */
 const SAVED_TIME_CAP_MS = 90 * 60_000;
 const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 

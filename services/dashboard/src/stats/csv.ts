@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import type { Statistic } from './statistic.js';
 
 /**
  * `?format=csv` of the statistics routes: the JSON body as a two-column table `field,value`,
@@ -68,14 +69,15 @@ export async function csvExport(req: FastifyRequest, reply: FastifyReply, payloa
     by?: string; dimension?: string; source?: string; utm_campaign?: string; device?: string;
   };
   if (query?.format !== 'csv' || reply.statusCode !== 200) return payload;
-  const stat = (req.routeOptions.url ?? 'stats').split('/').pop()!;
+  const statistic = (req.routeOptions.config as { statistic?: Pick<Statistic, 'name' | 'csvName'> }).statistic;
   // A range names its days (`2026-01-01_2026-01-31`), a day count its number.
   const frame = query.from !== undefined ? `${query.from}_${query.to}` : query.timeframe ?? '';
   // With the previous period the file holds both windows: its name says so, and differs from the plain one's.
-  // Revenue by topic names its dimension, the sources their grouping, a segment filter its value:
-  // each has a file name of its own.
+  // A statistic's own parameters (revenue by topic's dimension, the sources' grouping) and a
+  // segment filter's value each give a file name of its own.
+  const own = statistic?.csvName?.(query) ?? {};
   const segment = (['source', 'utm_campaign', 'device'] as const).map((k) => (query[k] ? `${k}_${query[k]}` : ''));
-  const filename = ['chatlytics', stat, query.dimension ?? '', query.chatbot_id, frame, query.by ? `by_${query.by}` : '', ...segment, query.compare === 'previous' ? 'compare-previous' : '']
+  const filename = ['chatlytics', statistic?.name ?? 'stats', own.afterName ?? '', query.chatbot_id, frame, own.afterFrame ?? '', ...segment, query.compare === 'previous' ? 'compare-previous' : '']
     .map((p) => safeName(String(p ?? ''))).filter(Boolean).join('-');
   reply.type(CSV_CONTENT_TYPE);
   reply.header('content-disposition', `attachment; filename="${filename}.csv"`);

@@ -23,9 +23,9 @@ export interface RankedItem {
   conversations: string[];
 }
 
-/** Per the statistics definitions in services/dashboard/README.md: at most 10 items per ranked list. */
+/** Per the statistics definitions in services/dashboard/docs/statistics.md: at most 10 items per ranked list. */
 export const RANKED_LIST_LIMIT = 10;
-/** Per the statistics definitions in services/dashboard/README.md: each conversation's duration is capped at 60 minutes. */
+/** Per the statistics definitions in services/dashboard/docs/statistics.md: each conversation's duration is capped at 60 minutes. */
 const DURATION_CAP_MS = 60 * 60_000;
 
 /** UTF-8 byte order (= code point order), the same order ClickHouse sorts strings in. */

@@ -1,5 +1,5 @@
 /**
- * Per the statistics definitions in services/dashboard/README.md: "every float is rounded to 2 decimals; every ratio with a zero denominator is 0".
+ * Per the statistics definitions in services/dashboard/docs/statistics.md: "every float is rounded to 2 decimals; every ratio with a zero denominator is 0".
  * Rounding is half away from zero on the decimal value: x × 100 is first cut to 15 significant
  * digits, which removes binary noise (1.005 × 100 = 100.49999999999999 → 100.5 → 1.01) and
  * makes sums added in a different order (ClickHouse vs. TypeScript) round identically.

@@ -9,7 +9,7 @@ const INTEGER_TEXT = /^\s*-?[0-9]+\s*$/;
  * Query-string validation of the statistics routes. Like the dashboard's compiler it reports
  * every bad field (TypeBox errors, same 422 body), but it converts only text that IS an
  * integer into one: TypeBox's Value.Convert would turn "7.5" into 7 and "0x10" into 16, and
- * The statistics definitions in services/dashboard/README.md want a non-integer timeframe refused, not silently truncated.
+ * The statistics definitions in services/dashboard/docs/statistics.md want a non-integer timeframe refused, not silently truncated.
  */
 export const strictQueryValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema }) => {
   const check = Compile(schema);

@@ -1,5 +1,7 @@
+import { DAY_MS } from '@chatlytics/core';
+
 /**
- * The retry rule of every event statistic (services/dashboard/README.md, clickhouse/README.md): a copy in the
+ * The retry rule of every event statistic (services/dashboard/docs/statistics.md, clickhouse/README.md): a copy in the
  * window of an event_id that was also received in the RETRY_LOOKBACK_MS before the window's
  * start is a retried beacon and does not count. Originals older than that are not looked for.
  *
@@ -9,7 +11,7 @@
  * dominant cost of the statistics queries before). Orders are NOT bounded by it: order numbers
  * stay deduplicated over all time.
  */
-export const RETRY_LOOKBACK_MS = 86_400_000;
+export const RETRY_LOOKBACK_MS = DAY_MS;
 /** The same in seconds. */
 export const RETRY_LOOKBACK_SECONDS = RETRY_LOOKBACK_MS / 1000;
 

@@ -1,8 +1,5 @@
-import { compareBytes } from './insights-report.js';
-import { percent, round2 } from './numbers.js';
-
 /**
- * Segments (services/dashboard/README.md, "Segments"): a token's segment is the source,
+ * Segments (services/dashboard/docs/statistics.md, "Segments"): a token's segment is the source,
  * utm_campaign and device of its earliest `visitor` event in W. A filter restricts a statistic
  * to the tokens of V in that segment; the sources statistic groups V by one attribute.
  */
@@ -38,38 +35,4 @@ export function segmentParams(s: SegmentFilter) {
 /** A stable text of the filter, for cache keys and file names ('' without a filter). */
 export function segmentKey(s: SegmentFilter): string {
   return isFiltered(s) ? JSON.stringify(SEGMENT_BY.map((k) => s[k] ?? '')) : '';
-}
-
-/** Per the definitions: the sources statistic shows this many values, the rest summed in `other`. */
-export const SOURCES_SHOWN = 50;
-
-export interface SourceCounts { value: string; visitors: number; chatted: number; purchasers: number; chatted_purchasers: number; revenue: number }
-
-/** A row of the answer: the purchases statistic's rates over the row's tokens. */
-function sourceRow(c: Omit<SourceCounts, 'value'>) {
-  return {
-    visitors: c.visitors,
-    chatted: c.chatted,
-    purchasers: c.purchasers,
-    revenue: round2(c.revenue),
-    conversion_rate_with_chat: percent(c.chatted_purchasers, c.chatted),
-    conversion_rate_without_chat: percent(c.purchasers - c.chatted_purchasers, c.visitors),
-  };
-}
-
-/**
- * The SOURCES_SHOWN values with the most visitors (ties: value in byte order), in that order,
- * and `other`: the exact sums of the rest (`values` = how many; all 0 when none).
- */
-export function boundSourceRows(rows: readonly SourceCounts[], shown = SOURCES_SHOWN) {
-  const ranked = [...rows].sort((a, b) => b.visitors - a.visitors || compareBytes(a.value, b.value));
-  const rest = ranked.slice(shown);
-  const sum = (k: keyof Omit<SourceCounts, 'value'>) => rest.reduce((n, r) => n + r[k], 0);
-  return {
-    rows: ranked.slice(0, shown).map((r) => ({ value: r.value, ...sourceRow(r) })),
-    other: {
-      values: rest.length,
-      ...sourceRow({ visitors: sum('visitors'), chatted: sum('chatted'), purchasers: sum('purchasers'), chatted_purchasers: sum('chatted_purchasers'), revenue: sum('revenue') }),
-    },
-  };
 }

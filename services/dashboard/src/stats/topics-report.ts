@@ -1,14 +1,23 @@
-import type { TopicToken } from './cart-stats-repository.js';
 import { compareBytes } from './insights-report.js';
 import { percent, round2 } from './numbers.js';
 
-/** `dimension` of revenue by topic and the analysis list each reads (services/dashboard/README.md, "topics"). */
+/** `dimension` of revenue by topic and the analysis list each reads (services/dashboard/docs/statistics.md, "topics"). */
 export const TOPIC_DIMENSIONS = ['intent', 'product', 'clicked_product', 'complaint', 'missing_information'] as const;
 export type TopicDimension = (typeof TOPIC_DIMENSIONS)[number];
 
 /** Per the statistics definitions: at most 50 items, and 5 conversation links per item. */
 export const TOPIC_ITEMS_LIMIT = 50;
 export const TOPIC_LINKS_LIMIT = 5;
+
+/** What one conversation token did in W (stats_topics.sql). */
+export interface TopicToken {
+  inV: boolean;
+  added: boolean;
+  /** EUR value of its added_to_cart events in W, unrounded. */
+  cartValue: number;
+  /** Its counted purchases in W: epoch ms and EUR revenue. */
+  purchases: { at: number; revenue: number }[];
+}
 
 /** One conversation of C as PostgreSQL reads it: its visitor token and the dimension's items. */
 export interface TopicConversation {

@@ -1,14 +1,14 @@
 import { v5 as uuidv5 } from 'uuid';
+import { DAY_MS as DAY, HOUR_MS } from '@chatlytics/core';
 
 /** Fixed namespace: the demo's ids are the same on every run, so `demo` twice changes nothing. */
 const NS = '6f1d7f0e-3a52-4c1b-9a57-3f0e1a9c2b10';
 const id = (name: string) => uuidv5(name, NS);
-const DAY = 86_400_000;
 /**
  * A visitor's journey lasts under 15 minutes, so starting it at most 22 h into its day keeps
  * every event inside that day, hence before today, hence never in the future.
  */
-const LATEST_START = 22 * 3_600_000;
+const LATEST_START = 22 * HOUR_MS;
 
 /** mulberry32: small, fast, seeded; the demo is reproducible. */
 function prng(seed: number) {
@@ -120,7 +120,7 @@ export function buildDemoFixture(opts: DemoOptions) {
     return {
       id: chatbotId, name: bot.name, status: b === 2 ? 'paused' : 'active', language: bot.language,
       integratedAt: iso(anchor - (days + 30) * DAY).slice(0, 10),
-      createdAt: iso(anchor - (days + 30) * DAY), updatedAt: iso(anchor - (b + 1) * 3_600_000),
+      createdAt: iso(anchor - (days + 30) * DAY), updatedAt: iso(anchor - (b + 1) * HOUR_MS),
       settings: { companyName: `${bot.name.split(' ')[0]} GmbH`, supportEmail: `support@${bot.key}.example.com`, abTestEnabled: bot.ab, extraTagName: 'static_category' },
       dataSources: demoDataSources(bot, anchor, iso),
       conversations,

@@ -169,7 +169,7 @@ function sqlKeyCreate(args: ReturnType<typeof parseArgs>): CommandInput {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-// The management API's rules (services/dashboard/src/routes/chatbots.ts).
+// The management API's rules (services/dashboard/src/chatbots/routes.ts).
 const LANGUAGE = /^[a-z]{2}(-[A-Z]{2})?$/;
 
 function chatbotCreate(args: ReturnType<typeof parseArgs>): CommandInput {

@@ -1,0 +1,30 @@
+import { html, type RawHtml } from '../html/html.js';
+import { fmtInt } from '../html/format.js';
+import { jsonBlock } from '../html/layout.js';
+
+export interface ChatbotListRow { id: string; name: string; status: string; conversations: number; lastActive: string; events24h: number }
+
+export function chatbotListBody(rows: ChatbotListRow[]): RawHtml {
+  if (rows.length === 0) return html`<h1>Your chatbots</h1><p>This account has no chatbot yet. <a href="/app/chatbots/new">Add a chatbot</a> to get its tracker snippet.</p>`;
+  return html`<h1>Your chatbots</h1>
+<p><a class="add" href="/app/chatbots/new">Add a chatbot</a></p>
+<div class="scroll"><table class="chatbots"><thead><tr><th scope="col">Chatbot</th><th scope="col">Status</th><th scope="col">Conversations</th><th scope="col">Last active</th><th scope="col">Events (24 h)</th><th scope="col"><span class="sr-only">Views</span></th></tr></thead>
+<tbody>${rows.map((r) => html`<tr>
+<th scope="row"><a href="/app/${r.id}/analytics">${r.name}</a></th>
+<td data-label="Status"><span class="badge ${r.status === 'active' ? 'ok' : 'off'}">${r.status}</span></td>
+<td data-label="Conversations" data-stat="chatbots.conversations" data-value="${r.conversations}">${fmtInt(r.conversations)}</td>
+<td data-label="Last active">${r.lastActive}</td>
+<td data-label="Events (24 h)" data-stat="chatbots.events24h" data-value="${r.events24h}">${fmtInt(r.events24h)}</td>
+<td class="actions"><a href="/app/${r.id}/insights">Insights</a> <a href="/app/${r.id}/live">Live</a></td>
+</tr>`)}</tbody></table></div>`;
+}
+
+export function liveBody(chatbotId: string, minutes: { minute: string; events: number }[]): RawHtml {
+  const total = minutes.reduce((s, m) => s + m.events, 0);
+  return html`<p class="window">Events per minute, last 30 minutes. Refreshes every 5 seconds while this page is open.</p>
+<dl class="stats"><div class="stat"><dt>Events in 30 minutes</dt><dd id="live-total" aria-live="polite">${fmtInt(total)}</dd></div>
+<div class="stat"><dt>Updated</dt><dd id="live-updated"><time>${new Date().toISOString().slice(11, 19)}</time> UTC</dd></div></dl>
+<div class="series" data-live="/api/dashboard/analytics/stats/live-events?chatbot_id=${chatbotId}" aria-hidden="true"></div>
+${jsonBlock('live-data', minutes)}
+<noscript><p>Reload the page to refresh the numbers.</p></noscript>`;
+}

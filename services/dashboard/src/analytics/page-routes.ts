@@ -1,0 +1,199 @@
+import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../auth/auth-plugin.js';
+import { readSessionCookie } from '../auth/session-cookie.js';
+import type { DashboardDeps } from '../deps.js';
+import { DashboardError, Errors } from '../http/errors.js';
+import { html } from '../html/html.js';
+import { presentChatbot } from '../chatbots/presenter.js';
+import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
+import { parseFrame, utcDate } from '../stats/window.js';
+import type { AnyStatistic } from '../stats/statistic.js';
+import type { Answer, StatsService } from '../stats/run.js';
+import { cart, conversationInsights, engagement, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries } from '../stats/statistics/index.js';
+import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-view.js';
+import { segmentOf } from '../stats/segment.js';
+import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view.js';
+import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
+import type { VisitorEventRepository } from './visitor-event-repository.js';
+import type { ConversationRepository } from './conversation-repository.js';
+import { sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
+import { chatbotListBody, liveBody } from './list-views.js';
+
+const Page = Type.String({ description: 'HTML page' });
+const Redirect = Type.Null({ description: 'Redirect' });
+const Uuid = Type.String({ format: 'uuid' });
+const TimeframeQuery = Type.Object({ timeframe: Type.Optional(Type.String({ maxLength: 50 })) });
+// Loose text on purpose: a malformed day is answered by the form's message, not a bare 422.
+const AnalyticsQuery = Type.Object({
+  timeframe: Type.Optional(Type.String({ maxLength: 50 })),
+  from: Type.Optional(Type.String({ maxLength: 50 })),
+  to: Type.Optional(Type.String({ maxLength: 50 })),
+  // On unless turned off: the page compares with the previous period by default.
+  compare: Type.Optional(Type.Union([Type.Literal('previous'), Type.Literal('none')])),
+  // The segment filter (empty = any) and the sources table's grouping, kept by every link of the page.
+  source: Type.Optional(Type.String({ maxLength: 255 })),
+  utm_campaign: Type.Optional(Type.String({ maxLength: 255 })),
+  device: Type.Optional(Type.String({ maxLength: 255 })),
+  by: Type.Optional(Type.Union([Type.Literal('source'), Type.Literal('utm_campaign'), Type.Literal('device')])),
+});
+const DEFAULT_INSIGHTS = 'week';
+
+/**
+ * The page's window: the JSON API's parser (stats/window.ts parseFrame), so the page refuses
+ * exactly what the API refuses; its messages go where the two forms show them: the day count's
+ * under the days form, the rest under the range form (a range with a day count, under `to`).
+ */
+function pageFrame(q: { timeframe?: string; from?: string; to?: string }, now: Date) {
+  const range = { from: q.from?.trim() ?? '', to: q.to?.trim() ?? '' };
+  const parsed = parseFrame(q, now);
+  if (parsed.ok) return { frame: parsed.frame, range, daysError: null, rangeErrors: null };
+  if (q.from === undefined && q.to === undefined) return { frame: null, range, daysError: parsed.errors.timeframe?.[0] ?? null, rangeErrors: null };
+  const { timeframe, ...rangeErrors } = parsed.errors;
+  return { frame: null, range, daysError: null, rangeErrors: timeframe ? { to: timeframe } : rangeErrors };
+}
+
+/**
+ * The shop owner's app pages under /app (web session; see the pages in services/dashboard/docs/api.md):
+ * chatbot list, analytics, insights, conversation, live view. Every number comes from the
+ * statistics service the JSON API answers from. A guest is sent to /login; an unknown or
+ * another account's id gets the 404 page (route config `page`, error-handler.ts).
+ */
+export const appPageRoutes: FastifyPluginAsyncTypebox<{
+  deps: DashboardDeps; stats: StatsService; conversations: ConversationRepository; visitorEvents: VisitorEventRepository;
+}> = async (app, { deps, stats, conversations, visitorEvents }) => {
+  const config = { auth: 'session' as const, page: true };
+  const schema = <E extends object = object>(summary: string, extra?: E) => ({
+    tags: ['pages'], summary, security: SESSION_SECURITY, ...(extra as E),
+    response: { 200: Page, 302: Redirect, ...errorResponses(401, 404, 422, 500) },
+  });
+  const choices = async (accountId: string): Promise<ChatbotChoice[]> =>
+    (await deps.repos.chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name }));
+  /** The account's chatbot list and the named one's name; 404 when it is not the account's. */
+  const chatbotPage = async (accountId: string, chatbotId: string) => {
+    const all = await choices(accountId);
+    const current = all.find((c) => c.id === chatbotId);
+    if (!current) throw Errors.notFound();
+    return { all, current };
+  };
+  const ids = { params: Type.Object({ id: Uuid }) };
+
+  app.get('/', { config: { auth: 'none', page: true }, schema: { tags: ['pages'], summary: 'The app for a session, else the log-in page', response: { 302: Redirect } } },
+    async (req, reply) => {
+      const id = readSessionCookie(req);
+      const session = id ? await deps.repos.sessions.resolve(id, deps.clock()) : null;
+      return reply.redirect(session ? '/app' : '/login', 302);
+    });
+
+  app.get('/app', { config, schema: schema('Chatbot list') }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const rows = await deps.repos.chatbots.listForAccount(accountId);
+    const events = await stats.eventsLastDay(accountId, rows.map((r) => r.id));
+    const now = deps.clock();
+    return sendAppPage(reply, {
+      title: 'Chatbots',
+      chatbots: rows.map((r) => ({ id: r.id, name: r.name })),
+      body: chatbotListBody(rows.map((r) => ({ ...presentChatbot(r, now), events24h: events.get(r.id) ?? 0 }))),
+    });
+  });
+
+  app.get('/app/go', {
+    config,
+    schema: schema('The chatbot switcher: go to a chatbot\'s view', {
+      querystring: Type.Object({ chatbot_id: Uuid, view: Type.Optional(Type.Union([Type.Literal('analytics'), Type.Literal('insights'), Type.Literal('live'), Type.Literal('alerts')])) }),
+    }),
+  }, async (req, reply) => {
+    await chatbotPage(principalOf(req).accountId, req.query.chatbot_id);
+    return reply.redirect(`/app/${req.query.chatbot_id}/${req.query.view ?? 'analytics'}`, 302);
+  });
+
+  app.get('/app/:id/analytics', { config, schema: schema('Analytics of one chatbot: the last N days, or from/to', { ...ids, querystring: AnalyticsQuery }) }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const { all, current } = await chatbotPage(accountId, req.params.id);
+    const action = `/app/${current.id}/analytics`;
+    const { frame, range, daysError, rangeErrors } = pageFrame(req.query, deps.clock());
+    const compare = req.query.compare !== 'none';
+    const segment = segmentOf({ source: req.query.source?.trim(), utm_campaign: req.query.utm_campaign?.trim(), device: req.query.device?.trim() });
+    const state = { segment, by: req.query.by ?? DEFAULT_BY };
+    const kept = keptPairs(state);
+    const windowPairs: [string, string][] = [
+      ...(frame === null || typeof frame === 'number' ? [['timeframe', String(frame ?? '')] as [string, string]] : [['from', frame.from], ['to', frame.to]] as [string, string][]),
+      ...(compare ? [] : [['compare', 'none'] as [string, string]]),
+    ];
+    const forms = html`${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError, !compare, kept)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors, !compare, kept)}${filterBar(action, windowPairs, state)}`;
+    const viewFrame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
+    if (frame === null) {
+      return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}` }, 422);
+    }
+    // One window for every block, and its previous period from the same "now". The ClickHouse
+    // statistics first, the longest first: PostgreSQL's overview runs on this thread (PGlite) and
+    // would otherwise delay their start. Each block's two windows run side by side.
+    const asked = { account: accountId, chatbot: current.id, frame, at: deps.clock(), segment };
+    const both = <S extends AnyStatistic>(s: S): Promise<Answer<S> & { previous: Answer<S> | null }> =>
+      compare ? stats.compared(s, asked) : stats.answer(s, asked).then((body) => ({ ...body, previous: null }));
+    const [p, ts, c, e, popup, bySource, o, setAside] = await Promise.all([
+      both(purchases), both(timeseries), both(cart), both(engagement), both(popupMetrics),
+      stats.answer(sources, { ...asked, extra: { by: state.by } }), both(overview), stats.answer(setAsidePurchases, { ...asked, segment: undefined }),
+    ]);
+    const previous = compare
+      ? { overview: o.previous!, engagement: e.previous!, popup: popup.previous!, purchases: p.previous!, timeseries: ts.previous!, cart: c.previous! }
+      : null;
+    return sendAppPage(reply, {
+      title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
+      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, chatbotId: current.id }, {
+        action, frame, downloads: csvLinks(current.id, frame, kept), previous, kept, sources: sourcesSection(action, windowPairs, state, bySource),
+      })}`,
+    });
+  });
+
+  app.get('/app/:id/insights', { config, schema: schema('Conversation insights of one chatbot', { ...ids, querystring: TimeframeQuery }) }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const { all, current } = await chatbotPage(accountId, req.params.id);
+    const timeframe = req.query.timeframe?.trim() || DEFAULT_INSIGHTS;
+    const action = `/app/${current.id}/insights`;
+    const page = { title: `${current.name}: insights`, chatbots: all, current: { chatbotId: current.id, view: 'insights' as const } };
+    try {
+      const [report, topics] = await Promise.all([
+        stats.answer(conversationInsights, { account: accountId, chatbot: current.id, frame: timeframe }), stats.topicsOfInsights(accountId, current.id, timeframe),
+      ]);
+      const csv = `/api/dashboard/analytics/stats/conversation-insights?${new URLSearchParams({ chatbot_id: current.id, timeframe, format: 'csv' })}`;
+      const download = html`<nav class="downloads" aria-label="Download as CSV"><a class="button secondary" href="${csv}" download data-csv="conversation-insights">Download CSV<span class="sr-only"> of this report</span></a></nav>`;
+      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${download}${insightsBody(report, topics)}` });
+    } catch (err) {
+      if (!(err instanceof DashboardError) || err.statusCode !== 422) throw err;
+      const message = err.errors?.timeframe?.[0] ?? err.message;
+      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, message)}` }, 422);
+    }
+  });
+
+  app.get('/app/:chatbotId/conversations/:conversationId', {
+    config,
+    schema: schema('One conversation: messages in order, its analysis and the visitor\'s events', { params: Type.Object({ chatbotId: Uuid, conversationId: Uuid }) }),
+  }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const { all, current } = await chatbotPage(accountId, req.params.chatbotId);
+    const conversation = await conversations.findForAccount(accountId, current.id, req.params.conversationId);
+    if (!conversation) throw Errors.notFound();
+    // The chatbot and token come from the account's own conversation (found above), never from the request.
+    const token = conversation.visitorToken;
+    const lastAt = conversation.messages.at(-1)?.createdAt ?? conversation.startedAt;
+    const read = token
+      ? await visitorEvents.aroundConversation({ chatbotId: conversation.chatbotId, visitorToken: token, from: conversation.startedAt, to: lastAt })
+      : null;
+    return sendAppPage(reply, {
+      title: `Conversation · ${current.name}`, chatbots: all, current: { chatbotId: current.id, view: 'insights' },
+      body: html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/app/${current.id}/insights">${current.name}: insights</a></nav>
+<h1>Conversation</h1>${conversationBody(conversation)}${visitorEventsBody(token, read)}`,
+    });
+  });
+
+  app.get('/app/:id/live', { config, schema: schema('Live view: events per minute, refreshing', ids) }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const { all, current } = await chatbotPage(accountId, req.params.id);
+    const live = await stats.answer(liveEvents, { account: accountId, chatbot: current.id });
+    return sendAppPage(reply, {
+      title: `${current.name}: live`, chatbots: all, current: { chatbotId: current.id, view: 'live' }, scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
+      body: html`<h1>${current.name}: live</h1>${liveBody(current.id, live.minutes)}`,
+    });
+  });
+};

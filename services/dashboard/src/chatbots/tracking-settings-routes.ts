@@ -1,0 +1,88 @@
+import Type from 'typebox';
+import { Compile } from 'typebox/compile';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../auth/auth-plugin.js';
+import { setFlash, takeFlash } from '../auth/flash.js';
+import type { DashboardDeps } from '../deps.js';
+import { Errors, type FieldErrors } from '../http/errors.js';
+import type { ChatbotRow } from '../repositories/chatbot-repository.js';
+import { ChatbotSettingsBody } from './routes.js';
+import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
+import { fieldErrors, type SchemaError } from '../http/validation.js';
+import { sendAppPage } from '../html/layout.js';
+import { signingSecretBody, trackingSettingsBody, type TrackingForm } from './tracking-settings-views.js';
+
+const Page = Type.String({ description: 'HTML page' });
+const Redirect = Type.Null({ description: 'Redirect' });
+const Params = Type.Object({ id: Type.String({ format: 'uuid' }) });
+// Text as the browser sends it; judged by the JSON API's own body schema in the handler.
+const TrackingFormBody = Type.Object({
+  allowedOrigins: Type.Optional(Type.String()),
+  maxPurchaseEur: Type.Optional(Type.String()),
+  requireSignedPurchases: Type.Optional(Type.String()),
+});
+
+const formOf = (row: ChatbotRow): TrackingForm => ({
+  allowedOrigins: row.allowedOrigins.join('\n'), maxPurchaseEur: String(row.maxPurchaseEur), requireSignedPurchases: row.requireSignedPurchases, errors: null,
+});
+
+/**
+ * A chatbot's tracking settings page under /app (web session): the same repository and body
+ * rules as PATCH /api/dashboard/chatbots/:id and POST …/signing-secret. The secret appears on
+ * exactly one answer, the one that generated it.
+ */
+export const trackingSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = async (app, { deps }) => {
+  const { chatbots } = deps.repos;
+  const check = Compile(ChatbotSettingsBody);
+  const config = { auth: 'session' as const, page: true };
+  const schema = <E extends object>(summary: string, extra: E, ok: Record<number, typeof Page | typeof Redirect> = { 200: Page }) => ({
+    tags: ['pages'], summary, security: SESSION_SECURITY, ...extra, response: { ...ok, ...errorResponses(401, 403, 404, 422, 500) },
+  });
+  const frame = async (accountId: string) => ({ chatbots: (await chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name })) });
+  const own = async (accountId: string, id: string) => {
+    const row = await chatbots.findForAccount(accountId, id);
+    if (!row) throw Errors.notFound();
+    return row;
+  };
+  const secretPage = async (accountId: string, row: ChatbotRow, secret: string) =>
+    ({ title: `${row.name}: purchase signing secret`, ...(await frame(accountId)), body: signingSecretBody(row, secret) });
+
+  app.get('/app/:id/tracking', { config, schema: schema("A chatbot's tracking settings", { params: Params }) }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const row = await own(accountId, req.params.id);
+    return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId)), body: trackingSettingsBody(row, formOf(row), takeFlash(req, reply)) });
+  });
+
+  app.post('/app/:id/tracking', {
+    config, schema: schema('Save the tracking settings (the secret page when signing was turned on without one)', { params: Params, body: TrackingFormBody }, { 201: Page, 302: Redirect }),
+  }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const row = await own(accountId, req.params.id);
+    const text = { allowedOrigins: req.body.allowedOrigins ?? '', maxPurchaseEur: (req.body.maxPurchaseEur ?? '').trim(), requireSignedPurchases: req.body.requireSignedPurchases === 'true' };
+    const input = {
+      allowedOrigins: text.allowedOrigins.split(/[\s,]+/).map((o) => o.replace(/\/+$/, '')).filter(Boolean),
+      maxPurchaseEur: text.maxPurchaseEur === '' ? Number.NaN : Number(text.maxPurchaseEur),
+      requireSignedPurchases: text.requireSignedPurchases,
+    };
+    const errors: FieldErrors | null = check.Check(input) ? null : fieldErrors(check.Errors(input) as unknown as SchemaError[]);
+    if (errors) {
+      return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId)), body: trackingSettingsBody(row, { ...text, errors }, null) }, 422);
+    }
+    const saved = (await chatbots.updateTrackingSettings(accountId, row.id, input))!;
+    if (saved.requireSignedPurchases && !saved.hasSigningSecret) {
+      const secret = (await chatbots.rotateSigningSecret(accountId, row.id))!;
+      return sendAppPage(reply, await secretPage(accountId, saved, secret), 201);
+    }
+    setFlash(reply, { status: 'Tracking settings saved. The tracking endpoint applies them within 15 seconds.' }, deps.cookies);
+    return reply.redirect(`/app/${row.id}/tracking`, 302);
+  });
+
+  app.post('/app/:id/tracking/signing-secret', {
+    config, schema: schema('Generate a new purchase signing secret; the page shows it once', { params: Params }, { 201: Page }),
+  }, async (req, reply) => {
+    const { accountId } = principalOf(req);
+    const row = await own(accountId, req.params.id);
+    const secret = (await chatbots.rotateSigningSecret(accountId, row.id))!;
+    return sendAppPage(reply, await secretPage(accountId, row, secret), 201);
+  });
+};

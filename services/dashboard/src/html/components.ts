@@ -1,0 +1,34 @@
+import { html, type RawHtml } from './html.js';
+
+/** What the previous form post left for its page (the flash cookie, auth/flash.ts): a status, field errors, the input. */
+export interface FormMessages {
+  status?: string;
+  errors?: Record<string, string[]>;
+  old?: Record<string, string>;
+}
+
+/** The status message and the error summary of the previous form post (flash). */
+export function flashMessages(flash: FormMessages | null): RawHtml {
+  if (!flash) return html``;
+  const errors = Object.values(flash.errors ?? {}).flat();
+  return html`${flash.status ? html`<p class="status" role="status">${flash.status}</p>` : ''}
+${errors.length ? html`<div class="errors" role="alert"><p>Please check the following:</p><ul>${errors.map((e) => html`<li>${e}</li>`)}</ul></div>` : ''}`;
+}
+
+export interface FieldOptions {
+  name: string;
+  label: string;
+  type: 'email' | 'password' | 'text';
+  value?: string;
+  autocomplete: string;
+  flash: FormMessages | null;
+}
+
+/** A labelled input; its own errors are tied to it for screen readers (aria-describedby). */
+export function field(o: FieldOptions): RawHtml {
+  const errors = o.flash?.errors?.[o.name] ?? [];
+  const errorId = `${o.name}-error`;
+  return html`<label for="${o.name}">${o.label}</label>
+<input id="${o.name}" name="${o.name}" type="${o.type}" required autocomplete="${o.autocomplete}"${o.value ? html` value="${o.value}"` : ''}${errors.length ? html` aria-invalid="true" aria-describedby="${errorId}"` : ''}>
+${errors.length ? html`<p class="field-error" id="${errorId}">${errors.join(' ')}</p>` : ''}`;
+}

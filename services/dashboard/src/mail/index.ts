@@ -1,4 +1,0 @@
-export * from './templates.js';
-export * from './transport.js';
-export * from './job-repository.js';
-export * from './worker.js';

@@ -1,0 +1,18 @@
+import { cart } from './cart.js';
+import { conversationInsights } from './conversation-insights.js';
+import { engagement } from './engagement.js';
+import { liveEvents } from './live-events.js';
+import { overview } from './overview.js';
+import { popupMetrics } from './popup-metrics.js';
+import { purchases } from './purchases.js';
+import { setAsidePurchases } from './set-aside-purchases.js';
+import { sources } from './sources.js';
+import { timeseries } from './timeseries.js';
+import { topics } from './topics.js';
+
+/** Every statistic of the API, in the order the routes are registered (so the OpenAPI document lists them). */
+export const STATISTICS = [
+  overview, engagement, popupMetrics, purchases, timeseries, sources, cart, topics, setAsidePurchases, liveEvents, conversationInsights,
+] as const;
+
+export { cart, conversationInsights, engagement, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries, topics };

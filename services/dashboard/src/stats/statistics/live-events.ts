@@ -1,0 +1,45 @@
+import Type from 'typebox';
+import { MINUTE_MS } from '@chatlytics/core';
+import { toInt } from '../numbers.js';
+import { readRows } from '../params.js';
+import { StatsQuery } from '../schemas.js';
+import { defineStatistic } from '../statistic.js';
+
+/** The live view's window: the last 30 minutes (docs/statistics.md). */
+export const LIVE_WINDOW_MINUTES = 30;
+
+export const LiveEventsResponse = Type.Object({
+  minutes: Type.Array(Type.Object({
+    minute: Type.String({ description: 'Start of the minute, YYYY-MM-DD HH:MMZ' }),
+    events: Type.Integer({ minimum: 0 }),
+  }), { description: 'Every minute of the last 30, oldest first' }),
+});
+
+const QUERY = 'stats_live_events';
+
+/**
+ * Events per minute of the last LIVE_WINDOW_MINUTES minutes, one entry per minute, empty minutes
+ * as 0. Never cached: the live view polls every 5 s and promises numbers at most that old; the
+ * read is 30 minutes of one chatbot.
+ */
+export const liveEvents = defineStatistic()({
+  name: 'live-events',
+  summary: `Events per minute over the last ${LIVE_WINDOW_MINUTES} minutes`,
+  query: QUERY,
+  frame: 'live',
+  compare: false,
+  querystring: Type.Object({ chatbot_id: StatsQuery.properties.chatbot_id, format: StatsQuery.properties.format }),
+  response: LiveEventsResponse,
+  // The minutes that have events only, oldest first ('YYYY-MM-DD HH:MM:SS', UTC).
+  read: async ({ clickhouse }, { chatbot, window }) => (await readRows(clickhouse, QUERY, { chatbot, window }))
+    .map((r) => ({ minute: String(r.minute), events: toInt(r.events) })),
+  present(rows, { window }) {
+    const byMinute = new Map(rows.map((r) => [r.minute, r.events]));
+    const minutes: { minute: string; events: number }[] = [];
+    for (let t = Math.floor(window.from.getTime() / MINUTE_MS) * MINUTE_MS; t <= window.to.getTime(); t += MINUTE_MS) {
+      const key = new Date(t).toISOString().slice(0, 19).replace('T', ' ');
+      minutes.push({ minute: `${key.slice(0, 16)}Z`, events: byMinute.get(key) ?? 0 });
+    }
+    return { minutes };
+  },
+});

@@ -1,0 +1,55 @@
+import Type from 'typebox';
+import { DAY_MS } from '@chatlytics/core';
+import { round2 } from '../numbers.js';
+import { numbersOf, readRows } from '../params.js';
+import { Window, WindowedQuery } from '../schemas.js';
+import { defineStatistic } from '../statistic.js';
+import type { StatsWindow } from '../window.js';
+
+export const TimeseriesResponse = Type.Object({
+  ...Window,
+  days: Type.Array(Type.Object({
+    date: Type.String({ description: 'YYYY-MM-DD (UTC day)' }),
+    visitors: Type.Integer({ minimum: 0, description: 'Distinct tokens with a visitor event that day' }),
+    conversations: Type.Integer({ minimum: 0, description: 'convo_started events that day' }),
+    purchases: Type.Integer({ minimum: 0, description: 'Counted purchases (as in purchases) by the day of their first copy' }),
+    revenue: Type.Number({ description: 'EUR, 2 decimals' }),
+  }), { description: 'Every UTC day of the window, oldest first; days without events are zeros' }),
+});
+
+const QUERY = 'stats_timeseries';
+
+/** One UTC day of the series; revenue unrounded (EUR). */
+export interface DayTotals { day: string; visitors: number; conversations: number; purchases: number; revenue: number }
+
+/** The UTC dates `YYYY-MM-DD` from the window's first day to its last, both included. */
+export function utcDays(w: StatsWindow): string[] {
+  const days: string[] = [];
+  for (let t = Date.UTC(w.from.getUTCFullYear(), w.from.getUTCMonth(), w.from.getUTCDate()); t <= w.to.getTime(); t += DAY_MS) {
+    days.push(new Date(t).toISOString().slice(0, 10));
+  }
+  return days;
+}
+
+/** Daily visitors, conversations, purchases and revenue: one row per UTC day of W, oldest first, days without events as zeros. */
+export const timeseries = defineStatistic()({
+  name: 'timeseries',
+  summary: 'Daily visitors, conversations, purchases and revenue (UTC days)',
+  query: QUERY,
+  frame: 'days',
+  compare: true,
+  querystring: WindowedQuery,
+  response: TimeseriesResponse,
+  // The days that have rows only, oldest first.
+  read: async ({ clickhouse }, ctx): Promise<DayTotals[]> => (await readRows(clickhouse, QUERY, ctx))
+    .map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) })),
+  present(rows, { window }) {
+    const byDay = new Map(rows.map((r) => [r.day, r]));
+    return {
+      days: utcDays(window).map((day) => {
+        const r = byDay.get(day);
+        return { date: day, visitors: r?.visitors ?? 0, conversations: r?.conversations ?? 0, purchases: r?.purchases ?? 0, revenue: round2(r?.revenue ?? 0) };
+      }),
+    };
+  },
+});
