@@ -39,7 +39,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opt } = parseArgs({
   options: {
     base: { type: 'string', default: 'HEAD' }, calls: { type: 'string', default: '30' }, days: { type: 'string', default: '30' },
-    files: { type: 'string', default: 'stats_engagement,stats_popup_metrics,stats_purchases,stats_timeseries' },
+    files: { type: 'string', default: 'stats/engagement,stats/popup_metrics,stats/purchases,stats/timeseries' },
     plan: { type: 'boolean', default: false },
   },
 });
@@ -72,7 +72,7 @@ async function main() {
     const w = daysWindow(Number(opt.days), new Date(parseClickhouseTime(last)));
     const bots = (await engine.query<{ id: string }>('SELECT DISTINCT chatbot_id AS id FROM events ORDER BY id')).map((r) => r.id);
     if (bots.length === 0) throw new Error(`${dir} has no events: run bench:stats on it first`);
-    // ab_block: stats_purchases.sql with its A/B block (a file without the parameter ignores it).
+    // ab_block: stats/purchases.sql with its A/B block (a file without the parameter ignores it).
     const params = bots.map((chatbotId) => ({ ...statsQueryParams(chatbotId, w), ab_block: 'true' }));
     console.log(`${dir}: ${params.length} chatbot(s) in a ${opt.days}-day window; base ${opt.base}; ${CALLS} pairs per file, one connection`);
     const selfLabel = opt.plan ? 'plan' : 'this';

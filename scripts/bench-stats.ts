@@ -164,9 +164,9 @@ async function main() {
   // The floor of the purchase funnel's table reads: one count of the chatbot's rows per table
   // read its plan has, in one query. The tables a statistic touches cost their planning and
   // opening whatever the shop's size; what is left above this is the statistic's own work.
-  const plan = await engine.query<{ explain: string }>(`EXPLAIN PLAN ${sqlFile('stats_purchases')}`, { ...statsQueryParams(bot(0), window), ab_block: 'false' });
+  const plan = await engine.query<{ explain: string }>(`EXPLAIN PLAN ${sqlFile('stats/purchases')}`, { ...statsQueryParams(bot(0), window), ab_block: 'false' });
   const reads = plan.flatMap((r) => /ReadFromMergeTree \((?:\w+\.)?(\w+)\)/.exec(r.explain)?.[1] ?? []);
-  if (reads.length === 0) throw new Error('EXPLAIN PLAN of stats_purchases lists no ReadFromMergeTree step: its output format changed');
+  if (reads.length === 0) throw new Error('EXPLAIN PLAN of stats/purchases lists no ReadFromMergeTree step: its output format changed');
   const readsSql = `SELECT sum(n) AS n FROM (${reads.map((t) => `SELECT count() AS n FROM ${t} WHERE chatbot_id = {chatbot_id:String}`).join(' UNION ALL ')})`;
   const readsFloor = await time(CALLS, (i) => engine.query(readsSql, { chatbot_id: bot(i) }));
   const ch: Record<string, Timing> = {

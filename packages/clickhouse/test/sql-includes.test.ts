@@ -61,7 +61,7 @@ t.test('sqlFile expands includes from its folder, fails clearly on a missing one
 });
 
 t.test('the statistics queries expand with no placeholder left and their bound parameters intact', async (t) => {
-  for (const name of ['stats_engagement', 'stats_insights_events', 'stats_popup_metrics', 'stats_purchases', 'stats_sources', 'stats_segment_tokens']) {
+  for (const name of ['stats/engagement', 'stats/insights_events', 'stats/popup_metrics', 'stats/purchases', 'stats/sources', 'stats/segment_tokens']) {
     const sql = sqlFile(name);
     t.notMatch(sql, /\{\{|\}\}/, name);
     t.match(sql, /AND prev_copy_at < \{dedup_lookback_from:DateTime64\(3, 'UTC'\)\}/, `${name}: retried beacons removed`);

@@ -118,7 +118,7 @@ for (const variant of databaseVariants()) {
             const at = `seed ${s.seed}, ${days} day(s)`;
             t.same(await repo.engagement(s.bot.id, w), oracleEngagement(s.events, s.bot.id, from, to), `engagement, ${at}`);
             t.same(await repo.popupMetrics(s.bot.id, w), oraclePopupMetrics(s.events, s.bot.id, from, to), `popup-metrics, ${at}`);
-            // Both shapes on every scenario: with the A/B block and the funnel alone (both stats_purchases.sql).
+            // Both shapes on every scenario: with the A/B block and the funnel alone (both stats/purchases.sql).
             for (const bot of [s.bot, { ...s.bot, abTestEnabled: !s.bot.abTestEnabled }]) {
               t.same(await repo.purchases(bot, w), expectedPurchases({ ...s, bot }, w), `purchases, abTestEnabled ${bot.abTestEnabled}, ${at}`);
             }

@@ -24,7 +24,7 @@ export function createAlertFigures(clickhouse: ClickHouseEngine) {
     const w = currentWindow(a, now);
     switch (a.kind) {
       case 'silence': {
-        const [row] = await clickhouse.query<Record<string, unknown>>(sqlFile('alert_silence_events'), {
+        const [row] = await clickhouse.query<Record<string, unknown>>(sqlFile('alerts/silence_events'), {
           chatbot_id: a.chatbotId, from: clickhouseTime(w.from), to: clickhouseTime(w.to),
         });
         return { kind: 'silence', events: toInt(row?.events) };

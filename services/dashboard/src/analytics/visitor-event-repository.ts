@@ -26,14 +26,14 @@ export const VISITOR_EVENTS_LIMIT = 200;
 
 
 /**
- * A visitor's events in ClickHouse (clickhouse/queries/conversation_visitor_events.sql, bound
+ * A visitor's events in ClickHouse (clickhouse/queries/app/conversation_visitor_events.sql, bound
  * parameters). ClickHouse knows no accounts: callers pass a chatbot and token taken from a
  * conversation the account-scoped conversation repository returned, never request input.
  */
 export function createVisitorEventRepository(clickhouse: ClickHouseEngine) {
   return {
     async aroundConversation(c: { chatbotId: string; visitorToken: string; from: Date; to: Date }): Promise<{ events: VisitorEvent[]; truncated: boolean }> {
-      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('conversation_visitor_events'), {
+      const rows = await clickhouse.query<Record<string, unknown>>(sqlFile('app/conversation_visitor_events'), {
         chatbot_id: c.chatbotId, token: c.visitorToken,
         from: clickhouseTime(new Date(c.from.getTime() - VISITOR_EVENTS_MARGIN_MS)), to: clickhouseTime(new Date(c.to.getTime() + VISITOR_EVENTS_MARGIN_MS)),
         limit: VISITOR_EVENTS_LIMIT + 1,

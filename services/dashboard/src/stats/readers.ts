@@ -51,7 +51,7 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine) {
   return {
     engagement: rawReader(clickhouse, engagement),
     popupMetrics: rawReader(clickhouse, popupMetrics),
-    /** The purchase funnel and its A/B block, from one query (stats_purchases.sql). */
+    /** The purchase funnel and its A/B block, from one query (stats/purchases.sql). */
     purchases: rawReader(clickhouse, purchases, true) as (chatbotId: string, w: StatsWindow, segment?: SegmentFilter) => Promise<PurchaseTotals & { ab: AbTotals }>,
     /** The purchase funnel alone, as for a chatbot without A/B test (the same query without the block). */
     purchaseFunnel: rawReader(clickhouse, purchases) as (chatbotId: string, w: StatsWindow, segment?: SegmentFilter) => Promise<PurchaseTotals>,

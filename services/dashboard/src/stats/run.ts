@@ -154,7 +154,7 @@ export function createStatsService(opts: StatsServiceOptions) {
       cached([accountId, chatbotIds.join(','), 'events-24h'], async (): Promise<Map<string, number>> => {
         if (chatbotIds.length === 0) return new Map();
         const to = clock();
-        const rows = await opts.clickhouse.query<Record<string, unknown>>(sqlFile('stats_events_by_chatbot'), {
+        const rows = await opts.clickhouse.query<Record<string, unknown>>(sqlFile('stats/events_by_chatbot'), {
           chatbot_ids: chatbotIds, from: clickhouseTime(new Date(to.getTime() - DAY_MS)), to: clickhouseTime(to),
         });
         return new Map(rows.map((row) => [String(row.chatbot_id), toInt(row.events)]));

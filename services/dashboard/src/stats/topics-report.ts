@@ -9,7 +9,7 @@ export type TopicDimension = (typeof TOPIC_DIMENSIONS)[number];
 export const TOPIC_ITEMS_LIMIT = 50;
 export const TOPIC_LINKS_LIMIT = 5;
 
-/** What one conversation token did in W (stats_topics.sql). */
+/** What one conversation token did in W (stats/topics.sql). */
 export interface TopicToken {
   inV: boolean;
   added: boolean;

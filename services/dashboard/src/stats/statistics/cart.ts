@@ -25,9 +25,9 @@ export const CartResponse = Type.Object({
   not_chatted: CartHalf('The same figures over the other tokens of V'),
 });
 
-const QUERY = 'stats_cart';
+const QUERY = 'stats/cart';
 
-/** One half of V (chatted or not) as stats_cart.sql sums it; abandoned_value unrounded (EUR). */
+/** One half of V (chatted or not) as stats/cart.sql sums it; abandoned_value unrounded (EUR). */
 export interface CartHalfCounts {
   users: number;
   users_added_to_cart: number;

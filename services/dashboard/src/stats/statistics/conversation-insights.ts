@@ -59,9 +59,9 @@ export const INSIGHTS_CONVERSATION_LIMIT = 100;
 
 export interface InsightsEventCounts { total_click_throughs: number; likes: number; dislikes: number }
 
-/** The ClickHouse half of the report: click-throughs and reactions in W (stats_insights_events.sql). */
+/** The ClickHouse half of the report: click-throughs and reactions in W (stats/insights_events.sql). */
 export async function readInsightsEvents(clickhouse: ClickHouseEngine, chatbotId: string, window: StatsWindow): Promise<InsightsEventCounts> {
-  const [row] = await readRows(clickhouse, 'stats_insights_events', { chatbot: { id: chatbotId }, window });
+  const [row] = await readRows(clickhouse, 'stats/insights_events', { chatbot: { id: chatbotId }, window });
   return numbersOf(row, ['total_click_throughs', 'likes', 'dislikes'] as const);
 }
 
@@ -69,7 +69,7 @@ export async function readInsightsEvents(clickhouse: ClickHouseEngine, chatbotId
 export const conversationInsights = defineStatistic()({
   name: 'conversation-insights',
   summary: 'Report over analysed conversations',
-  query: 'stats_insights_events',
+  query: 'stats/insights_events',
   frame: 'insights',
   compare: false,
   querystring: InsightsQuery,

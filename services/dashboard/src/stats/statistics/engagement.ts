@@ -15,7 +15,7 @@ export const EngagementResponse = Type.Object({
   chatted_ratio: Rate,
 });
 
-const QUERY = 'stats_engagement';
+const QUERY = 'stats/engagement';
 const COUNTS = ['total_users', 'total_users_approached', 'total_users_opened', 'total_users_chatted'] as const;
 
 /** The visitor funnel: V and the visitors of V who approached, opened and chatted, with their shares of V. */

@@ -15,7 +15,7 @@ export const LiveEventsResponse = Type.Object({
   }), { description: 'Every minute of the last 30, oldest first' }),
 });
 
-const QUERY = 'stats_live_events';
+const QUERY = 'stats/live_events';
 
 /**
  * Events per minute of the last LIVE_WINDOW_MINUTES minutes, one entry per minute, empty minutes

@@ -16,9 +16,9 @@ export const OverviewResponse = Type.Object({
   saved_hours: Type.String({ description: 'Hours with 2 decimals, e.g. "3.75"' }),
 });
 
-/** The tokens of V in the segment (stats_segment_tokens.sql): a filtered overview's visitors. */
+/** The tokens of V in the segment (stats/segment_tokens.sql): a filtered overview's visitors. */
 export async function segmentTokens(clickhouse: ClickHouseEngine, chatbotId: string, window: StatsWindow, segment: SegmentFilter): Promise<string[]> {
-  return (await readRows(clickhouse, 'stats_segment_tokens', { chatbot: { id: chatbotId }, window, segment })).map((r) => String(r.token));
+  return (await readRows(clickhouse, 'stats/segment_tokens', { chatbot: { id: chatbotId }, window, segment })).map((r) => String(r.token));
 }
 
 /**

@@ -22,7 +22,7 @@ export const PopupMetricsResponse = Type.Object({
   }),
 });
 
-const QUERY = 'stats_popup_metrics';
+const QUERY = 'stats/popup_metrics';
 
 export interface PopupRow { popup_version: string; popup_displayed_count: number; popup_opened_count: number }
 export interface PopupConversations { total: number; from_popup: number; from_chat_button: number }
@@ -57,7 +57,7 @@ export function boundPopupRows(rows: readonly PopupRow[], shown = POPUP_VERSIONS
   return [...kept, other];
 }
 
-/** One query for both blocks (stats_popup_metrics.sql): popup rows, then conversation rows told apart by `is_conversation`. */
+/** One query for both blocks (stats/popup_metrics.sql): popup rows, then conversation rows told apart by `is_conversation`. */
 function split(all: Row[]): { rows: PopupRow[]; conversations: PopupConversations } {
   const isConversation = (r: Row) => toInt(r.is_conversation) === 1;
   const conversations = { total: 0, from_popup: 0, from_chat_button: 0 };

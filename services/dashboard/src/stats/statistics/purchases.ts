@@ -37,7 +37,7 @@ export const PurchasesResponse = Type.Object({
   }, { description: 'Only when the chatbot has abTestEnabled' })),
 });
 
-const QUERY = 'stats_purchases';
+const QUERY = 'stats/purchases';
 
 /** Raw counts and sums; rates and rounding are derived by the presenter. */
 export interface PurchaseTotals {

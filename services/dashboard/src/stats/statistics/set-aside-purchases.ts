@@ -8,7 +8,7 @@ import { defineStatistic } from '../statistic.js';
 /**
  * Purchases set aside in a window: accepted by the tracking endpoint but counted by no
  * statistic (implausible, or unverified when the chatbot requires signed purchases), read from
- * `events_rejected` (stats_set_aside_purchases.sql). Separate from the purchases statistic, whose
+ * `events_rejected` (stats/set_aside_purchases.sql). Separate from the purchases statistic, whose
  * SQL reads `events` only.
  */
 export const SetAsideResponse = Type.Object({
@@ -21,7 +21,7 @@ export const SetAsideResponse = Type.Object({
   by_reason: Type.Object(Object.fromEntries(SET_ASIDE_REASONS.map((r) => [r, Type.Integer()])) as Record<SetAsideReason, ReturnType<typeof Type.Integer>>),
 });
 
-const QUERY = 'stats_set_aside_purchases';
+const QUERY = 'stats/set_aside_purchases';
 const IMPLAUSIBLE: readonly SetAsideReason[] = ['negative_amount', 'implausible_value', 'implausible_quantity'];
 
 /** Purchases set aside in the window (implausible, unverified): the app's note under revenue. Never compared, never filtered. */

@@ -31,12 +31,12 @@ export const SourcesResponse = Type.Object({
   other: Type.Object({ values: Count, ...SourceFigures }, { description: 'the rest summed (`values`: how many values; all 0 when none)' }),
 });
 
-const QUERY = 'stats_sources';
+const QUERY = 'stats/sources';
 
 /** Per the definitions: the sources statistic shows this many values, the rest summed in `other`. */
 export const SOURCES_SHOWN = 50;
 
-/** One value of a segment attribute (stats_sources.sql); revenue unrounded (EUR). */
+/** One value of a segment attribute (stats/sources.sql); revenue unrounded (EUR). */
 export interface SourceCounts { value: string; visitors: number; chatted: number; purchasers: number; chatted_purchasers: number; revenue: number }
 
 /** A row of the answer: the purchases statistic's rates over the row's tokens. */

@@ -17,7 +17,7 @@ export const TimeseriesResponse = Type.Object({
   }), { description: 'Every UTC day of the window, oldest first; days without events are zeros' }),
 });
 
-const QUERY = 'stats_timeseries';
+const QUERY = 'stats/timeseries';
 
 /** One UTC day of the series; revenue unrounded (EUR). */
 export interface DayTotals { day: string; visitors: number; conversations: number; purchases: number; revenue: number }

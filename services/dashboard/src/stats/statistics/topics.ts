@@ -48,7 +48,7 @@ export const TopicsResponse = Type.Object({
   }, { description: 'Over C, each purchase once' }),
 });
 
-const QUERY = 'stats_topics';
+const QUERY = 'stats/topics';
 
 /**
  * A bound parameter travels in the URL to a ClickHouse server (at most 1 MiB there, the default
