@@ -3,10 +3,10 @@
 -- earlier than the purchase. A FROM clause of rows (token_id, at, revenue, after_chat).
 -- The earliest conversation start in W is looked up only for the tokens with a purchase row in W
 -- (the narrow `purchases` table: a superset of the purchasing tokens, cheap to read).
--- The caller ends its query with
---   SETTINGS join_use_nulls = 0, use_index_for_in_with_subqueries = 0
--- (a purchase without a chat gets first_chat_at 0; the token set of the IN is not a key of
--- conversation_starts, and analysing the index with it costs ten times the scan).
+-- Its settings are its own (a SETTINGS clause of a subquery holds inside it): join_use_nulls = 0
+-- (a purchase without a chat gets first_chat_at 0) and use_index_for_in_with_subqueries = 0 (the
+-- token set of the IN is not a key of conversation_starts, and analysing the index with it
+-- costs ten times the scan).
 -- Use: `FROM {{> shared/window_purchases_after_chat}}`.
 (
     SELECT p.token_id AS token_id, p.at AS at, p.revenue AS revenue,
@@ -30,4 +30,5 @@
           )
         GROUP BY token_id
     ) AS c ON c.token_id = p.token_id
+    SETTINGS join_use_nulls = 0, use_index_for_in_with_subqueries = 0
 ) AS purchases_after_chat

@@ -69,4 +69,4 @@ FROM
         )
     ) AS sets ON 1 = 1
 )
-SETTINGS join_use_nulls = 0, use_index_for_in_with_subqueries = 0
+SETTINGS join_use_nulls = 0

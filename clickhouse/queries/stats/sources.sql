@@ -48,4 +48,4 @@ SELECT
 FROM segments AS s
 LEFT JOIN purchasing AS p ON p.token_id = s.token_id
 GROUP BY value
-SETTINGS join_use_nulls = 0, use_index_for_in_with_subqueries = 0
+SETTINGS join_use_nulls = 0
