@@ -27,7 +27,7 @@ export interface RenderedStatement {
 
 export const LOCAL_SUFFIX = '_local';
 const NODE_LOCAL_ENGINES = new Set(['Join', 'Memory', 'Set', 'Buffer', 'EmbeddedRocksDB', 'Log', 'TinyLog', 'StripeLog', 'File', 'KeeperMap']);
-const MARKER = /single-node only/i;
+export const SINGLE_NODE_MARKER = /single-node only/i;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export interface Renderer {
@@ -54,7 +54,7 @@ const onCluster = (s: ClusterOptions): Token[] => [space, word('ON'), space, wor
 
 function renderForCluster(s: ClusterState, sql: string): RenderedStatement[] {
   const tokens = tokenize(sql);
-  if (tokens.some((t) => t.kind === 'comment' && MARKER.test(t.text))) return [{ sql, skipped: 'marked single-node only' }];
+  if (tokens.some((t) => t.kind === 'comment' && SINGLE_NODE_MARKER.test(t.text))) return [{ sql, skipped: 'marked single-node only' }];
   const local = [...s.nodeLocal].find((name) => names(tokens, name));
   if (local) return [{ sql, skipped: `uses the node-local table ${local}` }];
   const at = (i: number) => nextSignificant(tokens, i);

@@ -5,7 +5,8 @@ import type { ClickHouseEngine } from './types.js';
 import { MIGRATIONS_DIR } from './paths.js';
 import { ClickHouseErrorCode, migrationError } from './errors.js';
 import { splitStatements } from './sql-split.js';
-import { createRenderer, type RenderedStatement } from './cluster-ddl.js';
+import { createRenderer, SINGLE_NODE_MARKER, type RenderedStatement } from './cluster-ddl.js';
+import { significant, tokenize } from './sql-tokens.js';
 import { applyViews, renderViews, viewLedgerDdl, type RenderedView } from './apply-views.js';
 
 /**
@@ -18,7 +19,10 @@ export interface MigrationFile {
   version: number;
   name: string;
   file: string;
+  /** A digest of the statements without their comments: a migration's comments may be corrected, its statements never. */
   checksum: string;
+  /** The digest of the whole text that older ledgers recorded: accepted as the same migration. */
+  textChecksum: string;
   statements: string[];
 }
 
@@ -122,7 +126,8 @@ export function readMigrations(dir: string = MIGRATIONS_DIR): MigrationFile[] {
       version,
       name: m[2],
       file,
-      checksum: createHash('sha256').update(text).digest('hex'),
+      checksum: sha256(statements.map(statementDigestText).join(';\n')),
+      textChecksum: sha256(text),
       statements,
     };
   });
@@ -138,17 +143,22 @@ export async function runMigrations(engine: ClickHouseEngine, options: string | 
   const views = withViews ? all.views() : [];
   await engine.command(ledgerDdl(opts.cluster));
   const rows = await engine.query<{ version: number; checksum: string }>(
-    'SELECT version, checksum FROM schema_migrations ORDER BY version, applied_at LIMIT 1 BY version',
+    'SELECT version, checksum FROM schema_migrations ORDER BY version, applied_at DESC LIMIT 1 BY version',
   );
   const done = new Map(rows.map((r) => [Number(r.version), r.checksum]));
   // Checked before anything runs: an edited applied migration means the schema on disk is
   // no longer what the files say, and applying later migrations on top would hide that.
   for (const m of migrations) {
     const sum = done.get(m.version);
-    if (sum !== undefined && sum !== m.checksum) {
+    if (sum !== undefined && sum !== m.checksum && sum !== m.textChecksum) {
       throw migrationError(`Migration ${m.file} was changed after it was applied (checksum ${sum.slice(0, 12)}… → ${m.checksum.slice(0, 12)}…); add a new migration instead`);
     }
   }
+  // A ledger row of the whole text's digest (recorded before statement digests) is recorded
+  // again with the statements' digest, the latest row of a version being the one read: from
+  // then on the file's comments may be corrected.
+  const upgraded = migrations.filter((m) => done.get(m.version) === m.textChecksum && m.textChecksum !== m.checksum);
+  if (upgraded.length > 0) await engine.insert('schema_migrations', upgraded.map((m) => ({ version: m.version, name: m.name, checksum: m.checksum })));
   const applied: string[] = [];
   for (const [k, m] of migrations.entries()) {
     if (done.has(m.version)) continue;
@@ -172,6 +182,13 @@ export async function runMigrations(engine: ClickHouseEngine, options: string | 
   const viewsApplied = withViews ? await applyViews(engine, views, opts.cluster) : [];
   return { applied, alreadyApplied: migrations.length - applied.length, views: viewsApplied };
 }
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** What a statement does: its tokens without whitespace or comments, but with a `single-node only` marker (it changes where the statement runs). */
+const statementDigestText = (statement: string) => tokenize(statement)
+  .filter((t) => significant(t) || (t.kind === 'comment' && SINGLE_NODE_MARKER.test(t.text)))
+  .map((t) => t.text).join(' ');
 
 /** An empty table: a mutation of it has nothing to rewrite (count() reads the parts' row counts, not the rows). */
 async function isEmpty(engine: ClickHouseEngine, table: string): Promise<boolean> {

@@ -129,7 +129,7 @@ t.test('on a cluster the repository\'s migrations keep no node-local state', asy
 });
 
 t.test('a statement the cluster form cannot express stops the rendering with a coded error naming the file', async (t) => {
-  const migrations = [{ version: 1, name: 'x', file: '0001_x.sql', checksum: '', statements: ['CREATE TABLE t (a UInt8) ENGINE = MergeTree ORDER BY a', 'RENAME TABLE t TO u'] }];
+  const migrations = [{ version: 1, name: 'x', file: '0001_x.sql', checksum: '', textChecksum: '', statements: ['CREATE TABLE t (a UInt8) ENGINE = MergeTree ORDER BY a', 'RENAME TABLE t TO u'] }];
   t.throws(() => renderMigrations(migrations, cluster), { code: 'CLICKHOUSE_005', message: /^Migration 0001_x\.sql, statement 2: .*RENAME of the sharded table t/ });
   t.equal(renderMigrations(migrations, { database: 'analytics' })[0].statements[1].sql, 'RENAME TABLE t TO u', 'one node: as written');
 });

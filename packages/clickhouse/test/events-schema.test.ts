@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import t from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,6 +100,20 @@ t.test('migration runner rules', async (t) => {
   t.same((await runMigrations(engine, dir)).applied, ['0002_b'], 'only the new one');
   t.same((await runMigrations(engine, dir)).applied, [], 'then nothing');
   t.same(await engine.query('SELECT n FROM m_b'), [{ n: 1 }], 'a data migration ran exactly once');
+  writeFileSync(path.join(dir, '0002_b.sql'), '-- Corrected: the row the table starts with.\nINSERT INTO   m_b VALUES (1)  -- one row\n');
+  t.same((await runMigrations(engine, dir)).applied, [], 'comments and spacing corrected: the same migration');
+  t.same(await engine.query('SELECT n FROM m_b'), [{ n: 1 }], 'and not run again');
+  // A ledger of the whole text's digest (as written before statement digests): still the same
+  // migration, recorded again with the statements' digest, after which its comments may change.
+  const [{ version, name }] = await engine.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations WHERE version = 2');
+  const text = '-- Corrected: the row the table starts with.\nINSERT INTO   m_b VALUES (1)  -- one row\n';
+  await engine.insert('schema_migrations', [{ version, name, checksum: createHash('sha256').update(text).digest('hex') }]);
+  await runMigrations(engine, dir);
+  writeFileSync(path.join(dir, '0002_b.sql'), '-- Corrected twice.\nINSERT INTO m_b VALUES (1)');
+  t.same((await runMigrations(engine, dir)).applied, [], 'an old ledger row of the text is upgraded, then comments may change');
+  writeFileSync(path.join(dir, '0002_b.sql'), 'INSERT INTO m_b VALUES (2)');
+  await t.rejects(runMigrations(engine, dir), { code: 'CLICKHOUSE_005', message: /0002_b\.sql was changed/ }, 'a statement changed: refused');
+  writeFileSync(path.join(dir, '0002_b.sql'), 'INSERT INTO m_b VALUES (1)');
   writeFileSync(path.join(dir, '0001_a.sql'), 'CREATE TABLE IF NOT EXISTS m_a (s String) ENGINE = Memory');
   await t.rejects(runMigrations(engine, dir), { code: 'CLICKHOUSE_005', message: /0001_a\.sql was changed/ });
   writeFileSync(path.join(dir, '3_bad.sql'), 'SELECT 1');
