@@ -4,7 +4,7 @@ import { sqlFileError } from './errors.js';
  * Composition of query files. A query names a shared fragment with
  *   {{> shared/name}}   or   {{> shared/name key=(...) other=(...)}}
  * and the placeholder is replaced by that fragment's text, each `{{key}}` in the fragment
- * standing for the parenthesised value given (parentheses kept, nested one level at most). Fragments may include
+ * standing for the parenthesised value given (parentheses kept, nested two levels at most). Fragments may include
  * fragments. The replacement is plain text, done before the query reaches the engine, so
  * bound `{name:Type}` parameters inside a fragment stay bound parameters of the query.
  *
@@ -15,8 +15,9 @@ import { sqlFileError } from './errors.js';
  * Every mistake fails loudly: an unknown fragment, a `{{key}}` left without a value, a value
  * the fragment never uses, and a fragment that includes itself, directly or not.
  */
-// A value is parenthesised text, with parentheses nested at most one level inside.
-const VALUE = String.raw`\((?:[^()]|\([^()]*\))*\)`;
+// A value is parenthesised text, with parentheses nested at most two levels inside (a value
+// passed on to a nested include inside another value).
+const VALUE = String.raw`\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)`;
 const INCLUDE = new RegExp(String.raw`\{\{>\s*([a-z0-9_-]+(?:/[a-z0-9_-]+)*)((?:\s+[a-z_][a-z0-9_]*=${VALUE})*)\s*\}\}`, 'gi');
 const ARG = new RegExp(String.raw`([a-z_][a-z0-9_]*)=(${VALUE})`, 'gi');
 const SLOT = /\{\{([a-z_][a-z0-9_]*)\}\}/gi;
