@@ -5,10 +5,9 @@
 --   in_v            a visitor event in W (the token is in V, engagement's visitor set);
 --   added           an added_to_cart in W; cart_value = those events' items in EUR
 --                   (shared/cart_value.sql), for the abandoned carts (A − B of "cart");
---   purchase_times_ms / purchase_revenues
---                   its counted purchases in W (shared/window_purchases.sql: each purchase once,
---                   each order number once over all history), their times (epoch ms) and EUR
---                   revenue, element by element; the caller matches them with the conversations.
+--   purchases       its counted purchases in W (shared/window_purchases.sql: each purchase once,
+--                   each order number once over all history), each (at_ms: epoch ms, revenue:
+--                   EUR); the caller matches them with the conversations.
 -- The tokens' ids come from token_ids; the caller sends the tokens in batches small enough for
 -- a bound parameter; every figure is a token's own, so batches add up to the whole.
 WITH
@@ -28,8 +27,7 @@ WITH
     (
         SELECT
             token_id,
-            groupArray(toUnixTimestamp64Milli(at)) AS purchase_times_ms,
-            groupArray(revenue) AS purchase_revenues
+            groupArray(CAST((toUnixTimestamp64Milli(at), revenue), 'Tuple(at_ms Int64, revenue Float64)')) AS purchases
         FROM {{> shared/window_purchases}}
         WHERE token_id IN (SELECT token_id FROM ids)
         GROUP BY token_id
@@ -46,10 +44,9 @@ SELECT
     bitmapContains((SELECT visitors FROM sets), ids.token_id) AS in_v,
     ifNull(carts.added, 0) AS added,
     ifNull(carts.cart_value, 0) AS cart_value,
-    ifNull(bought.purchase_times_ms, []) AS purchase_times_ms,
-    ifNull(bought.purchase_revenues, []) AS purchase_revenues
+    bought.purchases AS purchases
 FROM ids
 LEFT JOIN carts ON carts.token_id = ids.token_id
 LEFT JOIN bought ON bought.token_id = ids.token_id
-WHERE in_v OR added = 1 OR notEmpty(purchase_times_ms)
+WHERE in_v OR added = 1 OR notEmpty(purchases)
 SETTINGS join_use_nulls = 0

@@ -89,13 +89,11 @@ export async function readTopicTokens(
   for (const batch of tokenBatches(tokens, batchBytes)) {
     const rows = await clickhouse.query<Record<string, unknown>>(sqlFile(QUERY), { ...params, tokens: batch });
     for (const r of rows) {
-      const times = (r.purchase_times_ms as unknown[]).map(toInt);
-      const revenues = (r.purchase_revenues as unknown[]).map(toInt);
       out.set(String(r.token), {
         inV: toInt(r.in_v) === 1,
         added: toInt(r.added) === 1,
         cartValue: toInt(r.cart_value),
-        purchases: times.map((at, i) => ({ at, revenue: revenues[i]! })),
+        purchases: (r.purchases as { at_ms: unknown; revenue: unknown }[]).map((p) => ({ at: toInt(p.at_ms), revenue: toInt(p.revenue) })),
       });
     }
   }
