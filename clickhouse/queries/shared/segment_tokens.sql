@@ -20,6 +20,6 @@
       AND NOT is_bot
       AND prev_copy_at < {dedup_lookback_from:DateTime64(3, 'UTC')}
     GROUP BY token
-    HAVING ({segment_source:String} = '' OR argMin(source, (received_at, UUIDToNum(event_id))) = {segment_source:String})
-       AND ({segment_utm_campaign:String} = '' OR argMin(utm_campaign, (received_at, UUIDToNum(event_id))) = {segment_utm_campaign:String})
-       AND ({segment_device:String} = '' OR argMin(device, (received_at, UUIDToNum(event_id))) = {segment_device:String})))
+    HAVING ({segment_source:String} = '' OR argMin(source, {{> shared/visit_order}}) = {segment_source:String})
+       AND ({segment_utm_campaign:String} = '' OR argMin(utm_campaign, {{> shared/visit_order}}) = {segment_utm_campaign:String})
+       AND ({segment_device:String} = '' OR argMin(device, {{> shared/visit_order}}) = {segment_device:String})))

@@ -23,7 +23,7 @@ WITH
         SELECT
             token_id,
             argMin(multiIf({by:String} = 'source', source, {by:String} = 'utm_campaign', utm_campaign, device),
-                   (received_at, UUIDToNum(event_id))) AS value
+                   {{> shared/visit_order}}) AS value
         FROM events
         WHERE {{> shared/window_events rows=(event = 'visitor')}}
         GROUP BY token_id
