@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import type { Report } from './report.js';
 
 /**
  * How fast this machine's CPU is right now: the milliseconds `node -e` takes for a fixed loop of
  * 3·10⁸ additions at the top level of a script (variables there are not optimised into registers,
- * so the loop is slow enough to time). The benches print it so that runs taken on different days
- * can be compared: on this project's shared 2-core VM it has read 1.3 s on a fast day and
- * 2.6–4.2 s on slower ones, and the statistics' latencies moved with it (×2–2.6 between those
- * days). Lower is faster. Like the benches, read it on an idle machine.
+ * so the loop is slow enough to time). Every bench reports it first, so that runs taken on
+ * different days can be compared: on a shared VM it moves by a factor of 2–3 from day to day, and
+ * latencies move with it. Lower is faster. Like the benches, read it on an idle machine.
  */
 export function machineSpeedMs(): number {
   const started = performance.now();
@@ -14,8 +15,16 @@ export function machineSpeedMs(): number {
   return performance.now() - started;
 }
 
-/** One line for a bench's output: the loop's time, best of `runs` (the least disturbed). */
-export function machineSpeedLine(runs = 2): string {
-  const best = Math.min(...Array.from({ length: runs }, machineSpeedMs));
-  return `machine speed: \`node -e\` loop of 3e8 additions ${(best / 1000).toFixed(2)} s (best of ${runs}; lower is faster; 1.3 s on this VM's fast days)`;
+const loadAverage = () => os.loadavg().map((l) => Number(l.toFixed(1)));
+
+/** The machine's speed (the loop's time, best of `runs`: the least disturbed), its cores and load, as the run's first figure. */
+export function reportMachine(report: Report, runs = 2): void {
+  const best = Math.min(...Array.from({ length: runs }, machineSpeedMs)) / 1000;
+  const cpus = os.cpus().length;
+  report.figure('machine speed', best, 's', { runs, cpus, loadAverage: loadAverage() });
+  report.text(`machine speed: \`node -e\` loop of 3e8 additions ${best.toFixed(2)} s (best of ${runs}; lower is faster); `
+    + `${cpus} CPUs, load average ${loadAverage().join(' ')}`);
 }
+
+/** The load average now, for a figure's context or a line: what else the machine was doing. */
+export const machineLoad = (): { loadAverage: number[]; cpus: number } => ({ loadAverage: loadAverage(), cpus: os.cpus().length });
