@@ -16,9 +16,7 @@
  * the table's growth does not favour one side. The differences are small against the insert itself:
  * read them over several rounds (--rounds), on an idle machine.
  * First, and alone with --queries-only (a minute): each view's own query over one --rows block
- * (scripts/view-query-costs.ts), the per-row work of each view without the noise of whole inserts.
- * Options: --rows <the embedded bus's batch, the consumer's largest insert from it> --bulk 3 --fixed 15 --rounds 2
- * --queries-only.
+ * (query-costs.ts), the per-row work of each view without the noise of whole inserts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -26,77 +24,81 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createChdbEngine, runMigrations, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { EMBEDDED_BATCH_DEFAULTS } from '@chatlytics/bus';
-import { createLogger } from '@chatlytics/core';
 import { newEventId, type StoredEvent } from '@chatlytics/events';
 import { chTime, generateEvents } from '@chatlytics/testkit';
-import { machineSpeedLine } from './machine-speed.js';
+import { opt, type Values } from '../lib/args.js';
+import { defineBench } from '../lib/bench.js';
+import { alternate } from '../lib/pairs.js';
+import { benchLogger, type Report } from '../lib/report.js';
+import { median } from '../lib/stats.js';
 import { materializedViews, plainCopySelectSql, plainCopyViewSql } from './materialized-views.js';
-import { viewQueryCosts } from './view-query-costs.js';
-import { median } from './median.js';
+import { viewQueryCosts } from './query-costs.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: number) => {
-  const i = args.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(args[i + 1]) : dflt;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
-  return value;
+const count = (help: string, dflt: number) => opt.number(dflt, help, { min: 1, integer: true });
+const OPTIONS = {
+  rows: count('rows per bulk insert and of the block each view\'s query reads (the embedded bus\'s batch, the consumer\'s largest insert from it)', EMBEDDED_BATCH_DEFAULTS.maxBatchMessages),
+  bulk: count('bulk inserts per sample (the cost per row)', 3),
+  fixed: count('1-row inserts per sample (the fixed cost)', 15),
+  rounds: count('rounds with and without each view, alternately', 2),
+  'queries-only': opt.flag('only each view\'s query over one block (a minute)'),
 };
-const ROWS = opt('rows', EMBEDDED_BATCH_DEFAULTS.maxBatchMessages);
-const BULK = opt('bulk', 3);
-const FIXED = opt('fixed', 15);
-const ROUNDS = opt('rounds', 2);
-const QUERIES_ONLY = args.includes('--queries-only');
+type Options = Values<typeof OPTIONS>;
 
-const log = createLogger('warn', 'bench');
+export default defineBench({ summary: 'What each materialized view costs an insert into events_input_v2 (embedded engine): its query alone over one block, then inserts with and without it, alternately.', options: OPTIONS, run: main });
 
-/** The testkit's journeys over a few chatbots, as templates: each insert gives them fresh ids and times. */
-const templates: StoredEvent[] = [];
-for (let seed = 1; templates.length < ROWS; seed++) {
-  templates.push(...generateEvents({ seed, now: Date.UTC(2026, 5, 1), chatbotId: randomUUID(), otherChatbotIds: [randomUUID()], users: 2_000 }));
-}
-let next = 0;
-/** Each template token's id, dense per chatbot as a writer gives them (the bitmaps see real ids). */
-const tokenIds = new Map<string, number>();
-const perChatbot = new Map<string, number>();
-for (const e of templates) {
-  const key = `${e.chatbot_id}\n${e.token}`;
-  if (tokenIds.has(key)) continue;
-  const n = (perChatbot.get(e.chatbot_id) ?? 0) + 1;
-  perChatbot.set(e.chatbot_id, n);
-  tokenIds.set(key, n);
-}
-/** n rows received now, each with its own new id (so copy detection finds none: the common case). */
-function body(n: number): Buffer {
-  const now = Date.now();
-  const lines: string[] = [];
-  const insertKey = now;
-  for (let i = 0; i < n; i++) {
-    const e = templates[next++ % templates.length];
-    const at = now + Math.floor(i / 100);
-    lines.push(JSON.stringify({ ...e, event_id: newEventId(at), received_at: chTime(at), token_id: tokenIds.get(`${e.chatbot_id}\n${e.token}`), insert_key: insertKey }));
+const log = benchLogger('warn', 'bench');
+
+/** A source of insert bodies: the testkit's journeys over a few chatbots as templates, given fresh ids and times by each insert. */
+function rowSource(rows: number): (n: number) => Buffer {
+  const templates: StoredEvent[] = [];
+  for (let seed = 1; templates.length < rows; seed++) {
+    templates.push(...generateEvents({ seed, now: Date.UTC(2026, 5, 1), chatbotId: randomUUID(), otherChatbotIds: [randomUUID()], users: 2_000 }));
   }
-  return Buffer.from(lines.join('\n'));
+  let next = 0;
+  /** Each template token's id, dense per chatbot as a writer gives them (the bitmaps see real ids). */
+  const tokenIds = new Map<string, number>();
+  const perChatbot = new Map<string, number>();
+  for (const e of templates) {
+    const key = `${e.chatbot_id}\n${e.token}`;
+    if (tokenIds.has(key)) continue;
+    const n = (perChatbot.get(e.chatbot_id) ?? 0) + 1;
+    perChatbot.set(e.chatbot_id, n);
+    tokenIds.set(key, n);
+  }
+  /** n rows received now, each with its own new id (so copy detection finds none: the common case). */
+  return (n) => {
+    const now = Date.now();
+    const lines: string[] = [];
+    const insertKey = now;
+    for (let i = 0; i < n; i++) {
+      const e = templates[next++ % templates.length];
+      const at = now + Math.floor(i / 100);
+      lines.push(JSON.stringify({ ...e, event_id: newEventId(at), received_at: chTime(at), token_id: tokenIds.get(`${e.chatbot_id}\n${e.token}`), insert_key: insertKey }));
+    }
+    return Buffer.from(lines.join('\n'));
+  };
 }
 
 interface Sample { fixedMs: number; cpuUsPerEvent: number }
 
-async function sample(ch: ClickHouseEngine): Promise<Sample> {
+async function sample(ch: ClickHouseEngine, o: Options, body: (n: number) => Buffer): Promise<Sample> {
   const times: number[] = [];
-  for (let i = 0; i < FIXED; i++) {
+  for (let i = 0; i < o.fixed; i++) {
     const data = body(1);
     const started = performance.now();
     await ch.insert('events_input_v2', data);
     times.push(performance.now() - started);
   }
-  const bodies = Array.from({ length: BULK }, () => body(ROWS));
+  const bodies = Array.from({ length: o.bulk }, () => body(o.rows));
   const cpu = process.cpuUsage();
   for (const data of bodies) await ch.insert('events_input_v2', data);
   const used = process.cpuUsage(cpu);
-  return { fixedMs: median(times), cpuUsPerEvent: (used.user + used.system) / (BULK * ROWS) };
+  return { fixedMs: median(times), cpuUsPerEvent: (used.user + used.system) / (o.bulk * o.rows) };
 }
 
-async function main() {
-  console.log(machineSpeedLine());
+async function main(o: Options, report: Report) {
+  const { rows: ROWS, fixed: FIXED, bulk: BULK, rounds: ROUNDS } = o;
+  const body = rowSource(ROWS);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-views-'));
   const ch = await createChdbEngine({ path: dir, database: 'bench_views', log, connections: 1 });
   try {
@@ -121,47 +123,41 @@ async function main() {
       },
     ];
 
-    await sample(ch); // warm-up: the first inserts create the parts and load the code paths
+    const take = () => sample(ch, o, body);
+    await take(); // warm-up: the first inserts create the parts and load the code paths
     // events_input_v2_mv's query also copies every column: a plain copy's query shows that share.
     const queries = await viewQueryCosts(ch, body(ROWS), ROWS, 7, [{ name: '(a plain copy, for scale)', select: await plainCopySelectSql(ch) }]);
-    const line = (name: string, ms: number, us: number) => console.log(`  ${name.padEnd(34)} ${ms.toFixed(1).padStart(8)} ms ${us.toFixed(2).padStart(7)} µs/event`);
-    console.log(`each view's query alone over one ${ROWS.toLocaleString()}-row block (medians of 7):`);
+    const line = (name: string, ms: number, us: number) => {
+      report.text(`  ${name.padEnd(34)} ${ms.toFixed(1).padStart(8)} ms ${us.toFixed(2).padStart(7)} µs/event`);
+      report.figures({ part: 'query alone', view: name, rows: ROWS, reps: 7 }, [['query time', ms, 'ms'], ['query CPU per event', us, 'µs']]);
+    };
+    report.text(`each view's query alone over one ${ROWS.toLocaleString()}-row block (medians of 7):`);
     for (const q of [...queries.views, ...queries.references]) line(q.view, q.ms, q.cpuUsPerEvent);
     line('all views', queries.views.reduce((n, q) => n + q.ms, 0), queries.views.reduce((n, q) => n + q.cpuUsPerEvent, 0));
-    if (QUERIES_ONLY) {
-      console.log(JSON.stringify({ rows: ROWS, queries }));
-      return;
-    }
-    console.log(`${ROUNDS} rounds; fixed cost from ${FIXED} 1-row inserts, cost per row from ${BULK} inserts of ${ROWS.toLocaleString()} rows`);
-    console.log(`${'view'.padEnd(36)} ${'fixed ms/insert'.padStart(16)} ${'CPU µs/event'.padStart(13)}   (with / without, medians of the rounds)`);
-    const result: Record<string, { fixedMs: number; cpuUsPerEvent: number }> = {};
+    if (o['queries-only']) return;
+    report.text(`${ROUNDS} rounds; fixed cost from ${FIXED} 1-row inserts, cost per row from ${BULK} inserts of ${ROWS.toLocaleString()} rows`,
+      `${'view'.padEnd(36)} ${'fixed ms/insert'.padStart(16)} ${'CPU µs/event'.padStart(13)}   (with / without, medians of the rounds)`);
     for (const c of cases) {
-      const withView: Sample[] = [];
-      const withoutView: Sample[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        if (round % 2 === 0) {
-          withView.push(await sample(ch));
+      // The order of each pair flips every round, so that the table's growth does not favour one side.
+      const samples = await alternate(ROUNDS, {
+        with: () => take(),
+        without: async () => {
           await c.without();
-          withoutView.push(await sample(ch));
+          const s = await take();
           await c.restore();
-        } else {
-          await c.without();
-          withoutView.push(await sample(ch));
-          await c.restore();
-          withView.push(await sample(ch));
-        }
-      }
-      const w = { fixed: median(withView.map((s) => s.fixedMs)), cpu: median(withView.map((s) => s.cpuUsPerEvent)) };
-      const wo = { fixed: median(withoutView.map((s) => s.fixedMs)), cpu: median(withoutView.map((s) => s.cpuUsPerEvent)) };
-      result[c.name] = { fixedMs: +(w.fixed - wo.fixed).toFixed(1), cpuUsPerEvent: +(w.cpu - wo.cpu).toFixed(2) };
-      console.log(`${c.name.padEnd(36)} ${(w.fixed - wo.fixed).toFixed(1).padStart(16)} ${(w.cpu - wo.cpu).toFixed(2).padStart(13)}   ` +
+          return s;
+        },
+      }, { flip: true });
+      const w = { fixed: median(samples.with.map((s) => s.fixedMs)), cpu: median(samples.with.map((s) => s.cpuUsPerEvent)) };
+      const wo = { fixed: median(samples.without.map((s) => s.fixedMs)), cpu: median(samples.without.map((s) => s.cpuUsPerEvent)) };
+      report.text(`${c.name.padEnd(36)} ${(w.fixed - wo.fixed).toFixed(1).padStart(16)} ${(w.cpu - wo.cpu).toFixed(2).padStart(13)}   ` +
         `(${w.fixed.toFixed(1)} / ${wo.fixed.toFixed(1)} ms, ${w.cpu.toFixed(2)} / ${wo.cpu.toFixed(2)} µs)`);
+      const context = { part: 'insert, with minus without', view: c.name, rows: ROWS, bulk: BULK, fixed: FIXED, rounds: ROUNDS };
+      report.figure('fixed cost per insert', w.fixed - wo.fixed, 'ms', { ...context, with: +w.fixed.toFixed(2), without: +wo.fixed.toFixed(2) });
+      report.figure('CPU per event', w.cpu - wo.cpu, 'µs', { ...context, with: +w.cpu.toFixed(3), without: +wo.cpu.toFixed(3) });
     }
-    console.log(JSON.stringify({ rows: ROWS, bulk: BULK, fixed: FIXED, rounds: ROUNDS, queries, views: result }));
   } finally {
     await ch.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-await main();

@@ -1,6 +1,6 @@
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { materializedViews } from './materialized-views.js';
-import { median } from './median.js';
+import { median } from '../lib/stats.js';
 
 export interface ViewQueryCost {
   view: string;
