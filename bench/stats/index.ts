@@ -1,11 +1,11 @@
 /**
- * npm run bench:stats [-- --profile big-shop]: latency of the statistics queries on the embedded
+ * `npm run bench:stats [-- --profile big-shop]`: latency of the statistics queries on the embedded
  * ClickHouse engine, against the same definitions in PostgreSQL over the same events, in one run.
  *
- *   Profiles (bench-stats-data.ts): `default` = 10M events over 90 days, 100 chatbots; `big-shop` =
+ *   Profiles (data.ts): `default` = 10M events over 90 days, 100 chatbots; `big-shop` =
  *   one chatbot with 10M events in the 30-day window and 2M tokens; `huge-shop` = the same with
  *   100M events and 20M tokens (bench only). 1 % retried beacons in each.
- *   A 30-day window; each statistic timed over BENCH_CALLS calls (after four warm-up calls), rotating
+ *   A 30-day window; each statistic timed over --calls calls (after four warm-up calls), rotating
  *   over chatbots; `purchases` = the funnel alone, as a chatbot without A/B test gets it,
  *   `purchases ab_test` = with the A/B block; `page` = the four analytics-page statistics requested
  *   together, `app page` = those and the daily series, as the app's analytics page asks for them
@@ -21,34 +21,38 @@
  * 150 ms each, page ≤ 300 ms, ≥ 30× PostgreSQL; huge-shop p95 ≤ 300 ms each. The one-shop
  * profiles end with one summary line. The first run on freshly generated data is the "right
  * after a bulk load" figure: it says so in its first lines.
- * Env: BENCH_EVENTS (default 10000000), BENCH_CALLS (20; one-shop profiles 10), BENCH_SKIP_PG=1,
- * CLICKHOUSE_EMBEDDED_CONNECTIONS (default 2, as the services'), BENCH_DIR=<dir> to keep the generated ClickHouse data there and reuse it on the next run
- * (generation is the slow part; one directory per profile), BENCH_INSERT_ROWS (rows per generating
- * insert, default GENERATE_CHUNK_ROWS; 20000 = the inserts `cli import` writes, so the first run
- * measures the reads right after a month of backfill through the import, its many small parts unmerged).
+ * Options (--help): --events, --calls, --skip-pg; --dir <dir> keeps the generated ClickHouse data
+ * there and reuses it on the next run (generation is the slow part; one directory per profile);
+ * --insert-rows: rows per generating insert (20000 = the inserts `cli import` writes, so the first
+ * run measures the reads right after a month of backfill through the import, its many small
+ * parts unmerged). Env: CLICKHOUSE_EMBEDDED_CONNECTIONS (default 2, as the services'; 1 runs the
+ * page's statistics one at a time), DATABASE_URL (the PostgreSQL baseline's server).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
-import { clickhouseTime, createChdbEngine, parseClickhouseTime, runMigrations, sqlFile, VIEW_FED_TABLES, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { clickhouseTime, createChdbEngine, runMigrations, sqlFile } from '@chatlytics/clickhouse';
 import { createEventStatsRepository, daysWindow, statsQueryParams, type StatsWindow } from '@chatlytics/dashboard/stats';
-import { abTestOn, botId, GENERATE_CHUNK_ROWS, generateSql, retriesSql, statsProfile, tokenMapSql } from './bench-stats-data.js';
-import { PG_AB_TEST, PG_INDEX_DDL, PG_QUERIES, PG_TABLE_DDL, embeddedPostgres, serverPostgres, type BenchPostgres } from './bench-stats-postgres.js';
-import { machineSpeedLine } from './machine-speed.js';
+import { opt, type Values } from '../lib/args.js';
+import { defineBench } from '../lib/bench.js';
+import { benchLogger, type Report } from '../lib/report.js';
+import { abTestOn, botId, GENERATE_CHUNK_ROWS, loadClickHouse, statsProfile } from './data.js';
+import { PG_AB_TEST, PG_QUERIES, loadPostgres } from './postgres.js';
 
-const profileArg = process.argv.indexOf('--profile');
-const PROFILE = statsProfile(profileArg > 0 ? process.argv[profileArg + 1] : 'default', Number(process.env.BENCH_EVENTS ?? 10_000_000));
-const CALLS = Number(process.env.BENCH_CALLS ?? (PROFILE.name === 'default' ? 20 : 10));
+const OPTIONS = {
+  profile: opt.choice(['default', 'big-shop', 'huge-shop'], 'default', 'the data set (data.ts)'),
+  events: opt.number(10_000_000, 'events of the data set (huge-shop: 100M unless set otherwise)', { min: 1, integer: true }),
+  calls: opt.number(undefined, 'timed calls per statistic (default 20; one-shop profiles 10)', { min: 1, integer: true }),
+  'skip-pg': opt.flag('no PostgreSQL baseline'),
+  dir: opt.string(undefined, 'keep the generated ClickHouse data in this directory and reuse it on the next run'),
+  'insert-rows': opt.number(GENERATE_CHUNK_ROWS, 'rows per generating insert', { min: 1, integer: true }),
+};
+
+export default defineBench({ summary: 'Latency of the statistics queries on the embedded ClickHouse engine (default, big-shop or huge-shop data), against the same definitions in PostgreSQL.', options: OPTIONS, run: main });
+
 const WINDOW_DAYS = 30;
-// As the services' CLICKHOUSE_EMBEDDED_CONNECTIONS (same validation and default); 1 runs the page's statistics one at a time.
-const CONNECTIONS = loadConfig({ CLICKHOUSE_EMBEDDED_CONNECTIONS: process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS }).clickhouse.embeddedConnections;
-const log = pino({ level: 'warn' });
-// The data's clock: events lie in the days before it. A reused data set keeps its own (see loadClickHouse).
-let now = new Date();
-
-const EXPORT_COLUMNS = 'event_id, event, token, chatbot_id, received_at, ab_group, popup_version, open_way, order_num, total_value_base, is_bot';
+const log = benchLogger('warn');
 
 /** Past ClickHouse's JIT threshold (see time()). */
 const WARM_UP_CALLS = 4;
@@ -88,63 +92,18 @@ async function time(calls: number, run: (i: number) => Promise<unknown>): Promis
   return measure(calls, run);
 }
 
-async function loadClickHouse(dir: string): Promise<ClickHouseEngine> {
-  const engine = await createChdbEngine({ path: dir, database: 'analytics', log, connections: CONNECTIONS });
-  await runMigrations(engine);
-  const [{ rows: existing }] = await engine.query<{ rows: string }>('SELECT count() AS rows FROM events');
-  if (Number(existing) > 0) {
-    // The generating INSERT stamped inserted_at with (about) the clock its events are relative to.
-    const [{ last }] = await engine.query<{ last: string }>('SELECT toString(min(inserted_at)) AS last FROM events');
-    const [{ bots }] = await engine.query<{ bots: string }>('SELECT uniqExact(chatbot_id) AS bots FROM events');
-    if (Number(bots) !== PROFILE.chatbots) throw new Error(`${dir} holds ${bots} chatbots, not the ${PROFILE.name} profile's ${PROFILE.chatbots}`);
-    now = new Date(parseClickhouseTime(last));
-    console.log(`ClickHouse: reusing ${existing} rows in ${dir} (generated up to ${now.toISOString()})`);
-    // Data reused is data a running store has had time to merge (the first run measured the
-    // reads right after the load): the merges background threads do over minutes, done now.
-    const started = performance.now();
-    for (const table of VIEW_FED_TABLES) await engine.command(`OPTIMIZE TABLE ${table} FINAL`);
-    console.log(`ClickHouse: the aggregates' parts merged in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    return engine;
-  }
-  const started = performance.now();
-  const insertRows = Number(process.env.BENCH_INSERT_ROWS ?? GENERATE_CHUNK_ROWS);
-  if (!Number.isSafeInteger(insertRows) || insertRows < 1) throw new Error(`BENCH_INSERT_ROWS must be a positive integer, not ${process.env.BENCH_INSERT_ROWS}`);
-  await engine.command(tokenMapSql(PROFILE));
-  for (let first = 0; first < PROFILE.events; first += insertRows) {
-    await engine.command(generateSql(PROFILE), { now: clickhouseTime(now), first, count: Math.min(insertRows, PROFILE.events - first) });
-  }
-  await engine.command(retriesSql(PROFILE), { now: clickhouseTime(now) });
-  // Merged parts, as a long-running table has: a fresh insert leaves many small parts.
-  await engine.command('OPTIMIZE TABLE events FINAL');
-  // Merges of other tables go on in the background: this run is the first after a bulk load.
-  console.log(`ClickHouse: freshly generated data in ${insertRows.toLocaleString('en-US')}-row inserts: this run measures the reads right after a bulk load`);
-  const [{ rows }] = await engine.query<{ rows: string }>('SELECT count() AS rows FROM events');
-  console.log(`ClickHouse: ${rows} rows generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return engine;
-}
-
-async function loadPostgres(engine: ClickHouseEngine, dir: string): Promise<BenchPostgres> {
-  const csv = path.join(dir, 'events.csv');
-  await engine.command(`SELECT ${EXPORT_COLUMNS} FROM events INTO OUTFILE '${csv}' FORMAT CSV`);
-  // The PostgreSQL server process (another OS user) reads it for COPY: open the way to it.
-  fs.chmodSync(dir, 0o755);
-  fs.chmodSync(csv, 0o644);
-  const pgdb = process.env.DATABASE_URL ? await serverPostgres(process.env.DATABASE_URL) : await embeddedPostgres(path.join(dir, 'pglite'));
-  const started = performance.now();
-  await pgdb.exec(PG_TABLE_DDL);
-  await pgdb.load(csv);
-  for (const ddl of PG_INDEX_DDL) await pgdb.exec(ddl);
-  fs.rmSync(csv);
-  console.log(`${pgdb.kind}: loaded and indexed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return pgdb;
-}
-
 const fmt = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(1).padStart(8));
 
-async function main() {
-  console.log(machineSpeedLine());
+async function main(o: Values<typeof OPTIONS>, report: Report) {
+  const PROFILE = statsProfile(o.profile, o.events);
+  const CALLS = o.calls ?? (PROFILE.name === 'default' ? 20 : 10);
+  // As the services' CLICKHOUSE_EMBEDDED_CONNECTIONS (same validation and default).
+  const CONNECTIONS = loadConfig({ CLICKHOUSE_EMBEDDED_CONNECTIONS: process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS }).clickhouse.embeddedConnections;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-bench-stats-'));
-  const engine = await loadClickHouse(process.env.BENCH_DIR ?? path.join(dir, 'clickhouse'));
+  const dataDir = o.dir ?? path.join(dir, 'clickhouse');
+  const engine = await createChdbEngine({ path: dataDir, database: 'analytics', log, connections: CONNECTIONS });
+  await runMigrations(engine);
+  const now = await loadClickHouse(engine, PROFILE, dataDir, o['insert-rows'], report);
   const stats = createEventStatsRepository(engine);
   const window: StatsWindow = daysWindow(WINDOW_DAYS, now);
   // Rotate over chatbots so that no call is answered from the previous call's warm cache lines.
@@ -189,8 +148,8 @@ async function main() {
   };
   const pgTimes: Record<string, Timing> = {};
   let pgKind = 'skipped';
-  if (process.env.BENCH_SKIP_PG !== '1') {
-    const pgdb = await loadPostgres(engine, dir);
+  if (!o['skip-pg']) {
+    const pgdb = await loadPostgres(engine, dir, report);
     pgKind = pgdb.kind;
     const params = (i: number) => [bot(i), window.from.toISOString(), window.to.toISOString()];
     try {
@@ -216,10 +175,17 @@ async function main() {
     }
   }
 
-  console.log(`\nchdb floor (bound SELECT 1): p50 ${floor.p50.toFixed(1)} ms, p95 ${floor.p95.toFixed(1)} ms; any read of events (one granule): p50 ${readFloor.p50.toFixed(1)} ms, p95 ${readFloor.p95.toFixed(1)} ms`);
-  console.log(`the purchase funnel's ${reads.length} table reads (${[...new Set(reads)].join(', ')}), a count each in one query: p50 ${readsFloor.p50.toFixed(1)} ms, p95 ${readsFloor.p95.toFixed(1)} ms`);
-  console.log(`${PROFILE.name} profile: ${PROFILE.events} events, ${PROFILE.chatbots} chatbot(s), ${PROFILE.tokensPerChatbot} tokens each; ${WINDOW_DAYS}-day window; ${CALLS} calls each; ${CONNECTIONS} ClickHouse connection(s); baseline: ${pgKind}`);
-  console.log('statistic              CH p50   CH p95   CH CPU   PG p50   PG p95  speedup(p50)  target');
+  report.text(`\nchdb floor (bound SELECT 1): p50 ${floor.p50.toFixed(1)} ms, p95 ${floor.p95.toFixed(1)} ms; any read of events (one granule): p50 ${readFloor.p50.toFixed(1)} ms, p95 ${readFloor.p95.toFixed(1)} ms`);
+  report.text(`the purchase funnel's ${reads.length} table reads (${[...new Set(reads)].join(', ')}), a count each in one query: p50 ${readsFloor.p50.toFixed(1)} ms, p95 ${readsFloor.p95.toFixed(1)} ms`);
+  report.text(`${PROFILE.name} profile: ${PROFILE.events} events, ${PROFILE.chatbots} chatbot(s), ${PROFILE.tokensPerChatbot} tokens each; ${WINDOW_DAYS}-day window; ${CALLS} calls each; ${CONNECTIONS} ClickHouse connection(s); baseline: ${pgKind}`);
+  report.text('statistic              CH p50   CH p95   CH CPU   PG p50   PG p95  speedup(p50)  target');
+  const context = { profile: PROFILE.name, events: PROFILE.events, calls: CALLS, connections: CONNECTIONS };
+  const timing = (statistic: string, engineName: string, t: Timing) => report.figures({ ...context, statistic, engine: engineName }, [
+    ['p50', t.p50, 'ms'], ['p95', t.p95, 'ms'], ...(t.cpu === undefined || engineName !== 'ClickHouse' ? [] : [['CPU per call', t.cpu, 'ms'] as [string, number, string]]),
+  ]);
+  timing('floor: bound SELECT 1', 'ClickHouse', floor);
+  timing('floor: one granule of events', 'ClickHouse', readFloor);
+  timing(`floor: the purchase funnel's ${reads.length} table reads`, 'ClickHouse', readsFloor);
   let ok = true;
   const targeted = ['engagement', 'popup-metrics', 'purchases', 'purchases ab_test'];
   for (const [name, t] of Object.entries(ch)) {
@@ -229,17 +195,19 @@ async function main() {
     const pass = (limit === undefined || t.p95 <= limit) && (speedup === undefined || !targeted.includes(name) || speedup >= PROFILE.targetSpeedup);
     ok &&= pass;
     const reachable = base ? `  (reachable at the read floor: ${(base.p50 / readFloor.p50).toFixed(0)}×)` : '';
-    console.log(`${name.padEnd(20)} ${fmt(t.p50)} ${fmt(t.p95)} ${fmt(t.cpu)} ${fmt(base?.p50)} ${fmt(base?.p95)}  ${speedup ? `${speedup.toFixed(1)}×`.padStart(10) : '         -'}   ${pass ? 'ok' : 'MISSED'}${reachable}`);
+    timing(name, 'ClickHouse', t);
+    if (base) timing(name, pgKind, base);
+    if (speedup) report.figure('speed-up over PostgreSQL', speedup, '×', { ...context, statistic: name, of: `${pgKind} p50 ÷ ClickHouse p50` });
+    if (limit !== undefined) report.figure('p95 target', limit, 'ms', { ...context, statistic: name, met: pass });
+    report.text(`${name.padEnd(20)} ${fmt(t.p50)} ${fmt(t.p95)} ${fmt(t.cpu)} ${fmt(base?.p50)} ${fmt(base?.p95)}  ${speedup ? `${speedup.toFixed(1)}×`.padStart(10) : '         -'}   ${pass ? 'ok' : 'MISSED'}${reachable}`);
   }
   if (PROFILE.name !== 'default') {
     const p95 = (name: string) => Math.round(ch[name].p95);
     const speedups = targeted.filter((n) => pgTimes[n]).map((n) => pgTimes[n].p50 / ch[n].p50);
     const least = speedups.length ? `${Math.min(...speedups).toFixed(1)}×` : 'not measured';
-    console.log(`${PROFILE.name} p95 ms: engagement=${p95('engagement')} popup-metrics=${p95('popup-metrics')} purchases=${p95('purchases')} ab_test=${p95('purchases ab_test')} page=${p95('page')}; speed-up over PostgreSQL ${least}`);
+    report.text(`${PROFILE.name} p95 ms: engagement=${p95('engagement')} popup-metrics=${p95('popup-metrics')} purchases=${p95('purchases')} ab_test=${p95('purchases ab_test')} page=${p95('page')}; speed-up over PostgreSQL ${least}`);
   }
   await engine.close();
   fs.rmSync(dir, { recursive: true, force: true });
   if (!ok) process.exitCode = 1;
 }
-
-await main();

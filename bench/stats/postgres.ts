@@ -1,14 +1,17 @@
 /**
- * The baseline of bench-stats.ts: the same statistics definitions (services/dashboard/README.md) as clickhouse/queries/stats_*,
+ * The baseline of the stats bench (index.ts): the same statistics definitions (services/dashboard/README.md) as clickhouse/queries/stats_*,
  * written for PostgreSQL over a copy of the same events, with the indexes PostgreSQL needs to
  * do its best (the same (chatbot_id, received_at) order as ClickHouse's key, plus event_id for
  * the deduplication look-ups). Bot rows (is_bot) are left out of every read, as in
  * clickhouse/queries/shared/. Parameters: $1 chatbot_id, $2 from, $3 to.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import readline from 'node:readline';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import type { Report } from '../lib/report.js';
 
 export const PG_TABLE_DDL = `
 create table bench_events (
@@ -22,7 +25,7 @@ export const PG_INDEX_DDL = [
   'analyze bench_events',
 ];
 /** Column order of the CSV exported from ClickHouse. */
-export const PG_COLUMNS = ['event_id', 'event', 'token', 'chatbot_id', 'received_at', 'ab_group', 'popup_version', 'open_way', 'order_num', 'total_value_base', 'is_bot'];
+const PG_COLUMNS = ['event_id', 'event', 'token', 'chatbot_id', 'received_at', 'ab_group', 'popup_version', 'open_way', 'order_num', 'total_value_base', 'is_bot'];
 
 // "Not a retry of an event that arrived in the lookback before the window" (the retry rule,
 // services/dashboard/src/stats/retry-lookback.ts: one day): the ClickHouse NOT IN.
@@ -174,4 +177,24 @@ export async function embeddedPostgres(dir: string): Promise<BenchPostgres> {
     },
     close: async () => { await db.close(); },
   };
+}
+
+/**
+ * The events of `engine` copied into PostgreSQL (a throw-away database on DATABASE_URL's server,
+ * or PGlite in `dir` when it is unset) through a CSV file in `dir`, and indexed.
+ */
+export async function loadPostgres(engine: ClickHouseEngine, dir: string, report: Report): Promise<BenchPostgres> {
+  const csv = path.join(dir, 'events.csv');
+  await engine.command(`SELECT ${PG_COLUMNS.join(', ')} FROM events INTO OUTFILE '${csv}' FORMAT CSV`);
+  // The PostgreSQL server process (another OS user) reads it for COPY: open the way to it.
+  fs.chmodSync(dir, 0o755);
+  fs.chmodSync(csv, 0o644);
+  const pgdb = process.env.DATABASE_URL ? await serverPostgres(process.env.DATABASE_URL) : await embeddedPostgres(path.join(dir, 'pglite'));
+  const started = performance.now();
+  await pgdb.exec(PG_TABLE_DDL);
+  await pgdb.load(csv);
+  for (const ddl of PG_INDEX_DDL) await pgdb.exec(ddl);
+  fs.rmSync(csv);
+  report.text(`${pgdb.kind}: loaded and indexed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return pgdb;
 }
