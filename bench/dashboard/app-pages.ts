@@ -1,18 +1,18 @@
 /**
- * App page benchmark (part of `npm run bench:dashboard`, alone `npm run bench:app-pages`): every
+ * App page benchmark (the second part of `npm run bench:dashboard`, alone `npm run bench:app-pages`): every
  * page under /app on the demo data (`npm run cli -- demo`: three chatbots, 30 days of events), its
  * server time per request (Fastify inject: routing, session, repositories, ClickHouse and
  * PostgreSQL reads and rendering, no network), p50 / p95 / max over sequential requests, and the
  * CPU the process spent per request (every thread: the embedded ClickHouse's and PGlite's too;
  * steadier than the times when comparing two versions). The
- * statistics cache is off (BENCH_PAGE_CACHE_MS, default 0), so every request runs its queries, as
- * the first visitor after the cache expired would: issue 19 sets p95 ≤ 50 ms per page, issue 43
- * ≤ 400 ms for the analytics page compared with the previous period (its default; `compare=none`
- * rows measure it without). Then each windowed statistic of the JSON API with and without
- * `compare=previous` (issue 43: ≤ 1.6× its own time). Also the
+ * statistics cache is off (--cache-ms, default 0), so every request runs its queries, as
+ * the first visitor after the cache expired would: targets p95 ≤ 50 ms per page, ≤ 400 ms for
+ * the analytics page compared with the previous period (its default; `compare=none` rows measure
+ * it without). Then each windowed statistic of the JSON API with and without
+ * `compare=previous` (target: ≤ 1.6× its own time). Also the
  * size of each page's scripts and style sheets, raw and gzip-compressed (the issue's 200 KB gzip
  * budget for the heaviest page; the server itself sends them uncompressed).
- * Env: BENCH_PAGE_REQUESTS (per page, default 50), BENCH_PAGE_CACHE_MS (default 0),
+ * Options: --requests (per page, default 50), --cache-ms (default 0). Env:
  * CLICKHOUSE_EMBEDDED_CONNECTIONS (as the service's; 1 measures the statistics run one at a time).
  * It measures; it does not judge the machine: a loaded one reads slower.
  */
@@ -25,13 +25,21 @@ import { pino } from 'pino';
 import { loadConfig } from '@chatlytics/core';
 import { dashboardApp, parseFixture } from '@chatlytics/dashboard';
 import { buildDemoFixture, importIntoEngines, openEngines } from '@chatlytics/standalone';
-import { machineSpeedLine } from './machine-speed.js';
+import { opt, type Values } from '../lib/args.js';
+import { defineBench } from '../lib/bench.js';
+import type { Report } from '../lib/report.js';
+import { quantile as pct } from '../lib/stats.js';
 
-const REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 50);
-const CACHE_MS = Number(process.env.BENCH_PAGE_CACHE_MS ?? 0);
+const APP_PAGES_OPTIONS = {
+  requests: opt.number(50, 'sequential requests per page (after 3 warm-up ones)', { min: 1, integer: true }),
+  'cache-ms': opt.number(0, 'the statistics cache\'s lifetime (0: every request runs its queries)', { min: 0 }),
+};
+
+export default defineBench({ summary: 'Server time of every app page on the demo data (statistics cache off), the size of its scripts and styles, and the statistics API with and without compare=previous.', options: APP_PAGES_OPTIONS, run: benchAppPages });
+
 const WARM_UP = 3;
 const TARGET_P95_MS = 50;
-/** The analytics page compared with the previous period (issue 43). */
+/** The analytics page compared with the previous period. */
 const COMPARED_P95_MS = 400;
 const COMPARE_MAX_RATIO = 1.6;
 const HOST = '127.0.0.1:3000';
@@ -82,15 +90,13 @@ async function pages(app: FastifyInstance, cookie: string): Promise<[string, str
   return list;
 }
 
-const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
-
-/** Server times of `REQUESTS` sequential GETs after the warm-up, sorted; the CPU per request; the last body; non-200 answers. */
-async function measure(app: FastifyInstance, url: string, headers: Record<string, string>) {
+/** Server times of `requests` sequential GETs after the warm-up, sorted; the CPU per request; the last body; non-200 answers. */
+async function measure(app: FastifyInstance, url: string, headers: Record<string, string>, requests: number) {
   const times: number[] = [];
   let bad = 0;
   let body = '';
   let cpu = process.cpuUsage();
-  for (let i = 0; i < WARM_UP + REQUESTS; i++) {
+  for (let i = 0; i < WARM_UP + requests; i++) {
     if (i === WARM_UP) cpu = process.cpuUsage();
     const start = performance.now();
     const res = await app.inject({ method: 'GET', url, headers });
@@ -100,21 +106,27 @@ async function measure(app: FastifyInstance, url: string, headers: Record<string
     body = res.body;
   }
   const used = process.cpuUsage(cpu);
-  return { times: times.sort((a, b) => a - b), cpuMs: (used.user + used.system) / 1000 / REQUESTS, body, bad };
+  return { times: times.sort((a, b) => a - b), cpuMs: (used.user + used.system) / 1000 / requests, body, bad };
 }
 
 /** Each windowed statistic over 30 days, alone and with compare=previous: p50, p95 and their ratio. */
-async function compareRows(app: FastifyInstance, cookie: string, chatbotId: string): Promise<string[]> {
+async function compareRows(app: FastifyInstance, cookie: string, chatbotId: string, requests: number, report: Report): Promise<string[]> {
   const rows: string[] = [];
   for (const stat of ['overview', 'engagement', 'popup-metrics', 'purchases', 'timeseries', 'sources']) {
     const url = `/api/dashboard/analytics/stats/${stat}?chatbot_id=${chatbotId}&timeframe=30`;
-    const plain = await measure(app, url, { host: HOST, cookie });
-    const both = await measure(app, `${url}&compare=previous`, { host: HOST, cookie });
+    const plain = await measure(app, url, { host: HOST, cookie }, requests);
+    const both = await measure(app, `${url}&compare=previous`, { host: HOST, cookie }, requests);
     if (plain.bad || both.bad) throw new Error(`${stat}: ${plain.bad + both.bad} answers not 200`);
     const ratio = pct(both.times, 0.5) / pct(plain.times, 0.5);
     rows.push(`${stat.padEnd(14)} alone p50 ${pct(plain.times, 0.5).toFixed(1).padStart(6)} ms p95 ${pct(plain.times, 0.95).toFixed(1).padStart(6)} ms`
       + `   compare=previous p50 ${pct(both.times, 0.5).toFixed(1).padStart(6)} ms p95 ${pct(both.times, 0.95).toFixed(1).padStart(6)} ms`
       + `   ×${ratio.toFixed(2)} (p50) ${ratio <= COMPARE_MAX_RATIO ? `(≤ ${COMPARE_MAX_RATIO}×)` : `(OVER ${COMPARE_MAX_RATIO}×)`}  CPU ×${(both.cpuMs / plain.cpuMs).toFixed(2)}`);
+    for (const [compare, m] of [['none', plain], ['previous', both]] as const) {
+      report.figures({ part: 'statistics API', statistic: stat, timeframe: 30, compare, requests }, [
+        ['p50', pct(m.times, 0.5), 'ms'], ['p95', pct(m.times, 0.95), 'ms'], ['CPU per request', m.cpuMs, 'ms'],
+      ]);
+    }
+    report.figure('compare=previous ÷ alone', ratio, '×', { part: 'statistics API', statistic: stat, of: 'p50', target: COMPARE_MAX_RATIO, cpuRatio: Number((both.cpuMs / plain.cpuMs).toFixed(3)) });
   }
   return rows;
 }
@@ -132,30 +144,29 @@ async function assetBytes(app: FastifyInstance, html: string): Promise<{ raw: nu
   return { raw, gzip };
 }
 
-async function main(): Promise<void> {
-  console.log(machineSpeedLine());
+/** Every app page, then the statistics API alone and compared. */
+async function benchAppPages(o: Values<typeof APP_PAGES_OPTIONS>, report: Report): Promise<void> {
   const log = pino({ level: 'silent' });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-app-pages-'));
   const config = loadConfig({
     DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_SECRET: 'bench-app-pages'.padEnd(40, 'x'),
     CLICKHOUSE_EMBEDDED_CONNECTIONS: process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS,
   });
-  console.log(`${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${REQUESTS} requests per page, statistics cache ${CACHE_MS} ms; `
-    + `${config.clickhouse.embeddedConnections} embedded ClickHouse connection(s)`);
+  report.text(`${o.requests} requests per page, statistics cache ${o['cache-ms']} ms; ${config.clickhouse.embeddedConnections} embedded ClickHouse connection(s)`);
   const engines = await openEngines(config, log);
   const app = Fastify({ logger: false, pluginTimeout: 120_000 });
   try {
     const t0 = performance.now();
     await importIntoEngines(engines, parseFixture(buildDemoFixture({ now: new Date() })), { config, log });
-    console.log(`demo data imported in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    await app.register(dashboardApp, { config, postgres: engines.postgres, clickhouse: engines.clickhouse, log, statsCacheTtlMs: CACHE_MS });
+    report.text(`demo data imported in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    await app.register(dashboardApp, { config, postgres: engines.postgres, clickhouse: engines.clickhouse, log, statsCacheTtlMs: o['cache-ms'] });
     await app.ready();
     const cookie = await logIn(app);
     const rows: string[] = [];
     let heaviest = { label: '', gzip: 0, raw: 0 };
     const list = await pages(app, cookie);
     for (const [label, url] of list) {
-      const { times, cpuMs, body: html, bad } = await measure(app, url, { host: HOST, cookie, accept: 'text/html' });
+      const { times, cpuMs, body: html, bad } = await measure(app, url, { host: HOST, cookie, accept: 'text/html' }, o.requests);
       const assets = await assetBytes(app, html);
       if (assets.gzip > heaviest.gzip) heaviest = { label, ...assets };
       const p95 = pct(times, 0.95);
@@ -163,16 +174,18 @@ async function main(): Promise<void> {
       rows.push(`${label.padEnd(32)} p50 ${pct(times, 0.5).toFixed(1).padStart(6)} ms  p95 ${p95.toFixed(1).padStart(6)} ms  max ${times.at(-1)!.toFixed(1).padStart(6)} ms`
         + `  ${p95 <= target ? `(≤ ${target} ms)` : `(OVER ${target} ms)`}  CPU ${cpuMs.toFixed(1).padStart(5)} ms  html ${(html.length / 1024).toFixed(0)} KiB`
         + `  js+css ${(assets.raw / 1024).toFixed(0)} KiB, gzip ${(assets.gzip / 1024).toFixed(1)} KiB${bad ? `  [${bad} not 200]` : ''}`);
+      report.figures({ part: 'app pages', page: label, requests: o.requests, cacheMs: o['cache-ms'], target, notOk: bad }, [
+        ['p50', pct(times, 0.5), 'ms'], ['p95', p95, 'ms'], ['max', times.at(-1)!, 'ms'], ['CPU per request', cpuMs, 'ms'],
+        ['html', html.length / 1024, 'KiB'], ['scripts and styles', assets.raw / 1024, 'KiB'], ['scripts and styles gzip', assets.gzip / 1024, 'KiB'],
+      ]);
     }
-    console.log(rows.join('\n'));
-    console.log(`heaviest page's scripts and styles: ${heaviest.label}, ${(heaviest.gzip / 1024).toFixed(1)} KiB gzip (${(heaviest.raw / 1024).toFixed(0)} KiB raw)`);
+    report.text(rows.join('\n'));
+    report.text(`heaviest page's scripts and styles: ${heaviest.label}, ${(heaviest.gzip / 1024).toFixed(1)} KiB gzip (${(heaviest.raw / 1024).toFixed(0)} KiB raw)`);
     const botId = /\/app\/([0-9a-f-]{36})\/analytics/.exec(list[1][1])![1];
-    console.log(`statistics API, 30 days, alone and with compare=previous:\n${(await compareRows(app, cookie, botId)).join('\n')}`);
+    report.text(`statistics API, 30 days, alone and with compare=previous:\n${(await compareRows(app, cookie, botId, o.requests, report)).join('\n')}`);
   } finally {
     await app.close();
     await engines.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
-
-await main();
