@@ -1,5 +1,5 @@
 /**
- * Bus throughput benchmark: `npm run bench:bus [-- --events N --concurrency C]`.
+ * Bus throughput: `npm run bench:bus [-- --events N --concurrency C]`.
  * Publishes realistic ~400-byte events durably from many concurrent publishers (one event
  * per publish, as ingest does per request), then consumes them, for the embedded log and
  * Kafka, in one run. The baseline is the embedded log with ONE publisher: every publish
@@ -9,17 +9,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { createLogger, loadConfig } from '@chatlytics/core';
+import { loadConfig } from '@chatlytics/core';
 import { createEmbeddedBus, createKafkaBus, type BusMessage, type EventBus } from '@chatlytics/bus';
 import { startKafka } from '@chatlytics/bus/testing';
+import { opt } from './lib/args.js';
+import { defineBench } from './lib/bench.js';
+import { benchLogger } from './lib/report.js';
+import { quantile } from './lib/stats.js';
 
-const { values: args } = parseArgs({
-  options: { events: { type: 'string', default: '20000' }, concurrency: { type: 'string', default: '64' } },
-});
-const EVENTS = Number(args.events);
-const CONCURRENCY = Number(args.concurrency);
-const log = createLogger('warn');
+const log = benchLogger('warn');
 
 function event(i: number): BusMessage {
   const token = `tok_${(i % 5000).toString(36).padStart(8, '0')}`;
@@ -34,8 +32,6 @@ function event(i: number): BusMessage {
 }
 
 interface Result { name: string; events: number; publishPerSec: number; consumePerSec: number; p50: number; p99: number }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
 async function measure(name: string, bus: EventBus, events: number, concurrency: number): Promise<Result> {
   const latencies: number[] = [];
@@ -67,7 +63,7 @@ async function measure(name: string, bus: EventBus, events: number, concurrency:
   latencies.sort((a, b) => a - b);
   return {
     name, events, publishPerSec: events / publishSeconds, consumePerSec: events / Math.max(consumeSeconds, 1e-3),
-    p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99),
+    p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99),
   };
 }
 
@@ -96,16 +92,33 @@ async function kafka(events: number, concurrency: number): Promise<Result | stri
   }
 }
 
-const results: (Result | string)[] = [];
-results.push(await embedded('embedded, 1 publisher (baseline: fsync per publish)', Math.min(EVENTS, 2000), 1));
-results.push(await embedded(`embedded, ${CONCURRENCY} publishers (group commit)`, EVENTS, CONCURRENCY));
-results.push(await kafka(EVENTS, CONCURRENCY));
+export default defineBench({
+  summary: 'Durable publish and consume throughput of the embedded log (64 publishers against one) and of Kafka.',
+  options: {
+    events: opt.number(20_000, 'events per run (the one-publisher baseline: 2,000 at most)', { min: 1, integer: true }),
+    concurrency: opt.number(64, 'concurrent publishers', { min: 1, integer: true }),
+  },
+  async run(o, report) {
+    const results: (Result | string)[] = [];
+    results.push(await embedded('embedded, 1 publisher (baseline: fsync per publish)', Math.min(o.events, 2000), 1));
+    results.push(await embedded(`embedded, ${o.concurrency} publishers (group commit)`, o.events, o.concurrency));
+    results.push(await kafka(o.events, o.concurrency));
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-console.log(`\nbus benchmark: ${event(0).value.length}-byte events, one event per publish\n`);
-console.log('| bus | events | publish ev/s | consume ev/s | ack p50 ms | ack p99 ms |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
-for (const r of results) {
-  if (typeof r === 'string') console.log(`| kafka | ${r} | | | | |`);
-  else console.log(`| ${r.name} | ${fmt(r.events)} | ${fmt(r.publishPerSec)} | ${fmt(r.consumePerSec)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} |`);
-}
+    const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+    report.text(`\nbus benchmark: ${event(0).value.length}-byte events, one event per publish\n`,
+      '| bus | events | publish ev/s | consume ev/s | ack p50 ms | ack p99 ms |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const r of results) {
+      if (typeof r === 'string') {
+        report.text(`| kafka | ${r} | | | | |`);
+        continue;
+      }
+      report.text(`| ${r.name} | ${fmt(r.events)} | ${fmt(r.publishPerSec)} | ${fmt(r.consumePerSec)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} |`);
+      const context = { bus: r.name, events: r.events };
+      report.figure('publish', r.publishPerSec, 'ev/s', context);
+      report.figure('consume', r.consumePerSec, 'ev/s', context);
+      report.figure('ack p50', r.p50, 'ms', context);
+      report.figure('ack p99', r.p99, 'ms', context);
+    }
+  },
+});

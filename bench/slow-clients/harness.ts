@@ -4,21 +4,20 @@
  * headers and 10 of 1,000 announced body bytes, then nothing. Every socket must be closed by
  * the server within the request timeout plus the server's checking interval.
  *
- * `npm run bench:slow-clients` runs it at 25,000 sockets with the production timeouts;
- * slow-clients.e2e.test.ts runs it small and fast in the e2e tier.
- * Options (bench): --sockets N --request-timeout-ms N --headers-timeout-ms N --start-delay-ms N
- * --connecting N (connects in flight per worker; the bench's default 0 = all at once) --standalone
- * (attack `npm start` instead of the ingest service alone)
+ * `npm run bench:slow-clients` (index.ts) runs it at 25,000 sockets with the production
+ * timeouts; the ingest service's slow-clients test runs it small and fast.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { startService, type ServiceProcess } from '@chatlytics/bus/testing';
+import { quantile } from '../lib/stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../..');
+const root = path.resolve(here, '../..');
 
 /** The server's own checking interval (packages/core/src/http-server.ts), part of the bound. */
 export const CHECKING_INTERVAL_MS = 1000;
@@ -59,22 +58,8 @@ export interface SlowClientsResult {
   maxMs: number;
 }
 
-function listeningUrl(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}:\n${out}`)); });
-  });
-}
-
 async function runWorker(port: number, count: number, block: number, giveUpMs: number, startDelayMs: number, connecting: number) {
-  const child = spawn(process.execPath, ['--import=tsx', path.join(here, 'slow-clients-worker.ts'), '127.0.0.1', String(port), String(count), String(block), String(giveUpMs), String(startDelayMs), String(connecting)], {
+  const child = spawn(process.execPath, ['--import=tsx', path.join(here, 'worker.ts'), '127.0.0.1', String(port), String(count), String(block), String(giveUpMs), String(startDelayMs), String(connecting)], {
     cwd: root, stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -84,24 +69,21 @@ async function runWorker(port: number, count: number, block: number, giveUpMs: n
   return JSON.parse(out) as { lifetimes: number[]; refused: number; answered408: number };
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const pct = (sorted: number[], p: number) => quantile(sorted, p) ?? 0;
 
 export async function runSlowClients(opts: SlowClientsOptions): Promise<SlowClientsResult> {
   const boundMs = opts.requestTimeoutMs + CHECKING_INTERVAL_MS;
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'slow-clients-'));
   const target = TARGETS[opts.target ?? 'ingest'];
-  const server = spawn(process.execPath, ['--import=tsx', path.join(root, target.entry)], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH, DATA_DIR: dataDir, [target.port]: '0', LOG_LEVEL: 'info', KAFKA_BROKERS: '',
+  let server: ServiceProcess | undefined;
+  try {
+    server = await startService(target.entry, {
+      DATA_DIR: dataDir, [target.port]: '0', KAFKA_BROKERS: '',
       HTTP_REQUEST_TIMEOUT_MS: String(opts.requestTimeoutMs), HTTP_HEADERS_TIMEOUT_MS: String(opts.headersTimeoutMs),
       // The idle timeout would cut a silent socket on its own; set past the bound so the request timeout is what is measured.
       HTTP_IDLE_TIMEOUT_MS: String(opts.requestTimeoutMs * 10),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  try {
-    const port = Number(new URL(await listeningUrl(server)).port);
+    });
+    const port = Number(new URL(server.url).port);
     const workers: Promise<Awaited<ReturnType<typeof runWorker>>>[] = [];
     for (let left = opts.sockets, n = 0; left > 0; left -= PER_WORKER, n++) {
       workers.push(runWorker(port, Math.min(PER_WORKER, left), 10 + n, boundMs + (opts.graceMs ?? 20_000), opts.startDelayMs ?? 0, opts.connecting ?? 256));
@@ -121,25 +103,7 @@ export async function runSlowClients(opts: SlowClientsOptions): Promise<SlowClie
       maxMs: closed.at(-1) ?? 0,
     };
   } finally {
-    server.kill('SIGKILL');
+    await server?.kill('SIGKILL');
     await fs.rm(dataDir, { recursive: true, force: true });
   }
-}
-
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const result = await runSlowClients({
-    sockets: arg('sockets', 25_000),
-    requestTimeoutMs: arg('request-timeout-ms', 10_000),
-    headersTimeoutMs: arg('headers-timeout-ms', 5000),
-    startDelayMs: arg('start-delay-ms', 0),
-    connecting: arg('connecting', 0),
-    target: process.argv.includes('--standalone') ? 'standalone' : 'ingest',
-  });
-  process.stdout.write(`${JSON.stringify(result)}\n`);
-  process.exitCode = result.withinBound === result.sockets ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 /**
- * One process of slow clients (slow-clients.ts starts several: one process holds fewer sockets
+ * One process of slow clients (harness.ts starts several: one process holds fewer sockets
  * than the descriptor limit allows). Each client connects, sends a tracking request's headers
  * announcing a 1,000-byte body and 10 bytes of it, then nothing; every other client first waits
  * `startDelayMs` after connecting (a late starter: Node's own deadline restarts at the first
