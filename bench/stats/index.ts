@@ -12,7 +12,7 @@
  *   (the A/B block on every other chatbot, as the data marks them). `CH CPU` is the
  *   median CPU time per call (ms) of this process, which runs chdb: steadier than wall time on a busy machine.
  *   PostgreSQL: a temporary database on DATABASE_URL's server, or PGlite when it is unset.
- *   Both apply the same retry rule (a one-day lookback before the window, services/dashboard/README.md)
+ *   Both apply the same retry rule (a one-day lookback before the window, services/dashboard/docs/statistics.md)
  *   and the all-time order rule; popup-metrics is one query in ClickHouse, two in PostgreSQL.
  *   Floors printed first: chdb's bound `SELECT 1`, one granule of `events`, and the purchase
  *   funnel's table reads (each read its plan lists, a count of the chatbot's rows, in one query).
@@ -109,7 +109,7 @@ async function main(o: Values<typeof OPTIONS>, report: Report) {
   // Rotate over chatbots so that no call is answered from the previous call's warm cache lines.
   const botIndex = (i: number) => (i + 1) * 7 % PROFILE.chatbots;
   const bot = (i: number) => botId(botIndex(i));
-  // Purchases as the app asks for it (services/dashboard/src/stats/repository.ts): with the A/B
+  // Purchases as the app asks for it (services/dashboard/src/stats/statistics/purchases.ts): with the A/B
   // block for a chatbot with A/B testing on, the funnel alone (a cheaper query) for the others.
   const purchasesAsApp = (i: number) => (abTestOn(botIndex(i)) ? stats.purchases(bot(i), window) : stats.purchaseFunnel(bot(i), window));
 
@@ -141,7 +141,7 @@ async function main(o: Values<typeof OPTIONS>, report: Report) {
     page: await time(CALLS, (i) => Promise.all([
       stats.engagement(bot(i), window), stats.popupMetrics(bot(i), window), purchasesAsApp(i),
     ])),
-    // What the app's analytics page asks for (services/dashboard/src/web/routes.ts): the same and the series.
+    // What the app's analytics page asks for (services/dashboard/src/analytics/page-routes.ts): the same and the series.
     'app page': await time(CALLS, (i) => Promise.all([
       stats.engagement(bot(i), window), stats.popupMetrics(bot(i), window), purchasesAsApp(i), stats.timeseries(bot(i), window),
     ])),

@@ -1,9 +1,10 @@
 /**
- * The baseline of the stats bench (index.ts): the same statistics definitions (services/dashboard/README.md) as clickhouse/queries/stats_*,
- * written for PostgreSQL over a copy of the same events, with the indexes PostgreSQL needs to
- * do its best (the same (chatbot_id, received_at) order as ClickHouse's key, plus event_id for
- * the deduplication look-ups). Bot rows (is_bot) are left out of every read, as in
- * clickhouse/queries/shared/. Parameters: $1 chatbot_id, $2 from, $3 to.
+ * The baseline of the stats bench (index.ts): the same statistics definitions
+ * (services/dashboard/docs/statistics.md) as clickhouse/queries/stats/, written for PostgreSQL
+ * over a copy of the same events, with the indexes PostgreSQL needs to do its best (the same
+ * (chatbot_id, received_at) order as ClickHouse's key, plus event_id for the deduplication
+ * look-ups). Bot rows (is_bot) are left out of every read, as in clickhouse/queries/shared/.
+ * Parameters: $1 chatbot_id, $2 from, $3 to.
  */
 import fs from 'node:fs';
 import path from 'node:path';
