@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-// Spelled in two pieces so that this file, when bundled itself (the benchmarks import it), has
+// Spelled in two pieces so that this file, when bundled itself, has
 // no string that the rewrite below would take for code.
 const META_URL = 'import.meta' + '.url';
 
@@ -94,11 +94,11 @@ export async function buildBundles(entries: Record<string, string>, outdir = pat
 }
 
 /**
- * A script of scripts/ bundled into dist/bench/ under its own name: the benchmarks run their
- * server children from it with plain node, as the services run (bench-ingest.ts says why).
+ * A bench's child server bundled into dist/bench/ as `<name>.js`: the benches run their server
+ * children from it with plain node, as the services run (bench/ingest/server.ts says why).
  */
-export async function bundleScript(file: string): Promise<string> {
-  const [bundle] = await buildBundles({ [path.basename(file, '.ts')]: file }, path.join(root, 'dist', 'bench'));
+export async function bundleScript(file: string, name = path.basename(file, '.ts')): Promise<string> {
+  const [bundle] = await buildBundles({ [name]: file }, path.join(root, 'dist', 'bench'));
   return bundle;
 }
 

@@ -11,8 +11,10 @@
  * a per-request figure; (idle) is time the thread waited, and native frames may hold time the
  * thread was descheduled on a loaded machine (the profiler samples wall-clock time).
  *
- * To profile the ingest service: `node --cpu-prof --import=tsx scripts/bench-ingest.ts --serve
- * embedded` (prints its port; SIGINT writes the profile), load it with autocannon, then run this.
+ * To profile the ingest service: `node --cpu-prof --import=tsx bench/ingest/server.ts embedded`
+ * (prints its port; SIGINT writes the profile), load it with autocannon, then run this; the
+ * dashboard bench's server writes one with `npm run bench:dashboard -- --cpu-prof-dir <dir>`
+ * (bench/README.md, "Profiles").
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -20,6 +20,7 @@ t.test('the rule catches each kind of violation', async (t) => {
     { dir: 'services/web', name: '@chatlytics/web', kind: 'service', exports: ['.'] },
     { dir: 'services/standalone', name: '@chatlytics/standalone', kind: 'application', exports: ['.'] },
     { dir: 'scripts', kind: 'scripts', exports: [] },
+    { dir: 'bench', kind: 'scripts', exports: [] },
   ];
   const check = (...files: SourceFile[]) => checkDependencies(units, files);
 
@@ -29,10 +30,12 @@ t.test('the rule catches each kind of violation', async (t) => {
     { file: 'services/api/src/routes/a.ts', imports: ['../stats/b.js', '../errors.js'] },
     { file: 'services/standalone/src/main.ts', imports: ['@chatlytics/api', '@chatlytics/web'] },
     { file: 'scripts/bench.ts', imports: ['@chatlytics/api', './helpers.js'] },
+    { file: 'bench/ingest/load.ts', imports: ['@chatlytics/api', '../lib/child.js', '../../scripts/build.js'] },
   ), [], 'a clean tree passes');
 
   t.match(check({ file: 'packages/db/src/testing.ts', imports: ['../../core/src/testing.js'] }), [/relative import .* leaves packages\/db/]);
   t.match(check({ file: 'scripts/bench.ts', imports: ['../services/api/src/stats/b.js'] }), [/leaves scripts/]);
+  t.match(check({ file: 'bench/run.ts', imports: ['../services/api/test/helper.js'] }), [/leaves bench/]);
   t.match(check({ file: 'services/standalone/src/cli.ts', imports: ['@chatlytics/api/auth/passwords'] }), [/does not export/]);
   t.match(check({ file: 'services/api/src/app.ts', imports: ['@chatlytics/core/src/config'] }), [/does not export/]);
   t.match(check({ file: 'packages/db/src/index.ts', imports: ['@chatlytics/api'] }), [/package @chatlytics\/db depends on service/]);

@@ -4,11 +4,12 @@ import ts from 'typescript';
 
 /**
  * The repository's dependency rule, checked over every import of the source files (src/ of each
- * package and service, scripts/, the clickhouse/ module):
- * - a relative import stays inside its own package;
+ * package and service, scripts/, bench/, the clickhouse/ module):
+ * - a relative import stays inside its own package (scripts/ and bench/, the tools, may use each
+ *   other's files);
  * - another package is reached only through an entry its package.json "exports" names (no "./*");
  * - packages never depend on services; a service depends on another service only when it is
- *   the all-in-one application (services/standalone); scripts may use any public entry;
+ *   the all-in-one application (services/standalone); the tools may use any public entry;
  * - inside a package, no two folders of src/ import each other, directly or in a ring (files
  *   directly in src/ compose the folders and are left out of that check; a folder nested in
  *   one of them, such as stats/statistics/, is part of it);
@@ -21,7 +22,7 @@ export type UnitKind = 'package' | 'service' | 'application' | 'scripts';
 export interface Unit {
   /** Folder relative to the repository root, e.g. 'packages/core'. */
   dir: string;
-  /** npm name ('@chatlytics/core'); scripts have none. */
+  /** npm name ('@chatlytics/core'); the tools (scripts/, bench/) have none. */
   name?: string;
   kind: UnitKind;
   /** Keys of package.json "exports", e.g. ['.', './testing']. */
@@ -57,7 +58,7 @@ export function checkDependencies(units: Unit[], files: SourceFile[]): string[] 
       if (spec.startsWith('.')) {
         const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec));
         const to = unitOf(units, target);
-        if (to !== from) {
+        if (to !== from && !(from.kind === 'scripts' && to?.kind === 'scripts')) {
           problems.push(`${file}: relative import ${spec} leaves ${from.dir}`);
           continue;
         }
@@ -181,11 +182,12 @@ export function readRepository(root: string): { units: Unit[]; files: SourceFile
   }
   const sql = JSON.parse(readFileSync(path.join(root, 'clickhouse/package.json'), 'utf8'));
   units.push({ dir: 'clickhouse', name: sql.name, kind: 'package', exports: Object.keys(sql.exports ?? {}) });
-  units.push({ dir: 'scripts', kind: 'scripts', exports: [] });
+  units.push({ dir: 'scripts', kind: 'scripts', exports: [] }, { dir: 'bench', kind: 'scripts', exports: [] });
 
   const sources = [
     ...units.filter((u) => u.dir.includes('/')).flatMap((u) => listTs(`${u.dir}/src`, root)),
     ...listTs('scripts', root),
+    ...listTs('bench', root),
     ...readdirSync(path.join(root, 'clickhouse')).filter((n) => n.endsWith('.ts')).map((n) => `clickhouse/${n}`),
   ];
   const files = sources.map((file) => {

@@ -36,7 +36,7 @@ function testFiles(): string[] {
 t.test('both tiers extend the one configuration, which includes every test folder', async (t) => {
   t.equal(fast.extends, '../package.json');
   t.equal(e2e.extends, '../package.json');
-  t.same(pkg.tap.include, ['packages/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts']);
+  t.same(pkg.tap.include, ['packages/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'bench/test/**/*.test.ts']);
   t.match(pkg.scripts.test, /TAP_RCFILE=test-tiers\/fast\.yaml tap/, 'npm test is the fast tier');
   t.match(pkg.scripts['test:e2e'], /TAP_RCFILE=test-tiers\/e2e\.yaml tap/, 'npm run test:e2e is the e2e tier');
 });

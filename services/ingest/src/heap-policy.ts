@@ -10,7 +10,7 @@ import v8 from 'node:v8';
  * request did not rise (76–80 µs against 94–106 µs in the same alternated runs), so the extra
  * full GCs cost nothing measurable. This is a policy, not a cap: a heap that really holds more
  * still grows, up to node's usual limit, instead of failing.
- * Measured with `BENCH_CONNECTIONS=1000 BENCH_SCENARIOS=embedded npm run bench:ingest`, alternated.
+ * Measured with `npm run bench:ingest -- --connections 1000 --scenarios embedded`, alternated.
  */
 export const INGEST_HEAP_GROWING_PERCENT = 100;
 

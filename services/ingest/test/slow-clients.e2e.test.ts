@@ -1,5 +1,5 @@
 import t from 'tap';
-import { runSlowClients } from './slow-clients.js';
+import { runSlowClients } from '../../../bench/slow-clients/harness.js';
 
 // The full scale (25,000 sockets, the production 10 s / 5 s timeouts) is `npm run bench:slow-clients`.
 const SLACK_MS = 500;
