@@ -60,6 +60,9 @@ t.test('parses lists, booleans and fractions', async (t) => {
   t.equal(c.consumerLagAlertSeconds, 60);
   t.match(loadConfig({}).kafka, { partitions: 24, replicationFactor: 1, retentionHours: 168, createTopics: true, idempotent: true }, 'Kafka defaults');
   t.equal(loadConfig({}).consumerLagAlertSeconds, 300, 'lag alert default: 5 minutes');
+  t.equal(loadConfig({}).consumerFlushMs, 250, 'one node: a flush every quarter second at most');
+  t.equal(loadConfig({ CLICKHOUSE_CLUSTER: 'c', CLICKHOUSE_URL: 'http://ch:8123' }).consumerFlushMs, 1000, 'a cluster: one insert a second per consumer');
+  t.equal(loadConfig({ CLICKHOUSE_CLUSTER: 'c', CLICKHOUSE_URL: 'http://ch:8123', CONSUMER_FLUSH_MS: '500' }).consumerFlushMs, 500);
   t.same(c.track.allowedOrigins, ['https://a.test', '*.b.test']);
   t.equal(c.passwordReset.expireMinutes, 0.5);
   t.equal(c.appUrl, 'https://app.test');
@@ -70,7 +73,7 @@ const bad: [string, string][] = [
   ['PORT', 'abc'], ['PORT', '70000'], ['DATABASE_URL', 'mysql://x'], ['CLICKHOUSE_URL', 'ftp://x'],
   ['TRACK_RATE_LIMIT_PER_MINUTE', '0'], ['LOG_LEVEL', 'loud'], ['SESSION_SECRET', 'short'],
   ['PASSWORD_RESET_EXPIRE_MINUTES', '-1'], ['KAFKA_CREATE_TOPICS', 'maybe'], ['KAFKA_PARTITIONS', '0'], ['CLICKHOUSE_DATABASE', 'a-b'], ['CLICKHOUSE_CLUSTER', 'a b; DROP'],
-  ['KAFKA_RETENTION_HOURS', '0'], ['CONSUMER_LAG_ALERT_SECONDS', '1.5'],
+  ['KAFKA_RETENTION_HOURS', '0'], ['CONSUMER_LAG_ALERT_SECONDS', '1.5'], ['CONSUMER_FLUSH_MS', '0'],
   ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '0'], ['CLICKHOUSE_EMBEDDED_CONNECTIONS', '17'], ['SQL_MAX_THREADS', '0'],
   ['DIGEST_WEEKDAY', '0'], ['DIGEST_WEEKDAY', '8'], ['DIGEST_WEEKDAY', 'someday'], ['DIGEST_WEEKDAY', 'mo'], ['DIGEST_HOUR_UTC', '24'], ['DIGEST_HOUR_UTC', '-1'],
   ['DIGEST_HOUR_UTC', '7.5'],

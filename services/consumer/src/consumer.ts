@@ -103,7 +103,7 @@ async function completeInterruptedInserts(clickhouse: ClickHouseEngine, intents:
 export function createConsumer(deps: ConsumerDeps): Consumer {
   const { bus, clickhouse } = deps;
   const log = deps.log.child({ component: 'consumer' });
-  const options = { ...DEFAULT_CONSUMER_OPTIONS, ...deps.options };
+  const options = { ...DEFAULT_CONSUMER_OPTIONS, maxAgeMs: deps.config.consumerFlushMs ?? DEFAULT_CONSUMER_OPTIONS.maxAgeMs, ...deps.options };
   const registry = deps.registry ?? createMetricsRegistry();
   const metrics = createConsumerMetrics(registry);
   const counts = { flushes: 0, batches: 0, messages: 0, rowsWritten: 0, duplicates: 0, rejected: 0, dropped: 0, failedBatches: 0, fencedBatches: 0 };
