@@ -7,7 +7,7 @@
  * client, whose SQL is the same, is compared on the first SERVER_SEEDS of them.
  */
 import t from 'tap';
-import type { StoredEvent } from '@chatlytics/events';
+import { TRACKED_EVENTS, type StoredEvent } from '@chatlytics/events';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng, generateConversations, generateEvents, type GeneratedConversation } from '@chatlytics/testkit';
 import { createStatsRepository } from '../src/stats/readers.js';
@@ -15,7 +15,7 @@ import { daysWindow, parseInsightsTimeframe, type StatsWindow } from '../src/sta
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../src/stats/ab-significance.js';
 import { round2 } from '../src/stats/numbers.js';
 import { insertEvents, openClickHouse, seedPostgres, type SeedChatbot } from './stats-fixtures.js';
-import { oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases, oracleTimeseries } from './stats-oracle.js';
+import { oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases, oracleTimeseries, windowEvents } from './stats-oracle.js';
 
 const SEED_COUNT = Number(process.env.STATS_SEEDS ?? 8);
 const SERVER_SEEDS = 3;
@@ -126,6 +126,8 @@ for (const variant of databaseVariants()) {
             const expectedDay = oracleTimeseries(s.events, s.bot.id, from, to);
             t.same(series, series.map((d) => ({ date: d.date, ...expectedDay(d.date) })), `timeseries, ${at}`);
             t.same(await repo.conversationInsights(s.bot.id, w), oracleInsights(s.convos, s.events, s.bot.id, from, to, APP_URL), `insights, ${at}`);
+            const counted = windowEvents(s.events, s.bot.id, from, to);
+            t.same(await repo.eventKinds(s.bot.id, w), { kinds: TRACKED_EVENTS.map((event) => ({ event, events: counted.filter((e) => e.event === event).length })) }, `event-kinds, ${at}`);
             if (checkPostgres) t.same(await repo.overview(s.bot.id, w), oracleOverview(s.convos, s.bot.id, from, to), `overview, ${at}`);
           }
           // A parsed insights timeframe (calendar months) reaches past the generated history.
