@@ -1,6 +1,7 @@
 import type { ConsumedBatch, ConsumedMessage } from '@chatlytics/bus';
 import type { TokenIdAllocator, TokenIdRow } from '@chatlytics/clickhouse';
 import { ROW_TAIL_BYTES, RowWriter, rowReceivedAtMs, uuidText } from './row-binary.js';
+import type { StoredOrder } from '@chatlytics/events';
 import type { RejectReason } from './errors.js';
 import { takeBody } from './body-pool.js';
 import { CANONICAL_STEP } from './canonical-step.js';
@@ -49,6 +50,8 @@ export interface Segment {
   rowMessages: Uint32Array;
   messages: readonly ConsumedMessage[];
   rejects: RejectedMessage[];
+  /** Order states (order-step.ts), rows of `orders`, inserted by the same flush as the rows. */
+  orders: StoredOrder[];
   dropped: number;
   /** Messages the canonical transcoder took; the others went through JSON.parse + the schema. */
   canonical: number;
@@ -97,6 +100,7 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
   const rowMessages = new Uint32Array(messages.length);
   let rowCount = 0;
   const rejects: RejectedMessage[] = [];
+  const orders: StoredOrder[] = [];
   let dropped = 0;
   let canonical = 0;
   let oldestBusTimestamp = Infinity;
@@ -119,6 +123,8 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
         rowCount++;
       } else if (outcome.kind === 'drop') {
         dropped++;
+      } else if (outcome.kind === 'order') {
+        orders.push(outcome.order);
       } else if (outcome.kind === 'dead-letter') {
         rejects.push(asRejected(message, outcome));
       } else {
@@ -135,7 +141,7 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
     firstOffset: messages[0]?.offset ?? '-1',
     lastOffset: messages.at(-1)?.offset ?? '-1',
     body: writer.bytes(), storage: writer.buf, rowCount, rowStarts, rowMessages, messages,
-    rejects, dropped, canonical, oldestBusTimestamp, fenced,
+    rejects, orders, dropped, canonical, oldestBusTimestamp, fenced,
   };
 }
 
