@@ -13,3 +13,4 @@ export * from './bot-filter.js';
 export * from './set-aside.js';
 export * from './segment.js';
 export * from './order.js';
+export * from './orders-key.js';

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { eurRate, normalizeCurrency } from './currency.js';
+import { collectErrors, toFieldErrors, type FieldErrors } from './field-errors.js';
 
 /**
  * An order as the shop's backend reports it (services/ingest/README.md, "Orders"): the body of
@@ -84,6 +85,12 @@ export type StoredOrder = Static<typeof StoredOrderSchema>;
 
 export const orderBodyValidator = Compile(OrderBodySchema);
 export const storedOrderValidator = Compile(StoredOrderSchema);
+
+/** A body checked against OrderBodySchema, or its field errors (`{"items.0.quantity": [...]}`). */
+export function checkOrderBody(value: unknown): { ok: true; value: OrderBody } | { ok: false; errors: FieldErrors } {
+  if (orderBodyValidator.Check(value)) return { ok: true, value };
+  return { ok: false, errors: toFieldErrors(value, collectErrors(orderBodyValidator, value)) };
+}
 
 /** 'YYYY-MM-DD HH:MM:SS.mmm', UTC: ClickHouse's DateTime64(3) text form. */
 const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 23);
