@@ -10,10 +10,10 @@ export const BARE = '0b5f5ad4-3d6c-4c59-9a43-55d1c7a3c0c3';
 
 /** Two shops with every credential, one chatbot with none. */
 export function shops() {
-  const keys = { [SHOP_A]: mintOrdersKey(SHOP_A), [SHOP_B]: mintOrdersKey(SHOP_B) };
-  const secrets = { [SHOP_A]: mintOrdersSigningSecret(), [SHOP_B]: mintOrdersSigningSecret() };
-  const shopify = { [SHOP_A]: 'shpss_secret-of-shop-a', [SHOP_B]: 'shpss_secret-of-shop-b' };
-  const woo = { [SHOP_A]: 'woo-secret-of-shop-a', [SHOP_B]: 'woo-secret-of-shop-b' };
+  const keys: Record<string, string> = { [SHOP_A]: mintOrdersKey(SHOP_A), [SHOP_B]: mintOrdersKey(SHOP_B) };
+  const secrets: Record<string, string> = { [SHOP_A]: mintOrdersSigningSecret(), [SHOP_B]: mintOrdersSigningSecret() };
+  const shopify: Record<string, string> = { [SHOP_A]: 'shpss_secret-of-shop-a', [SHOP_B]: 'shpss_secret-of-shop-b' };
+  const woo: Record<string, string> = { [SHOP_A]: 'woo-secret-of-shop-a', [SHOP_B]: 'woo-secret-of-shop-b' };
   const rows = new Map<string, OrdersCredentials>([
     ...[SHOP_A, SHOP_B].map((id) => [id, { ordersKeyHash: ordersKeyHash(keys[id]), ordersSigningSecret: secrets[id], shopifyWebhookSecret: shopify[id], woocommerceWebhookSecret: woo[id] }] as const),
     [BARE, { ordersKeyHash: null, ordersSigningSecret: null, shopifyWebhookSecret: null, woocommerceWebhookSecret: null }],
