@@ -147,5 +147,5 @@ export { type ChatbotPolicySource, type ChatbotPolicyRow, DEFAULT_CHATBOT_POLICY
 export { createCachedPolicySource, POLICY_TTL_MS } from './policy/policy-cache.js';
 export { ordersApp, ORDERS_BODY_LIMIT, type OrdersAppOptions } from './orders/app.js';
 export { ORDERS_ERRORS, OrdersError } from './orders/errors.js';
-export { createOrdersCredentialSource, createCachedCredentialSource, type OrdersCredentialSource, type OrdersCredentials } from './orders/credentials.js';
+export { createOrdersCredentialSource, createOrdersCredentialRepository, createCachedCredentialSource, type OrdersCredentialSource, type OrdersCredentials } from './orders/credentials.js';
 export { limitHeapGrowth, INGEST_HEAP_GROWING_PERCENT } from './heap-policy.js';
