@@ -29,3 +29,20 @@ CREATE TABLE IF NOT EXISTS orders
 )
 ENGINE = ReplacingMergeTree(version)
 ORDER BY (chatbot_id, order_id);
+
+-- Every refund known, whichever report brought it: an order state's refunds, or a refund
+-- reported alone (Shopify's refunds/create carries the refund, not the order). One row per
+-- (chatbot, order, refund) once merged; read with FINAL or per refund_id. An order's net is
+-- its latest state's gross less the sum of its distinct refunds (0 once cancelled or refunded).
+CREATE TABLE IF NOT EXISTS order_refunds
+(
+    chatbot_id  String,
+    order_id    String,
+    refund_id   String,
+    at          DateTime64(3, 'UTC'),
+    amount      Float64,
+    source      LowCardinality(String),
+    received_at DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree
+ORDER BY (chatbot_id, order_id, refund_id);

@@ -183,6 +183,41 @@ export function encodeOrderMessage(order: StoredOrder): { key: string; value: Bu
   return { key: `order:${order.chatbot_id}:${order.order_id}`, value: Buffer.from(JSON.stringify({ kind: 'order', order })) };
 }
 
+/**
+ * One refund of an order, a row of `order_refunds`: from an order state's `refunds`, or alone
+ * (Shopify's refunds/create carries the refund, not the order). Refunds are kept apart so a
+ * refund counts whichever report brought it: an order's net is its latest state's gross less
+ * the distinct refunds known (clickhouse/README.md, "orders").
+ */
+export const StoredRefundSchema = Type.Object({
+  chatbot_id: Type.String({ minLength: 1, maxLength: 512 }),
+  order_id: Type.String({ minLength: 1, maxLength: L.orderIdMaxLength }),
+  refund_id: Type.String({ minLength: 1, maxLength: 256 }),
+  at: Type.String({ pattern: CH_TIME }),
+  /** In the order's currency. */
+  amount: Type.Number({ minimum: 0, maximum: L.valueMaxAbs }),
+  source: Type.Union([Type.Literal('api'), Type.Literal('shopify'), Type.Literal('woocommerce'), Type.Literal('import')]),
+  received_at: Type.String({ pattern: CH_TIME }),
+}, { additionalProperties: false });
+export type StoredRefund = Static<typeof StoredRefundSchema>;
+export const storedRefundValidator = Compile(StoredRefundSchema);
+
+/** The refunds an order state carries, as rows of `order_refunds`. */
+export const refundsOfOrder = (o: StoredOrder): StoredRefund[] => o.refund_ids.map((refund_id, i) => ({
+  chatbot_id: o.chatbot_id, order_id: o.order_id, refund_id, at: o.refund_ats[i], amount: o.refund_amounts[i], source: o.source, received_at: o.received_at,
+}));
+
+/** A refund reported alone: `{"kind":"order_refund","refund":{…}}`, keyed like its order's reports. */
+export function encodeRefundMessage(refund: StoredRefund): { key: string; value: Buffer } {
+  return { key: `order:${refund.chatbot_id}:${refund.order_id}`, value: Buffer.from(JSON.stringify({ kind: 'order_refund', refund })) };
+}
+
+/** The refund a decoded bus value carries: undefined when it is not a refund message, null when invalid. */
+export function refundOfMessage(value: Record<string, unknown>): StoredRefund | null | undefined {
+  if (value.kind !== 'order_refund') return undefined;
+  return storedRefundValidator.Check(value.refund) ? value.refund : null;
+}
+
 /** The order a decoded bus value carries: undefined when it is not an order message, null when it is one but invalid. */
 export function orderOfMessage(value: Record<string, unknown>): StoredOrder | null | undefined {
   if (value.kind !== 'order') return undefined;

@@ -67,10 +67,16 @@ export function createFlushCommit(deps: FlushCommitDeps) {
    */
   async function insertOrders(segments: readonly Segment[]): Promise<void> {
     const orders = segments.flatMap((s) => s.orders);
-    if (orders.length === 0) return;
-    const token = contentToken(`${deps.tokenPrefix}:orders`, orders.map((o) => `${o.chatbot_id}:${o.order_id}:${o.version}`));
-    await retrying('insert into orders', retry, () => clickhouse.insert('orders', orders, { dedupToken: token }));
-    metrics.ordersWritten?.inc(orders.length);
+    const refunds = segments.flatMap((s) => s.refunds);
+    if (orders.length > 0) {
+      const token = contentToken(`${deps.tokenPrefix}:orders`, orders.map((o) => `${o.chatbot_id}:${o.order_id}:${o.version}`));
+      await retrying('insert into orders', retry, () => clickhouse.insert('orders', orders, { dedupToken: token }));
+      metrics.ordersWritten?.inc(orders.length);
+    }
+    if (refunds.length > 0) {
+      const token = contentToken(`${deps.tokenPrefix}:order_refunds`, refunds.map((r) => `${r.chatbot_id}:${r.order_id}:${r.refund_id}:${r.amount}`));
+      await retrying('insert into order_refunds', retry, () => clickhouse.insert('order_refunds', refunds, { dedupToken: token }));
+    }
   }
 
   return async function commit(segments: readonly Segment[], selection: Selection, rejects: RejectedMessage[]): Promise<void> {

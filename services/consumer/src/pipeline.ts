@@ -4,7 +4,7 @@ import { createDecodeStep, type Decoded } from './decode-step.js';
 import { createEncodeStep } from './encode-step.js';
 import { createSetAsideStep } from './set-aside-step.js';
 import { createOrderStep } from './order-step.js';
-import type { StoredOrder } from '@chatlytics/events';
+import type { StoredOrder, StoredRefund } from '@chatlytics/events';
 import { RejectReason } from './errors.js';
 import type { ConsumerMetrics } from './metrics.js';
 import { deadLetter, retry, type DropReason, type SetAside, type Incoming, type Step, type StepResult } from './step.js';
@@ -35,7 +35,7 @@ export type Outcome =
   | { kind: 'drop'; reason: DropReason }
   | { kind: 'dead-letter'; reason: RejectReason; error: string; step: string; setAside?: SetAside }
   | { kind: 'retry'; error: unknown }
-  | { kind: 'order'; order: StoredOrder };
+  | { kind: 'order'; order?: StoredOrder; refunds: StoredRefund[] };
 
 export type PipelineMetrics = Pick<ConsumerMetrics, 'drops' | 'stepSeconds' | 'stepMessages'>;
 

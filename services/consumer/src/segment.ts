@@ -1,7 +1,7 @@
 import type { ConsumedBatch, ConsumedMessage } from '@chatlytics/bus';
 import type { TokenIdAllocator, TokenIdRow } from '@chatlytics/clickhouse';
 import { ROW_TAIL_BYTES, RowWriter, rowReceivedAtMs, uuidText } from './row-binary.js';
-import type { StoredOrder } from '@chatlytics/events';
+import type { StoredOrder, StoredRefund } from '@chatlytics/events';
 import type { RejectReason } from './errors.js';
 import { takeBody } from './body-pool.js';
 import { CANONICAL_STEP } from './canonical-step.js';
@@ -52,6 +52,8 @@ export interface Segment {
   rejects: RejectedMessage[];
   /** Order states (order-step.ts), rows of `orders`, inserted by the same flush as the rows. */
   orders: StoredOrder[];
+  /** Refunds (from the order states, or reported alone), rows of `order_refunds`, inserted by the same flush. */
+  refunds: StoredRefund[];
   dropped: number;
   /** Messages the canonical transcoder took; the others went through JSON.parse + the schema. */
   canonical: number;
@@ -101,6 +103,7 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
   let rowCount = 0;
   const rejects: RejectedMessage[] = [];
   const orders: StoredOrder[] = [];
+  const refunds: StoredRefund[] = [];
   let dropped = 0;
   let canonical = 0;
   let oldestBusTimestamp = Infinity;
@@ -124,7 +127,8 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
       } else if (outcome.kind === 'drop') {
         dropped++;
       } else if (outcome.kind === 'order') {
-        orders.push(outcome.order);
+        if (outcome.order) orders.push(outcome.order);
+        refunds.push(...outcome.refunds);
       } else if (outcome.kind === 'dead-letter') {
         rejects.push(asRejected(message, outcome));
       } else {
@@ -141,7 +145,7 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
     firstOffset: messages[0]?.offset ?? '-1',
     lastOffset: messages.at(-1)?.offset ?? '-1',
     body: writer.bytes(), storage: writer.buf, rowCount, rowStarts, rowMessages, messages,
-    rejects, orders, dropped, canonical, oldestBusTimestamp, fenced,
+    rejects, orders, refunds, dropped, canonical, oldestBusTimestamp, fenced,
   };
 }
 

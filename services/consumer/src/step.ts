@@ -1,5 +1,5 @@
 import type { ConsumedMessage } from '@chatlytics/bus';
-import type { StoredOrder } from '@chatlytics/events';
+import type { StoredOrder, StoredRefund } from '@chatlytics/events';
 import type { RejectReason } from './errors.js';
 import type { RowWriter } from './row-binary.js';
 
@@ -21,7 +21,7 @@ export type DropReason = (typeof DropReason)[keyof typeof DropReason];
  * - `dead-letter`: poison, recorded in the dead-letter stream and `events_rejected` (committed);
  *   with `setAside`, a purchase the ingest set aside: recorded in `events_rejected` only;
  * - `retry`: a passing failure; the whole batch is handed back uncommitted and redelivered;
- * - `order`: an order state, a row of `orders` (order-step.ts), inserted with the flush.
+ * - `order`: an order state (a row of `orders`) and/or refunds (rows of `order_refunds`), inserted with the flush (order-step.ts).
  */
 export type StepResult<T> =
   | { kind: 'ok'; value: T }
@@ -29,7 +29,7 @@ export type StepResult<T> =
   | { kind: 'drop'; reason: DropReason }
   | { kind: 'dead-letter'; reason: RejectReason; error: string; setAside?: SetAside }
   | { kind: 'retry'; error: unknown }
-  | { kind: 'order'; order: StoredOrder };
+  | { kind: 'order'; order?: StoredOrder; refunds: StoredRefund[] };
 
 /**
  * A purchase the ingest set aside (set-aside-step.ts): recorded in `events_rejected` with its

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { encodeOrderMessage, isOrderProblem, toStoredOrder, type OrderBody, type StoredOrder } from '@chatlytics/events';
+import { encodeOrderMessage, encodeRefundMessage, isOrderProblem, toStoredOrder, type OrderBody, type StoredOrder } from '@chatlytics/events';
 import { events, toMessage } from './events.js';
 import { consumerFor, until } from './helpers.js';
 import { counts, deadLetters, embeddedBus, migratedChdb, tempDir } from './real-engines.js';
@@ -29,7 +29,8 @@ t.test('orders into chdb: latest state wins under reordering and resends; events
 
   const good = events(10);
   await bus.publish([encodeOrderMessage(cancelled), ...good.slice(0, 5).map(toMessage), encodeOrderMessage(paid)]);
-  await bus.publish([encodeOrderMessage(refunded), encodeOrderMessage(paid), encodeOrderMessage(other), ...good.slice(5).map(toMessage)]);
+  const alone = { chatbot_id: 'bot-1', order_id: 'ORD-2', refund_id: 'r9', at: '2026-03-04 00:00:00.000', amount: 3, source: 'shopify' as const, received_at: '2026-03-04 00:00:01.000' };
+  await bus.publish([encodeOrderMessage(refunded), encodeOrderMessage(paid), encodeOrderMessage(other), encodeRefundMessage(alone), ...good.slice(5).map(toMessage)]);
   const consumer = consumerFor(bus, ch);
   await consumer.start();
   await until(async () => (await bus.lag()) === 0, 'lag 0');
@@ -40,6 +41,8 @@ t.test('orders into chdb: latest state wins under reordering and resends; events
   t.same(rows.map((r) => [r.order_id, r.status, Number(r.net_value)]), [['ORD-1', 'cancelled', 0], ['ORD-2', 'paid', 20]]);
   const [arg] = await ch.query<{ status: string }>("SELECT argMax(status, version) AS status FROM orders WHERE order_id = 'ORD-1'");
   t.equal(arg.status, 'cancelled', 'argMax by version reads the same');
+  const refunds = await ch.query<{ order_id: string; refund_id: string; amount: number }>('SELECT order_id, refund_id, max(amount) AS amount FROM order_refunds GROUP BY order_id, refund_id ORDER BY order_id');
+  t.same(refunds.map((r) => [r.order_id, r.refund_id, Number(r.amount)]), [['ORD-1', 'r1', 5], ['ORD-2', 'r9', 3]], 'refunds from a state and a refund reported alone');
   t.equal((await deadLetters(bus)).length, 0);
 });
 
