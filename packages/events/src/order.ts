@@ -171,7 +171,7 @@ export function toStoredOrder(chatbotId: string, body: OrderBody, source: OrderS
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Type guard: toStoredOrder's problem answer. */
-export const isOrderProblem = (x: StoredOrder | OrderProblem): x is OrderProblem => 'field' in x && 'message' in x && !('order_id' in x);
+export const isOrderProblem = (x: StoredOrder | StoredRefund | OrderProblem): x is OrderProblem => 'field' in x && 'message' in x && !('order_id' in x);
 
 /**
  * The bus message of an order state: `{"kind":"order","order":{…}}` on the events stream,
@@ -206,6 +206,19 @@ export const storedRefundValidator = Compile(StoredRefundSchema);
 export const refundsOfOrder = (o: StoredOrder): StoredRefund[] => o.refund_ids.map((refund_id, i) => ({
   chatbot_id: o.chatbot_id, order_id: o.order_id, refund_id, at: o.refund_ats[i], amount: o.refund_amounts[i], source: o.source, received_at: o.received_at,
 }));
+
+/** A refund reported alone, checked and stored like an order state's refunds; or the problem. */
+export function toStoredRefund(chatbotId: string, r: { order_id: string; refund_id: string; at: string; amount: number }, source: OrderSource, receivedAt: Date): StoredRefund | OrderProblem {
+  const at = parseOrderTime(r.at);
+  if (Number.isNaN(at)) return { field: 'at', message: 'must be an ISO 8601 time with a zone, in 2000–2099' };
+  const stored: StoredRefund = {
+    chatbot_id: chatbotId.toLowerCase(), order_id: r.order_id, refund_id: r.refund_id, at: chTime(at),
+    amount: r.amount, source, received_at: chTime(receivedAt.getTime()),
+  };
+  if (storedRefundValidator.Check(stored)) return stored;
+  const first = storedRefundValidator.Errors(stored)[0];
+  return { field: (first?.instancePath ?? '/').slice(1) || 'refund', message: first?.message ?? 'invalid refund' };
+}
 
 /** A refund reported alone: `{"kind":"order_refund","refund":{…}}`, keyed like its order's reports. */
 export function encodeRefundMessage(refund: StoredRefund): { key: string; value: Buffer } {

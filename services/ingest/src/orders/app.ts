@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { EventBus } from '@chatlytics/bus';
-import { checkOrderBody, isOrderProblem, OrderBodySchema, parseJsonSafely, toStoredOrder, type OrderSource, type StoredOrder } from '@chatlytics/events';
+import { checkOrderBody, isOrderProblem, OrderBodySchema, toStoredOrder, type OrderSource, type StoredOrder } from '@chatlytics/events';
 import { createPublisher, type EventPublisher } from '../publisher.js';
 import { authenticateOrders } from './auth.js';
 import { noOrdersCredentials, type OrdersCredentialSource } from './credentials.js';
 import { OrdersError, ordersErrorBody, ordersErrorOf, ordersErrorResponses, ORDERS_RETRY_AFTER_SECONDS } from './errors.js';
 import { publishOrder } from './publish.js';
+import { parseBody, rawBody } from './body.js';
+import { registerShopReceivers } from './receivers.js';
 
 export interface OrdersAppOptions {
   bus: EventBus;
@@ -75,16 +77,6 @@ export const ordersApp: FastifyPluginAsync<OrdersAppOptions> = async (app: Fasti
     const stored = await accept(chatbotId, parseBody(raw), 'api', request.log);
     return { success: true as const, order_id: stored.order_id, version: stored.version };
   });
+
+  registerShopReceivers(app, { credentials, publisher, clock, accept });
 };
-
-/** The request's bytes (an empty body is zero bytes). */
-export const rawBody = (request: FastifyRequest): Buffer => (Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0));
-
-/** JSON from bytes an authenticated sender sent, or 400. */
-export function parseBody(raw: Buffer): unknown {
-  try {
-    return parseJsonSafely(raw.toString('utf8'));
-  } catch (err) {
-    throw new OrdersError('ORDERS_002', { cause: err });
-  }
-}
