@@ -16,6 +16,7 @@ import {
 import { createChatbotRepository } from './repositories/chatbot-repository.js';
 import { createOrdersSettingsRepository } from './repositories/orders-settings-repository.js';
 import { ordersKeyRoutes } from './chatbots/orders-key-routes.js';
+import { revenueSettingsRoutes } from './chatbots/revenue-settings-routes.js';
 import { createConversationRepository } from './analytics/conversation-repository.js';
 import { createDataSourceRepository, type DataSourceStores } from './data-sources/repository.js';
 import { createSearchRepository } from './data-sources/search-repository.js';
@@ -191,6 +192,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     await app.register(appPageRoutes, { deps, stats, conversations: createConversationRepository({ db }), visitorEvents: createVisitorEventRepository(opts.clickhouse) });
     await app.register(manageRoutes, { deps, digests });
     await app.register(trackingSettingsRoutes, { deps });
+    await app.register(revenueSettingsRoutes, { deps });
     await app.register(dataSourcePageRoutes, { deps, stores });
     await app.register(alertPageRoutes, { deps, alerts });
   }
