@@ -12,3 +12,5 @@ export type { FieldErrors } from './field-errors.js';
 export * from './bot-filter.js';
 export * from './set-aside.js';
 export * from './segment.js';
+export * from './order.js';
+export * from './orders-key.js';

@@ -166,7 +166,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
     try {
       // Every row gets its token's id first; the partition's batches are numbered in turn.
       await tokenIds.assign(segment);
-      if (segment.rowCount > 0 || segment.rejects.length > 0) await buffer.add(segment, batch.abandoned);
+      if (segment.rowCount > 0 || segment.rejects.length > 0 || segment.orders.length > 0 || segment.refunds.length > 0) await buffer.add(segment, batch.abandoned);
     } catch (err) {
       counts.failedBatches++;
       fencing.forget(batch);

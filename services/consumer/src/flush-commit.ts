@@ -16,7 +16,7 @@ export interface FlushCommitDeps {
   clickhouse: ClickHouseEngine;
   bus: Pick<EventBus, 'publishDeadLetter'>;
   log: Logger;
-  metrics: Pick<ConsumerMetrics, 'rejects' | 'rowsWritten' | 'freshnessSeconds'>;
+  metrics: Pick<ConsumerMetrics, 'rejects' | 'rowsWritten' | 'freshnessSeconds'> & Partial<Pick<ConsumerMetrics, 'ordersWritten'>>;
   recent: RecentIds;
   retry: RetryContext;
   /**
@@ -29,7 +29,7 @@ export interface FlushCommitDeps {
 
 /**
  * What makes a flush final once ClickHouse acknowledged its insert, before its handlers resolve
- * and the bus commits their offsets: the poison recorded (`events_rejected` and the dead-letter
+ * and the bus commits their offsets: the order states stored (`orders`), the poison recorded (`events_rejected` and the dead-letter
  * stream), the inserted ids remembered for the duplicate check, the flush counted, and the
  * segments' bodies returned to the pool. A failure here fails the flush: nothing is committed.
  */
@@ -59,7 +59,28 @@ export function createFlushCommit(deps: FlushCommitDeps) {
     log.warn({ count: poison.length, reasons: [...new Set(poison.map((r) => r.reason))], first: { partition: first.partition, offset: first.offset, step: first.step, error: first.error } }, 'poison messages dead-lettered');
   }
 
+  /**
+   * The flush's order states into `orders`, before any offset is committed. A refusal fails the
+   * flush (nothing committed, the batch redelivered): an order is never dropped. Inserting a
+   * state twice is harmless (the table keeps the highest version, the same one), and the token
+   * is derived from the states so a retried insert is a no-op where it was applied.
+   */
+  async function insertOrders(segments: readonly Segment[]): Promise<void> {
+    const orders = segments.flatMap((s) => s.orders);
+    const refunds = segments.flatMap((s) => s.refunds);
+    if (orders.length > 0) {
+      const token = contentToken(`${deps.tokenPrefix}:orders`, orders.map((o) => `${o.chatbot_id}:${o.order_id}:${o.version}`));
+      await retrying('insert into orders', retry, () => clickhouse.insert('orders', orders, { dedupToken: token }));
+      metrics.ordersWritten?.inc(orders.length);
+    }
+    if (refunds.length > 0) {
+      const token = contentToken(`${deps.tokenPrefix}:order_refunds`, refunds.map((r) => `${r.chatbot_id}:${r.order_id}:${r.refund_id}:${r.amount}`));
+      await retrying('insert into order_refunds', retry, () => clickhouse.insert('order_refunds', refunds, { dedupToken: token }));
+    }
+  }
+
   return async function commit(segments: readonly Segment[], selection: Selection, rejects: RejectedMessage[]): Promise<void> {
+    await insertOrders(segments);
     await recordRejects(rejects, segments[0]?.stream ?? 'events');
     const key = new IdKey();
     forEachSelected(selection, (s, i) => deps.recent.addKey(key.load(s.body, s.rowStarts[i])));

@@ -84,7 +84,7 @@ export class InsertBuffer {
       abandoned?.addEventListener('abort', () => this.withdraw(waiter, abandoned.reason), { once: true });
       this.pending.push(waiter);
       // Rejects count too: they are written (events_rejected) in the same flush.
-      this.pendingRows += segment.rowCount + segment.rejects.length;
+      this.pendingRows += segment.rowCount + segment.rejects.length + segment.orders.length + segment.refunds.length;
       this.oldestBusTimestamp = Math.min(this.oldestBusTimestamp, segment.oldestBusTimestamp);
       this.lastSeen.set(segmentKey(segment), this.now());
       this.timer ??= setTimeout(() => { this.timer = undefined; this.flush('age'); }, this.opts.maxAgeMs);
@@ -97,7 +97,7 @@ export class InsertBuffer {
     const at = this.pending.indexOf(waiter);
     if (at < 0) return;
     this.pending.splice(at, 1);
-    this.pendingRows -= waiter.segment.rowCount + waiter.segment.rejects.length;
+    this.pendingRows -= waiter.segment.rowCount + waiter.segment.rejects.length + waiter.segment.orders.length + waiter.segment.refunds.length;
     waiter.reject(reason);
   }
 

@@ -8,6 +8,7 @@ import type { LagProbe } from './lag.js';
  */
 export interface ConsumerMetrics {
   rowsWritten: Counter;
+  ordersWritten: Counter;
   rejects: Counter<'reason'>;
   duplicates: Counter<'where'>;
   batchRows: Histogram;
@@ -25,6 +26,9 @@ export function createConsumerMetrics(registry: Registry): ConsumerMetrics {
   return {
     rowsWritten: counterOn(registry, {
       name: 'chatlytics_consumer_rows_written_total', help: 'Rows inserted into ClickHouse events (acknowledged)',
+    }),
+    ordersWritten: counterOn(registry, {
+      name: 'chatlytics_consumer_orders_written_total', help: 'Order states inserted into ClickHouse orders (acknowledged)',
     }),
     rejects: counterOn(registry, {
       name: 'chatlytics_consumer_rejects_total', help: 'Poison messages sent to the dead-letter stream and events_rejected, by reason', labelNames: ['reason'],

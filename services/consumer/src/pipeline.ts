@@ -3,6 +3,8 @@ import { createCanonicalStep } from './canonical-step.js';
 import { createDecodeStep, type Decoded } from './decode-step.js';
 import { createEncodeStep } from './encode-step.js';
 import { createSetAsideStep } from './set-aside-step.js';
+import { createOrderStep } from './order-step.js';
+import type { StoredOrder, StoredRefund } from '@chatlytics/events';
 import { RejectReason } from './errors.js';
 import type { ConsumerMetrics } from './metrics.js';
 import { deadLetter, retry, type DropReason, type SetAside, type Incoming, type Step, type StepResult } from './step.js';
@@ -17,11 +19,12 @@ export type AnyStep = Step<unknown, unknown>;
 /**
  * The steps every message goes through, in order. The fast path is first: it turns what the
  * ingest wrote, byte for byte, into a row; anything else goes on to decode → validate →
- * set-aside (a purchase the ingest set aside goes to `events_rejected`) → encode.
+ * order (an order state goes to `orders`) → validate → set-aside (a purchase the ingest set
+ * aside goes to `events_rejected`) → encode.
  */
 export function createMessageSteps(): AnyStep[] {
-  const chain: [Step<Incoming, Incoming>, Step<Incoming, Decoded>, Step<Decoded, Validated>, Step<Validated, Validated>, Step<Validated, never>] = [
-    createCanonicalStep(), createDecodeStep(), createValidateStep(), createSetAsideStep(), createEncodeStep(),
+  const chain: [Step<Incoming, Incoming>, Step<Incoming, Decoded>, Step<Decoded, Decoded>, Step<Decoded, Validated>, Step<Validated, Validated>, Step<Validated, never>] = [
+    createCanonicalStep(), createDecodeStep(), createOrderStep(), createValidateStep(), createSetAsideStep(), createEncodeStep(),
   ];
   return chain;
 }
@@ -31,7 +34,8 @@ export type Outcome =
   | { kind: 'row' }
   | { kind: 'drop'; reason: DropReason }
   | { kind: 'dead-letter'; reason: RejectReason; error: string; step: string; setAside?: SetAside }
-  | { kind: 'retry'; error: unknown };
+  | { kind: 'retry'; error: unknown }
+  | { kind: 'order'; order?: StoredOrder; refunds: StoredRefund[] };
 
 export type PipelineMetrics = Pick<ConsumerMetrics, 'drops' | 'stepSeconds' | 'stepMessages'>;
 

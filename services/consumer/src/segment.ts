@@ -1,6 +1,7 @@
 import type { ConsumedBatch, ConsumedMessage } from '@chatlytics/bus';
 import type { TokenIdAllocator, TokenIdRow } from '@chatlytics/clickhouse';
 import { ROW_TAIL_BYTES, RowWriter, rowReceivedAtMs, uuidText } from './row-binary.js';
+import type { StoredOrder, StoredRefund } from '@chatlytics/events';
 import type { RejectReason } from './errors.js';
 import { takeBody } from './body-pool.js';
 import { CANONICAL_STEP } from './canonical-step.js';
@@ -49,6 +50,10 @@ export interface Segment {
   rowMessages: Uint32Array;
   messages: readonly ConsumedMessage[];
   rejects: RejectedMessage[];
+  /** Order states (order-step.ts), rows of `orders`, inserted by the same flush as the rows. */
+  orders: StoredOrder[];
+  /** Refunds (from the order states, or reported alone), rows of `order_refunds`, inserted by the same flush. */
+  refunds: StoredRefund[];
   dropped: number;
   /** Messages the canonical transcoder took; the others went through JSON.parse + the schema. */
   canonical: number;
@@ -97,6 +102,8 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
   const rowMessages = new Uint32Array(messages.length);
   let rowCount = 0;
   const rejects: RejectedMessage[] = [];
+  const orders: StoredOrder[] = [];
+  const refunds: StoredRefund[] = [];
   let dropped = 0;
   let canonical = 0;
   let oldestBusTimestamp = Infinity;
@@ -119,6 +126,9 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
         rowCount++;
       } else if (outcome.kind === 'drop') {
         dropped++;
+      } else if (outcome.kind === 'order') {
+        if (outcome.order) orders.push(outcome.order);
+        refunds.push(...outcome.refunds);
       } else if (outcome.kind === 'dead-letter') {
         rejects.push(asRejected(message, outcome));
       } else {
@@ -135,7 +145,7 @@ export function toSegment(batch: ConsumedBatch, fenced: boolean, pipeline: Messa
     firstOffset: messages[0]?.offset ?? '-1',
     lastOffset: messages.at(-1)?.offset ?? '-1',
     body: writer.bytes(), storage: writer.buf, rowCount, rowStarts, rowMessages, messages,
-    rejects, dropped, canonical, oldestBusTimestamp, fenced,
+    rejects, orders, refunds, dropped, canonical, oldestBusTimestamp, fenced,
   };
 }
 

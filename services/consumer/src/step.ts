@@ -1,4 +1,5 @@
 import type { ConsumedMessage } from '@chatlytics/bus';
+import type { StoredOrder, StoredRefund } from '@chatlytics/events';
 import type { RejectReason } from './errors.js';
 import type { RowWriter } from './row-binary.js';
 
@@ -19,14 +20,16 @@ export type DropReason = (typeof DropReason)[keyof typeof DropReason];
  * - `drop`: nothing to store and nothing wrong (counted by reason, committed);
  * - `dead-letter`: poison, recorded in the dead-letter stream and `events_rejected` (committed);
  *   with `setAside`, a purchase the ingest set aside: recorded in `events_rejected` only;
- * - `retry`: a passing failure; the whole batch is handed back uncommitted and redelivered.
+ * - `retry`: a passing failure; the whole batch is handed back uncommitted and redelivered;
+ * - `order`: an order state (a row of `orders`) and/or refunds (rows of `order_refunds`), inserted with the flush (order-step.ts).
  */
 export type StepResult<T> =
   | { kind: 'ok'; value: T }
   | { kind: 'row' }
   | { kind: 'drop'; reason: DropReason }
   | { kind: 'dead-letter'; reason: RejectReason; error: string; setAside?: SetAside }
-  | { kind: 'retry'; error: unknown };
+  | { kind: 'retry'; error: unknown }
+  | { kind: 'order'; order?: StoredOrder; refunds: StoredRefund[] };
 
 /**
  * A purchase the ingest set aside (set-aside-step.ts): recorded in `events_rejected` with its

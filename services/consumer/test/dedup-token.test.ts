@@ -8,7 +8,7 @@ type Seg = Segment & { ids: string[] };
 const segment = (partition: number, first: number, last: number, ids: string[]): Seg => ({
   stream: 'events', partition, firstOffset: String(first), lastOffset: String(last), body: Buffer.alloc(0), storage: Buffer.alloc(0), rowCount: ids.length,
   rowStarts: new Uint32Array(ids.length + 1), rowMessages: new Uint32Array(ids.length), messages: [],
-  rejects: [], dropped: 0, canonical: 0, oldestBusTimestamp: Date.now(), fenced: false, ids,
+  rejects: [], orders: [], refunds: [], dropped: 0, canonical: 0, oldestBusTimestamp: Date.now(), fenced: false, ids,
 });
 const idBytes = (ids: string[]) => Buffer.concat(ids.map((id) => Buffer.from(id.padEnd(16, '.'))));
 const tokenOf = (segments: Seg[]) => {

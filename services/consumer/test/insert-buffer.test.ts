@@ -6,7 +6,7 @@ import type { Segment } from '../src/segment.js';
 const seg = (partition: number, n: number): Segment => ({
   stream: 'events', partition, firstOffset: '0', lastOffset: String(n - 1), body: Buffer.alloc(0), storage: Buffer.alloc(0), rowCount: n,
   rowStarts: new Uint32Array(n + 1), rowMessages: new Uint32Array(n), messages: [],
-  rejects: [], dropped: 0, canonical: 0, oldestBusTimestamp: Date.now(), fenced: false,
+  rejects: [], orders: [], refunds: [], dropped: 0, canonical: 0, oldestBusTimestamp: Date.now(), fenced: false,
 });
 
 function buffer(over: Partial<InsertBufferOptions> = {}) {

@@ -10,7 +10,7 @@ import { storedEvent } from './events.js';
 import { incoming, message } from './messages.js';
 
 t.test('the steps, in order: the fast path first, then the general chain', async (t) => {
-  t.same(createMessagePipeline(createMessageSteps()).names, ['canonical', 'decode', 'validate', 'set-aside', 'encode']);
+  t.same(createMessagePipeline(createMessageSteps()).names, ['canonical', 'decode', 'order', 'validate', 'set-aside', 'encode']);
 });
 
 t.test('each message ends at the first step that does not say ok; a dead letter names that step', async (t) => {
@@ -75,12 +75,13 @@ t.test('per-step time and messages, and drops by reason, reach /metrics', async 
   const text = await registry.metrics();
   t.match(text, /chatlytics_consumer_step_messages_total\{step="canonical"\} 4/);
   t.match(text, /chatlytics_consumer_step_messages_total\{step="decode"\} 3/);
+  t.match(text, /chatlytics_consumer_step_messages_total\{step="order"\} 1/);
   t.match(text, /chatlytics_consumer_step_messages_total\{step="validate"\} 1/);
   t.match(text, /chatlytics_consumer_step_messages_total\{step="set-aside"\} 1/);
   t.match(text, /chatlytics_consumer_step_messages_total\{step="encode"\} 1/);
   t.match(text, new RegExp(`chatlytics_consumer_drops_total\\{reason="${DropReason.Empty}"\\} 2`));
   const seconds = (await registry.getSingleMetric('chatlytics_consumer_step_seconds_total')!.get()).values;
-  t.same(seconds.map((v) => v.labels.step).sort(), ['canonical', 'decode', 'encode', 'set-aside', 'validate']);
+  t.same(seconds.map((v) => v.labels.step).sort(), ['canonical', 'decode', 'encode', 'order', 'set-aside', 'validate']);
   t.ok(seconds.every((v) => v.value > 0 && v.value < 10), 'each step took some time');
   pipeline.report();
   t.match(await registry.metrics(), /chatlytics_consumer_step_messages_total\{step="canonical"\} 4/, 'a report adds only what is new');

@@ -14,6 +14,9 @@ import {
   createAccountRepository, createCredentialRepository, createLoginFailureRepository, createSessionRepository, createUserRepository,
 } from './repositories/index.js';
 import { createChatbotRepository } from './repositories/chatbot-repository.js';
+import { createOrdersSettingsRepository } from './repositories/orders-settings-repository.js';
+import { ordersKeyRoutes } from './chatbots/orders-key-routes.js';
+import { revenueSettingsRoutes } from './chatbots/revenue-settings-routes.js';
 import { createConversationRepository } from './analytics/conversation-repository.js';
 import { createDataSourceRepository, type DataSourceStores } from './data-sources/repository.js';
 import { createSearchRepository } from './data-sources/search-repository.js';
@@ -99,6 +102,7 @@ export function buildDashboardDeps(app: FastifyInstance, opts: DashboardOptions)
     repos: {
       accounts: createAccountRepository({ db }),
       chatbots: createChatbotRepository({ db }),
+      ordersSettings: createOrdersSettingsRepository({ db }),
       users: createUserRepository({ db }),
       credentials: createCredentialRepository({ db }),
       sessions: createSessionRepository({ db }),
@@ -188,12 +192,14 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     await app.register(appPageRoutes, { deps, stats, conversations: createConversationRepository({ db }), visitorEvents: createVisitorEventRepository(opts.clickhouse) });
     await app.register(manageRoutes, { deps, digests });
     await app.register(trackingSettingsRoutes, { deps });
+    await app.register(revenueSettingsRoutes, { deps });
     await app.register(dataSourcePageRoutes, { deps, stores });
     await app.register(alertPageRoutes, { deps, alerts });
   }
   await app.register(async (api) => {
     api.setNotFoundHandler(() => { throw Errors.routeNotFound(); });
     await api.register(chatbotRoutes, { deps });
+    await api.register(ordersKeyRoutes, { deps });
     await api.register(apiKeyRoutes, { deps });
     await api.register(dataSourceRoutes, { deps, stores });
     await api.register(notificationRoutes, { deps, digests });

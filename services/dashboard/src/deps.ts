@@ -5,6 +5,7 @@ import type { CookiePolicy } from './auth/session-cookie.js';
 import type { OriginPolicy } from './http/origin.js';
 import type { AccountRepository } from './repositories/account-repository.js';
 import type { ChatbotRepository } from './repositories/chatbot-repository.js';
+import type { OrdersSettingsRepository } from './repositories/orders-settings-repository.js';
 import type { CredentialRepository } from './repositories/credential-repository.js';
 import type { LoginFailureRepository } from './repositories/login-failure-repository.js';
 import type { SessionRepository } from './repositories/session-repository.js';
@@ -23,6 +24,7 @@ export interface DashboardDeps {
   repos: {
     accounts: AccountRepository;
     chatbots: ChatbotRepository;
+    ordersSettings: OrdersSettingsRepository;
     users: UserRepository;
     credentials: CredentialRepository;
     sessions: SessionRepository;

@@ -145,4 +145,7 @@ export { createPolicySource } from './policy/source.js';
 export { createChatbotPolicyRepository } from './policy/policy-repository.js';
 export { type ChatbotPolicySource, type ChatbotPolicyRow, DEFAULT_CHATBOT_POLICY } from './policy/chatbot-policy.js';
 export { createCachedPolicySource, POLICY_TTL_MS } from './policy/policy-cache.js';
+export { ordersApp, ORDERS_BODY_LIMIT, type OrdersAppOptions } from './orders/app.js';
+export { ORDERS_ERRORS, OrdersError } from './orders/errors.js';
+export { createOrdersCredentialSource, createOrdersCredentialRepository, createCachedCredentialSource, type OrdersCredentialSource, type OrdersCredentials } from './orders/credentials.js';
 export { limitHeapGrowth, INGEST_HEAP_GROWING_PERCENT } from './heap-policy.js';

@@ -7,7 +7,7 @@ import { createEventBus } from '@chatlytics/bus';
 import { createPostgres } from '@chatlytics/postgres';
 import { resolveSessionSecret } from '@chatlytics/core';
 import { runService } from '@chatlytics/core/http';
-import { createPolicySource, ingestApp, trackNotFound } from './app.js';
+import { createOrdersCredentialSource, createPolicySource, ingestApp, ordersApp, trackNotFound } from './app.js';
 import { waitForBus } from './bus-ready.js';
 import { createIngestMetrics } from './metrics.js';
 import { createPublisher } from './publisher.js';
@@ -42,6 +42,8 @@ await runService(process.env, {
           // The persistent secret keeps client hashes comparable across restarts and instances.
           clientHashSecret: resolveSessionSecret(config.sessionSecret, config.dataDir),
         });
+        // Orders need each chatbot's credentials: without DATABASE_URL every orders request is refused (401).
+        await app.register(ordersApp, { bus, publisher, credentials: postgres ? createOrdersCredentialSource({ db: postgres.db }) : undefined });
       },
       // Answer the requests waiting on a batch, then close the bus.
       async close() {

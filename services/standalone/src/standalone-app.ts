@@ -5,7 +5,7 @@ import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import type { Postgres } from '@chatlytics/postgres';
 import { createHttpServer } from '@chatlytics/core/http';
 import { CLICKHOUSE_HTTP_MAX_URI_BYTES, clickhouseHttp, createQueryLogWriter, sqlKeyAuth } from '@chatlytics/clickhouse';
-import { createPolicySource, ingestApp, waitForBus } from '@chatlytics/ingest';
+import { createOrdersCredentialSource, createPolicySource, ingestApp, ordersApp, waitForBus } from '@chatlytics/ingest';
 import { createSqlKeyRepository, dashboardApp, dashboardSecuritySchemes, pagesNotFound } from '@chatlytics/dashboard';
 import { createConsumer } from '@chatlytics/consumer';
 import { openEngines, clickhouseDataPath } from './engines.js';
@@ -76,6 +76,7 @@ export async function buildStandalone(config: Config, log: Logger, opts: { plugi
       config, bus: engines.bus, log, registry, clientHashSecret: secret,
       policies: createPolicySource({ db: engines.postgres.db, log, registry }),
     });
+    await app.register(ordersApp, { bus: engines.bus, credentials: createOrdersCredentialSource({ db: engines.postgres.db }) });
     await app.register(dashboardApp, {
       config, postgres: engines.postgres, clickhouse: engines.clickhouse, log,
       sessionSecret: secret, clock: opts.clock,

@@ -7,7 +7,7 @@ import { STANDALONE_CONSUMER_OPTIONS } from '../src/standalone-app.js';
 const seg = (n: number, oldestBusTimestamp = Date.now()): Segment => ({
   stream: 'events', partition: 0, firstOffset: '0', lastOffset: String(n - 1), body: Buffer.alloc(0), storage: Buffer.alloc(0), rowCount: n,
   rowStarts: new Uint32Array(n + 1), rowMessages: new Uint32Array(n), messages: [],
-  rejects: [], dropped: 0, canonical: 0, oldestBusTimestamp, fenced: false,
+  rejects: [], orders: [], refunds: [], dropped: 0, canonical: 0, oldestBusTimestamp, fenced: false,
 });
 
 function buffer() {

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import {
-  boolean, customType, date, foreignKey, index, integer, jsonb, numeric, pgTable, real, text, timestamp, unique, uuid,
+  boolean, check, customType, date, foreignKey, index, integer, jsonb, numeric, pgTable, real, text, timestamp, unique, uuid,
   type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
 import { accounts, createdAt, updatedAt } from './accounts.js';
@@ -40,10 +40,27 @@ export const chatbots = pgTable('chatbots', {
    * shown once when generated and never returned by the API or the pages afterwards.
    */
   purchaseSigningSecret: text('purchase_signing_secret'),
+  /**
+   * Orders from the shop's backend (services/ingest/README.md, "Orders"). The orders key's
+   * SHA-256 (hex): the key itself is shown once and never stored.
+   */
+  ordersKeyHash: text('orders_key_hash'),
+  /** HMAC key of X-Chatlytics-Signature on POST /api/orders. In clear: the ingest computes the HMAC. */
+  ordersSigningSecret: text('orders_signing_secret'),
+  /** The Shopify app's webhook secret (X-Shopify-Hmac-Sha256). In clear for the same reason; write-only in the API. */
+  shopifyWebhookSecret: text('shopify_webhook_secret'),
+  /** The WooCommerce webhook's secret (X-WC-Webhook-Signature). In clear; write-only in the API. */
+  woocommerceWebhookSecret: text('woocommerce_webhook_secret'),
+  /** Where purchases and revenue come from: 'tracker' (purchase events) or 'orders' (the shop's orders). */
+  revenueSource: text('revenue_source').notNull().default('tracker'),
+  /** An order is after chat when its token started a conversation within this many days before it. */
+  attributionWindowDays: integer('attribution_window_days').notNull().default(7),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [
   index('chatbots_account_id_idx').on(t.accountId, t.name),
+  check('chatbots_revenue_source_check', sql`${t.revenueSource} IN ('tracker', 'orders')`),
+  check('chatbots_attribution_window_days_check', sql`${t.attributionWindowDays} BETWEEN 1 AND 30`),
   // Target of data_sources' composite foreign key: a data source's account is its chatbot's account.
   unique('chatbots_id_account_id_key').on(t.id, t.accountId),
 ]);

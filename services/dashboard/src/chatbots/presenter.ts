@@ -2,6 +2,7 @@ import Type from 'typebox';
 import type { ChatbotRow } from '../repositories/chatbot-repository.js';
 import { formatDate, timeAgo } from '../html/time.js';
 import { Nullable } from '../http/schemas.js';
+import { presentRevenueSettings, RevenueSettingsDetail } from './revenue-settings.js';
 
 export const ChatbotListItem = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -23,6 +24,7 @@ export const ChatbotDetail = Type.Object({
   maxPurchaseEur: Type.Number({ description: 'A purchase worth more EUR than this is set aside, not counted as revenue' }),
   requireSignedPurchases: Type.Boolean({ description: 'Only purchases signed by the shop\'s backend count (services/ingest/README.md, "Verified purchases")' }),
   hasSigningSecret: Type.Boolean({ description: 'Whether a purchase signing secret exists; the secret itself is only shown when generated' }),
+  ...RevenueSettingsDetail,
 });
 
 export function presentChatbot(row: ChatbotRow, now: Date) {
@@ -52,6 +54,7 @@ export function presentChatbotDetail(row: ChatbotRow, now: Date) {
     maxPurchaseEur: row.maxPurchaseEur,
     requireSignedPurchases: row.requireSignedPurchases,
     hasSigningSecret: row.hasSigningSecret,
+    ...presentRevenueSettings(row),
   };
 }
 

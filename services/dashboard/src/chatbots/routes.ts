@@ -7,6 +7,7 @@ import {
   ChatbotDetail, ChatbotListItem, CreatedChatbot, Embed, embedFor, presentChatbot, presentChatbotDetail, SigningSecret,
 } from './presenter.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Success, errorResponses } from '../http/schemas.js';
+import { RevenueSettingsFields, revenueSettingsOf } from './revenue-settings.js';
 
 /**
  * One allowed origin, in the forms the tracking endpoint matches (services/ingest/README.md,
@@ -32,7 +33,7 @@ export const ChatbotCreateBody = Type.Object({
   ...TrackingSettingsFields,
 }, { additionalProperties: false });
 
-export const ChatbotSettingsBody = Type.Object(TrackingSettingsFields, { additionalProperties: false });
+export const ChatbotSettingsBody = Type.Object({ ...TrackingSettingsFields, ...RevenueSettingsFields }, { additionalProperties: false });
 
 const trimOrigins = (origins: string[] | undefined) => origins?.map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
 
@@ -102,7 +103,7 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
     config: { auth: 'credential' },
     schema: {
       tags: ['dashboard'],
-      summary: "Change a chatbot's tracking settings (allowed origins, purchase cap, signed purchases)",
+      summary: "Change a chatbot's tracking settings (allowed origins, purchase cap, signed purchases, revenue source and attribution window, shop webhook secrets)",
       description: 'Fields left out keep their value. The tracking endpoint applies a change within 15 s. Turning signed purchases on for a chatbot without a secret generates one, returned this once as `signingSecret`.',
       security: ANY_CREDENTIAL_SECURITY,
       params: IdParams,
@@ -115,6 +116,8 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
   }, async (req) => {
     const accountId = principalOf(req).accountId;
     const { allowedOrigins, maxPurchaseEur, requireSignedPurchases } = req.body;
+    // The revenue rule and shop secrets first: the tracking update below answers with the row.
+    if (!await deps.repos.ordersSettings.updateRevenueSettings(accountId, req.params.id, revenueSettingsOf(req.body))) throw Errors.notFound();
     let row = await chatbots.updateTrackingSettings(accountId, req.params.id, { allowedOrigins: trimOrigins(allowedOrigins), maxPurchaseEur, requireSignedPurchases });
     if (!row) throw Errors.notFound();
     const signingSecret = row.requireSignedPurchases && !row.hasSigningSecret ? await chatbots.rotateSigningSecret(accountId, row.id) : null;

@@ -11,6 +11,8 @@ import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
 import { sendAppPage } from '../html/layout.js';
 import { signingSecretBody, trackingSettingsBody, type TrackingForm } from './tracking-settings-views.js';
+import { revenueSettingsSection } from './revenue-settings-views.js';
+import { html } from '../html/html.js';
 
 const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });
@@ -50,7 +52,8 @@ export const trackingSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: Dashboard
   app.get('/app/:id/tracking', { config, schema: schema("A chatbot's tracking settings", { params: Params }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const row = await own(accountId, req.params.id);
-    return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId)), body: trackingSettingsBody(row, formOf(row), takeFlash(req, reply)) });
+    const revenue = revenueSettingsSection(row, { revenueSource: row.revenueSource, attributionWindowDays: String(row.attributionWindowDays), errors: null }, deps.config.ingestPublicUrl);
+    return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId)), body: html`${trackingSettingsBody(row, formOf(row), takeFlash(req, reply))}${revenue}` });
   });
 
   app.post('/app/:id/tracking', {

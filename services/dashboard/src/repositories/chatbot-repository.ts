@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { chatbots, type Database } from '@chatlytics/postgres';
+import { ordersCredentialFlags, type OrdersCredentialFlags, type SecretColumn } from './orders-settings-repository.js';
 
-/** A chatbot as the dashboard sees it: never its purchase signing secret, only whether it has one. */
-export type ChatbotRow = Omit<typeof chatbots.$inferSelect, 'purchaseSigningSecret'> & { conversations: number; hasSigningSecret: boolean };
+/** A chatbot as the dashboard sees it: never a secret or key (hash), only whether it has one. */
+export type ChatbotRow = Omit<typeof chatbots.$inferSelect, 'purchaseSigningSecret' | SecretColumn> & { conversations: number; hasSigningSecret: boolean } & OrdersCredentialFlags;
 
 /** The settings the tracking endpoint enforces (services/ingest/README.md); all optional in a change. */
 export interface ChatbotTrackingSettings {
@@ -15,9 +16,9 @@ export interface ChatbotTrackingSettings {
 /** 32 random bytes: the HMAC key a shop's backend signs its purchases with; shown once. */
 export const newSigningSecret = () => `cps_${randomBytes(32).toString('base64url')}`;
 
-const { purchaseSigningSecret, ...visibleColumns } = getTableColumns(chatbots);
+const { purchaseSigningSecret, ordersKeyHash, ordersSigningSecret, shopifyWebhookSecret, woocommerceWebhookSecret, ...visibleColumns } = getTableColumns(chatbots);
 const hasSigningSecret = sql<boolean>`(${purchaseSigningSecret} is not null)`.mapWith(Boolean);
-const returned = { ...visibleColumns, hasSigningSecret };
+const returned = { ...visibleColumns, hasSigningSecret, ...ordersCredentialFlags };
 
 // Spelled out: drizzle renders columns unqualified inside a single-table select, and an
 // unqualified `id` in this subquery would mean the conversation's own id.
