@@ -24,6 +24,14 @@ export function erasedTokenPrefilter(token: string): number {
   return h >>> 0;
 }
 
+/**
+ * How often a consumer reads `erased_tokens` again (services/consumer/src/erased-step.ts); an
+ * erasure deletes rows ERASED_TOKENS_SETTLE_MS after listing the token, so every running consumer
+ * drops the token's messages by then (two reads, and a flush under way).
+ */
+export const ERASED_TOKENS_REFRESH_MS = 5_000;
+export const ERASED_TOKENS_SETTLE_MS = 2 * ERASED_TOKENS_REFRESH_MS + 2_000;
+
 /** Lists the token as erased: from the next refresh on, the consumer and a replay drop its messages. */
 export async function markTokenErased(engine: ClickHouseEngine, chatbotId: string, token: string): Promise<void> {
   await engine.insert('erased_tokens', [{ chatbot_id: chatbotId, digest: erasedTokenDigest(chatbotId, token), prefilter: erasedTokenPrefilter(token) }]);

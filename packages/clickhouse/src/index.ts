@@ -26,6 +26,6 @@ export {
 export { verifyAggregates, daysToRepair, repairDays, TOKEN_ID_CHECKS, type VerifyScope, type Difference, type RepairResult } from './verify.js';
 export { repairTokenIds, type TokenIdRepair } from './repair-token-ids.js';
 export {
-  erasedTokenDigest, erasedTokenPrefilter, markTokenErased, loadErasedTokens, eraseTokenRows,
+  ERASED_TOKENS_REFRESH_MS, ERASED_TOKENS_SETTLE_MS, erasedTokenDigest, erasedTokenPrefilter, markTokenErased, loadErasedTokens, eraseTokenRows,
   type ErasedTokenList, type TokenErasure,
 } from './erase-token.js';

@@ -1,14 +1,7 @@
-import { loadErasedTokens, type ClickHouseEngine, type ErasedTokenList } from '@chatlytics/clickhouse';
+import { ERASED_TOKENS_REFRESH_MS, loadErasedTokens, type ClickHouseEngine, type ErasedTokenList } from '@chatlytics/clickhouse';
 import { drop, DropReason, ok, type Incoming, type Step } from './step.js';
 
 export const ERASED_STEP = 'erased';
-
-/**
- * How often the consumer reads `erased_tokens` again. An erasure waits ERASED_TOKENS_SETTLE_MS
- * after listing a token before it deletes rows (services/dashboard/src/privacy/), so every
- * running consumer drops the token's messages before its rows go: none is stored again.
- */
-export const ERASED_TOKENS_REFRESH_MS = 5_000;
 
 export const NO_ERASED_TOKENS: ErasedTokenList = { empty: true, mayHold: () => false, has: () => false };
 

@@ -40,6 +40,11 @@ export const chatbots = pgTable('chatbots', {
    * shown once when generated and never returned by the API or the pages afterwards.
    */
   purchaseSigningSecret: text('purchase_signing_secret'),
+  /**
+   * Days a visitor's raw rows are kept (README.md, "Personal data"): events and conversations
+   * older than this are deleted by the dashboard's retention loop. RETENTION_DAYS_DEFAULT.
+   */
+  retentionDays: integer('retention_days').notNull().default(395),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [
