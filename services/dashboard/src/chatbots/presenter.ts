@@ -23,6 +23,7 @@ export const ChatbotDetail = Type.Object({
   maxPurchaseEur: Type.Number({ description: 'A purchase worth more EUR than this is set aside, not counted as revenue' }),
   requireSignedPurchases: Type.Boolean({ description: 'Only purchases signed by the shop\'s backend count (services/ingest/README.md, "Verified purchases")' }),
   hasSigningSecret: Type.Boolean({ description: 'Whether a purchase signing secret exists; the secret itself is only shown when generated' }),
+  retentionDays: Type.Integer({ description: "Days a visitor's events and conversations are kept (README.md, \"Personal data\")" }),
 });
 
 export function presentChatbot(row: ChatbotRow, now: Date) {
@@ -52,6 +53,7 @@ export function presentChatbotDetail(row: ChatbotRow, now: Date) {
     maxPurchaseEur: row.maxPurchaseEur,
     requireSignedPurchases: row.requireSignedPurchases,
     hasSigningSecret: row.hasSigningSecret,
+    retentionDays: row.retentionDays,
   };
 }
 
