@@ -3,7 +3,7 @@ export { createChdbEngine, type ChdbEngineOptions } from './chdb-engine.js';
 export { createServerEngine, type ServerEngineOptions } from './server-engine.js';
 export { createClickHouse } from './create.js';
 export {
-  runMigrations, readMigrations, renderMigrations, printMigrations, ledgerDdl,
+  runMigrations, readMigrations, renderMigrations, printMigrations, ledgerDdl, rendererAfterMigrations,
   type MigrationFile, type MigrationResult, type MigrationOptions, type RenderedMigration,
 } from './migrations.js';
 export { createRenderer, LOCAL_SUFFIX, type ClusterOptions, type RenderedStatement } from './cluster-ddl.js';
@@ -25,3 +25,7 @@ export {
 } from './http-bridge/index.js';
 export { verifyAggregates, daysToRepair, repairDays, TOKEN_ID_CHECKS, type VerifyScope, type Difference, type RepairResult } from './verify.js';
 export { repairTokenIds, type TokenIdRepair } from './repair-token-ids.js';
+export {
+  ERASED_TOKENS_REFRESH_MS, ERASED_TOKENS_SETTLE_MS, erasedTokenDigest, erasedTokenPrefilter, markTokenErased, loadErasedTokens, eraseTokenRows,
+  type ErasedTokenList, type TokenErasure,
+} from './erase-token.js';

@@ -97,6 +97,17 @@ function renderAll(migrations: MigrationFile[], opts: { cluster?: string; databa
   return { migrations: rendered, views: () => renderViews(renderer) };
 }
 
+/**
+ * A renderer that has seen every migration, for statements run outside them (an erasure's
+ * mutations): on a cluster it knows which tables are sharded, so `ALTER TABLE events …` becomes
+ * `ALTER TABLE events_local ON CLUSTER …`; on one node it returns each statement as it is.
+ */
+export function rendererAfterMigrations(opts: { cluster?: string; database: string }): (sql: string) => RenderedStatement[] {
+  const renderer = createRenderer(opts.cluster ? { cluster: opts.cluster, database: opts.database } : undefined);
+  if (opts.cluster) for (const m of readMigrations()) for (const s of m.statements) renderer.render(s);
+  return (sql) => renderer.render(sql);
+}
+
 /** The SQL text of `migrate --print`: the ledger's table and every statement, skipped ones as comments. */
 export function printMigrations(opts: { cluster?: string; database: string; dir?: string }): string {
   const parts = [`-- ${opts.cluster ? `cluster ${opts.cluster}` : 'single node'}, database ${opts.database}: every migration (the ledger says which ones a store still needs)`, `${ledgerDdl(opts.cluster)};`];

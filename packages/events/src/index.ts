@@ -14,3 +14,4 @@ export * from './set-aside.js';
 export * from './segment.js';
 export * from './order.js';
 export * from './orders-key.js';
+export * from './url-privacy.js';

@@ -1,6 +1,7 @@
 import { DEFAULT_CURRENCY, eurRate, normalizeCurrency } from './currency.js';
 import { isBotUserAgent } from './bot-filter.js';
 import { deviceOf, trafficSource } from './segment.js';
+import { stripPersonalUrl } from './url-privacy.js';
 import { clientEventId, newEventId } from './event-id.js';
 import type { StoredEvent, StoredItem } from './stored-event.js';
 import { TRACKING_LIMITS, type TrackingItem } from './tracking-schema.js';
@@ -80,9 +81,26 @@ function totals(items: StoredItem[]): { total: number; base: number | null; unkn
   return { total, base: unknown.length > 0 ? null : base, unknown };
 }
 
+/**
+ * The page URL and referrer as stored (url-privacy.ts): in the `url` column and inside the raw
+ * `data` text alike, which is serialised again only when one of them changed.
+ */
+function privateUrls(data: TrackingEvent['data'], rawData: string): { url: string; referrer: string; rawData: string } {
+  const url = stripPersonalUrl(text(data.url));
+  const referrer = stripPersonalUrl(text(data.referrer));
+  const changed = (typeof data.url === 'string' && url !== data.url)
+    || (typeof data.referrer === 'string' && referrer !== data.referrer);
+  if (!changed) return { url, referrer, rawData };
+  const cleaned: Record<string, unknown> = { ...data };
+  if (typeof data.url === 'string') cleaned.url = url;
+  if (typeof data.referrer === 'string') cleaned.referrer = referrer;
+  return { url, referrer, rawData: JSON.stringify(cleaned) };
+}
+
 /** Turns a validated tracking request into the stored row (see the stored-event rules in services/ingest/README.md). */
 export function normalizeEvent(input: TrackingEvent, ctx: NormalizeContext): StoredEvent {
   const { data } = input;
+  const urls = privateUrls(data, input.rawData);
   const eventId = clientEventId(data.event_id) ?? ctx.fallbackEventId ?? newEventId(ctx.receivedAt.getTime());
   const eventCurrency = typeof data.currency === 'string' ? normalizeCurrency(data.currency) : '';
   const items = (data.items ?? []).map((item) => normalizeItem(item, eventCurrency || DEFAULT_CURRENCY));
@@ -96,7 +114,7 @@ export function normalizeEvent(input: TrackingEvent, ctx: NormalizeContext): Sto
     : (ctx.userAgentHeader ?? '').slice(0, TRACKING_LIMITS.userAgentMaxLength);
   // The source is a page view's: other events store '' (their URL is not where the visit began).
   const traffic = input.event === 'visitor'
-    ? trafficSource(text(data.url), text(data.referrer))
+    ? trafficSource(urls.url, urls.referrer)
     : { source: '', utm_medium: '', utm_campaign: '' };
   return {
     event_id: eventId,
@@ -113,10 +131,10 @@ export function normalizeEvent(input: TrackingEvent, ctx: NormalizeContext): Sto
     total_value: sums.total,
     total_value_base: sums.base,
     items,
-    url: text(data.url),
+    url: urls.url,
     user_agent: userAgent,
     client_hash: ctx.clientHash ?? '',
-    data: input.rawData,
+    data: urls.rawData,
     is_bot: isBotUserAgent(userAgent),
     ...traffic,
     device: deviceOf(userAgent),

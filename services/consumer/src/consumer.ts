@@ -12,6 +12,7 @@ import { toSegment } from './segment.js';
 import { createWriter } from './writer.js';
 import { createFencing } from './fencing.js';
 import { createMessagePipeline, createMessageSteps } from './pipeline.js';
+import { createErasedTokensFeed } from './erased-step.js';
 import { createSegmentIds } from './segment-ids.js';
 import { createInsertIntents, NO_INTENTS, type InsertIntents } from './insert-intents.js';
 
@@ -144,7 +145,8 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
   let buffer = newBuffer();
 
   const fencing = createFencing();
-  const pipeline = createMessagePipeline(createMessageSteps(), metrics);
+  const erased = createErasedTokensFeed(clickhouse, (err) => log.warn({ err }, 'erased tokens not read again: the last list stays in use'));
+  const pipeline = createMessagePipeline(createMessageSteps(erased.list), metrics);
   const tokenIds = createSegmentIds({ clickhouse });
 
   async function handleBatch(batch: ConsumedBatch): Promise<void> {
@@ -180,6 +182,10 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
     async start() {
       if (handle) throw alreadyStarted();
       await completeInterruptedInserts(clickhouse, intents, log);
+      // Before the first message: an erased visitor's message is never stored again. A store
+      // that does not answer now stores nothing either; the list is read again every few seconds.
+      await erased.load().catch((err) => log.warn({ err }, 'erased tokens not read at start: read again shortly'));
+      erased.start();
       registerLagMetrics(registry, lagProbe);
       stopRequestedAt = undefined;
       buffer = newBuffer();
@@ -193,6 +199,7 @@ export function createConsumer(deps: ConsumerDeps): Consumer {
       buffer.flushNow();
       await handle.stop();
       await buffer.drained();
+      erased.stop();
       handle = undefined;
       log.info({ ...counts }, 'consumer stopped');
     },

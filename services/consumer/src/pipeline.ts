@@ -1,6 +1,8 @@
 import { isRetriable } from '@chatlytics/core';
 import { createCanonicalStep } from './canonical-step.js';
 import { createDecodeStep, type Decoded } from './decode-step.js';
+import type { ErasedTokenList } from '@chatlytics/clickhouse';
+import { createErasedStep } from './erased-step.js';
 import { createEncodeStep } from './encode-step.js';
 import { createSetAsideStep } from './set-aside-step.js';
 import { createOrderStep } from './order-step.js';
@@ -17,16 +19,18 @@ import { createValidateStep, type Validated } from './validate-step.js';
 export type AnyStep = Step<unknown, unknown>;
 
 /**
- * The steps every message goes through, in order. The fast path is first: it turns what the
+ * The steps every message goes through, in order (after the erased visitors' drop, when the
+ * caller reads `erased_tokens`). The fast path is first: it turns what the
  * ingest wrote, byte for byte, into a row; anything else goes on to decode → validate →
  * order (an order state goes to `orders`) → validate → set-aside (a purchase the ingest set
  * aside goes to `events_rejected`) → encode.
  */
-export function createMessageSteps(): AnyStep[] {
+export function createMessageSteps(erased?: () => ErasedTokenList): AnyStep[] {
   const chain: [Step<Incoming, Incoming>, Step<Incoming, Decoded>, Step<Decoded, Decoded>, Step<Decoded, Validated>, Step<Validated, Validated>, Step<Validated, never>] = [
     createCanonicalStep(), createDecodeStep(), createOrderStep(), createValidateStep(), createSetAsideStep(), createEncodeStep(),
   ];
-  return chain;
+  // The erased visitors' messages leave before any row is written (erased-step.ts).
+  return erased ? [createErasedStep(erased), ...chain] : chain;
 }
 
 /** How a message left the pipeline; a dead letter names the step that produced it. */

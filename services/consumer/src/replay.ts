@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsumedBatch, EventBus } from '@chatlytics/bus';
-import { claimRunSlot, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { claimRunSlot, loadErasedTokens, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createMetricsRegistry, type Logger, type Registry } from '@chatlytics/core';
 import { parseReplayArgs, type ReplayStream } from './replay-args.js';
 import { createConsumerMetrics } from './metrics.js';
@@ -48,7 +48,9 @@ export async function replay(deps: ReplayDeps): Promise<ReplaySummary> {
   const log = deps.log.child({ component: 'replay', stream: deps.stream });
   const summary: ReplaySummary = { stream: deps.stream, from: deps.from.toISOString(), messages: 0, inserted: 0, duplicates: 0, rejected: 0 };
   const metrics = createConsumerMetrics(deps.registry ?? createMetricsRegistry());
-  const pipeline = createMessagePipeline(createMessageSteps(), metrics);
+  // An erased visitor stays erased: the replay drops its messages as the consumer does.
+  const erased = await loadErasedTokens(deps.clickhouse);
+  const pipeline = createMessagePipeline(createMessageSteps(() => erased), metrics);
   const run = randomUUID();
   // New tokens among the replayed rows are numbered in a slot of this run's own (token-ids.ts).
   const slot = await claimRunSlot(deps.clickhouse, `replay:${run}`, deps.slotClaimSettleMs);

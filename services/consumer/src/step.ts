@@ -10,6 +10,8 @@ import type { RowWriter } from './row-binary.js';
 export const DropReason = {
   /** An empty value (a Kafka tombstone): it carries no event. */
   Empty: 'empty',
+  /** A message of a visitor erased on request (erased-step.ts). */
+  Erased: 'erased',
 } as const;
 export type DropReason = (typeof DropReason)[keyof typeof DropReason];
 

@@ -177,6 +177,7 @@ export class FakeClickHouse implements ClickHouseEngine {
       }
       return [...tops].map(([chatbot_id, top]) => ({ chatbot_id, top: top.toString() })) as T[];
     }
+    if (/FROM erased_tokens/.test(sql)) return (this.tables.get('erased_tokens') ?? []) as T[];
     if (/FROM id_slot_claims/.test(sql)) {
       // token-ids.ts claimRunSlot: the last slot claimed, then the first claim of a slot.
       const claims = this.tables.get('id_slot_claims') ?? [];

@@ -60,6 +60,7 @@ import { alertMailHandlers } from './alerts/mail.js';
 import { alertLoopsPlugin, type AlertTuning } from './alerts/plugin.js';
 import { alertPageRoutes } from './alerts/page-routes.js';
 import { firedAlertsOf } from './alerts/fired.js';
+import { createPrivacyFeature, type PrivacyTuning } from './privacy/index.js';
 
 export interface DashboardOptions {
   config: Config;
@@ -83,6 +84,8 @@ export interface DashboardOptions {
   digest?: DigestTuning;
   /** The alert evaluator's interval and the webhook kind's retries (src/alerts/plugin.ts); tests shorten them. */
   alerts?: AlertTuning;
+  /** The erasure's wait for the consumers (src/privacy); tests shorten it. */
+  privacy?: PrivacyTuning;
 }
 
 /** Paths whose unknown sub-paths answer the dashboard's JSON 404 (see the response and error rules in services/dashboard/docs/api.md). */
@@ -146,6 +149,8 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   const stats = opts.clickhouse
     ? createStatsService({ clickhouse: opts.clickhouse, db: opts.postgres.db, appUrl: opts.config.appUrl, clock: deps.clock, cacheTtlMs: opts.statsCacheTtlMs })
     : undefined;
+  // Erasure and export of one visitor: both stores, so only with ClickHouse.
+  const privacy = opts.clickhouse ? createPrivacyFeature({ ...opts.privacy, db: opts.postgres.db, clickhouse: opts.clickhouse, config: opts.config, secret, clock: deps.clock }) : undefined;
   const mail = opts.passwordReset?.mail;
   // One transport for every e-mail, the templates compiled once.
   const transport = mail?.transport ?? createMailTransport(opts.config, deps.log.child({ component: 'mail' }));
@@ -170,6 +175,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
       handlers: {
         ...mailKinds({ ...passwordReset.handlers, ...digest?.handlers, ...alertMailHandlers({ templates, transport, config: deps.config }) }, mail),
         [WEBHOOK_JOB]: webhookKind({ ...opts.alerts?.webhook, allowPrivate: opts.config.alerts.webhookAllowPrivate }),
+        ...privacy?.jobKinds,
       },
     });
   }
@@ -204,6 +210,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
     await api.register(dataSourceRoutes, { deps, stores });
     await api.register(notificationRoutes, { deps, digests });
     await api.register(alertRoutes, { deps, alerts });
+    if (privacy) await api.register(privacy.routes, { deps });
     await api.register(sqlKeyRoutes, { deps, sqlKeys: createSqlKeyRepository({ db: opts.postgres.db }) });
     if (stats) await api.register(statsRoutes, { stats });
   }, { prefix: DASHBOARD_API_PREFIX });

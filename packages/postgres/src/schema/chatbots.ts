@@ -55,6 +55,11 @@ export const chatbots = pgTable('chatbots', {
   revenueSource: text('revenue_source').notNull().default('tracker'),
   /** An order is after chat when its token started a conversation within this many days before it. */
   attributionWindowDays: integer('attribution_window_days').notNull().default(7),
+  /**
+   * Days a visitor's raw rows are kept (README.md, "Personal data"): events and conversations
+   * older than this are deleted by the dashboard's retention loop. RETENTION_DAYS_DEFAULT.
+   */
+  retentionDays: integer('retention_days').notNull().default(395),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [

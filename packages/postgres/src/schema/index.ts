@@ -5,3 +5,4 @@ export * from './digest.js';
 export * from './jobs.js';
 export * from './sql-keys.js';
 export * from './alerts.js';
+export * from './privacy.js';

@@ -25,6 +25,7 @@ export const ChatbotDetail = Type.Object({
   requireSignedPurchases: Type.Boolean({ description: 'Only purchases signed by the shop\'s backend count (services/ingest/README.md, "Verified purchases")' }),
   hasSigningSecret: Type.Boolean({ description: 'Whether a purchase signing secret exists; the secret itself is only shown when generated' }),
   ...RevenueSettingsDetail,
+  retentionDays: Type.Integer({ description: "Days a visitor's events and conversations are kept (README.md, \"Personal data\")" }),
 });
 
 export function presentChatbot(row: ChatbotRow, now: Date) {
@@ -55,6 +56,7 @@ export function presentChatbotDetail(row: ChatbotRow, now: Date) {
     requireSignedPurchases: row.requireSignedPurchases,
     hasSigningSecret: row.hasSigningSecret,
     ...presentRevenueSettings(row),
+    retentionDays: row.retentionDays,
   };
 }
 

@@ -8,6 +8,7 @@ import {
 } from './presenter.js';
 import { ANY_CREDENTIAL_SECURITY, IdParams, Success, errorResponses } from '../http/schemas.js';
 import { RevenueSettingsFields, revenueSettingsOf } from './revenue-settings.js';
+import { RETENTION_DAYS } from '../privacy/retention-days.js';
 
 /**
  * One allowed origin, in the forms the tracking endpoint matches (services/ingest/README.md,
@@ -23,6 +24,10 @@ export const TrackingSettingsFields = {
   })),
   maxPurchaseEur: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1e12, description: 'EUR cap of one purchase (default 100000); above it the purchase is set aside' })),
   requireSignedPurchases: Type.Optional(Type.Boolean({ description: 'Count only purchases signed with the chatbot\'s secret. Turning it on generates the secret when there is none' })),
+  retentionDays: Type.Optional(Type.Integer({
+    minimum: RETENTION_DAYS.min, maximum: RETENTION_DAYS.max,
+    description: `Days a visitor's events and conversations are kept (default ${RETENTION_DAYS.default}); older ones are deleted within a day (README.md, "Personal data")`,
+  })),
 };
 
 /** The rules of a new chatbot; the onboarding page (settings/routes.ts) checks its form against them too. */
@@ -80,10 +85,10 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
       response: { 201: Success(Type.Object({ chatbot: CreatedChatbot, embed: Embed, signingSecret: Type.Optional(SigningSecret) })), ...errorResponses(400, 401, 403, 415, 422, 500) },
     },
   }, async (req, reply) => {
-    const { name, language = 'en', abTest = false, allowedOrigins, maxPurchaseEur, requireSignedPurchases } = req.body;
+    const { name, language = 'en', abTest = false, allowedOrigins, maxPurchaseEur, requireSignedPurchases, retentionDays } = req.body;
     const accountId = principalOf(req).accountId;
     let row = await chatbots.create(accountId, {
-      name: name.trim(), language, abTestEnabled: abTest, allowedOrigins: trimOrigins(allowedOrigins), maxPurchaseEur, requireSignedPurchases,
+      name: name.trim(), language, abTestEnabled: abTest, allowedOrigins: trimOrigins(allowedOrigins), maxPurchaseEur, requireSignedPurchases, retentionDays,
     });
     // Signed purchases asked for from the start: the secret is made now and shown this once.
     const signingSecret = requireSignedPurchases ? await chatbots.rotateSigningSecret(accountId, row.id) : null;
@@ -103,7 +108,7 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
     config: { auth: 'credential' },
     schema: {
       tags: ['dashboard'],
-      summary: "Change a chatbot's tracking settings (allowed origins, purchase cap, signed purchases, revenue source and attribution window, shop webhook secrets)",
+      summary: "Change a chatbot's tracking settings (allowed origins, purchase cap, signed purchases, revenue source and attribution window, shop webhook secrets, retention)",
       description: 'Fields left out keep their value. The tracking endpoint applies a change within 15 s. Turning signed purchases on for a chatbot without a secret generates one, returned this once as `signingSecret`.',
       security: ANY_CREDENTIAL_SECURITY,
       params: IdParams,
@@ -115,10 +120,10 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
     },
   }, async (req) => {
     const accountId = principalOf(req).accountId;
-    const { allowedOrigins, maxPurchaseEur, requireSignedPurchases } = req.body;
+    const { allowedOrigins, maxPurchaseEur, requireSignedPurchases, retentionDays } = req.body;
     // The revenue rule and shop secrets first: the tracking update below answers with the row.
     if (!await deps.repos.ordersSettings.updateRevenueSettings(accountId, req.params.id, revenueSettingsOf(req.body))) throw Errors.notFound();
-    let row = await chatbots.updateTrackingSettings(accountId, req.params.id, { allowedOrigins: trimOrigins(allowedOrigins), maxPurchaseEur, requireSignedPurchases });
+    let row = await chatbots.updateTrackingSettings(accountId, req.params.id, { allowedOrigins: trimOrigins(allowedOrigins), maxPurchaseEur, requireSignedPurchases, retentionDays });
     if (!row) throw Errors.notFound();
     const signingSecret = row.requireSignedPurchases && !row.hasSigningSecret ? await chatbots.rotateSigningSecret(accountId, row.id) : null;
     if (signingSecret) row = { ...row, hasSigningSecret: true };

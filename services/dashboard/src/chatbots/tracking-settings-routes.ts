@@ -22,10 +22,12 @@ const TrackingFormBody = Type.Object({
   allowedOrigins: Type.Optional(Type.String()),
   maxPurchaseEur: Type.Optional(Type.String()),
   requireSignedPurchases: Type.Optional(Type.String()),
+  retentionDays: Type.Optional(Type.String()),
 });
 
 const formOf = (row: ChatbotRow): TrackingForm => ({
-  allowedOrigins: row.allowedOrigins.join('\n'), maxPurchaseEur: String(row.maxPurchaseEur), requireSignedPurchases: row.requireSignedPurchases, errors: null,
+  allowedOrigins: row.allowedOrigins.join('\n'), maxPurchaseEur: String(row.maxPurchaseEur), requireSignedPurchases: row.requireSignedPurchases,
+  retentionDays: String(row.retentionDays), errors: null,
 });
 
 /**
@@ -61,11 +63,13 @@ export const trackingSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: Dashboard
   }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const row = await own(accountId, req.params.id);
-    const text = { allowedOrigins: req.body.allowedOrigins ?? '', maxPurchaseEur: (req.body.maxPurchaseEur ?? '').trim(), requireSignedPurchases: req.body.requireSignedPurchases === 'true' };
+    const text = { allowedOrigins: req.body.allowedOrigins ?? '', maxPurchaseEur: (req.body.maxPurchaseEur ?? '').trim(), requireSignedPurchases: req.body.requireSignedPurchases === 'true',
+      retentionDays: (req.body.retentionDays ?? String(row.retentionDays)).trim() };
     const input = {
       allowedOrigins: text.allowedOrigins.split(/[\s,]+/).map((o) => o.replace(/\/+$/, '')).filter(Boolean),
       maxPurchaseEur: text.maxPurchaseEur === '' ? Number.NaN : Number(text.maxPurchaseEur),
       requireSignedPurchases: text.requireSignedPurchases,
+      retentionDays: text.retentionDays === '' ? Number.NaN : Number(text.retentionDays),
     };
     const errors: FieldErrors | null = check.Check(input) ? null : fieldErrors(check.Errors(input) as unknown as SchemaError[]);
     if (errors) {

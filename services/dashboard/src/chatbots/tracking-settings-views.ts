@@ -7,6 +7,7 @@ export interface TrackingForm {
   allowedOrigins: string;
   maxPurchaseEur: string;
   requireSignedPurchases: boolean;
+  retentionDays: string;
   errors: FieldErrors | null;
 }
 
@@ -37,6 +38,10 @@ ${fieldError(form.errors, 'maxPurchaseEur')}</div>
 <div class="field check"><input id="requireSignedPurchases" name="requireSignedPurchases" type="checkbox" value="true"${form.requireSignedPurchases ? raw(' checked') : ''} aria-describedby="requireSignedPurchases-hint">
 <label for="requireSignedPurchases">Count only purchases signed by the shop's backend</label>
 <p class="hint" id="requireSignedPurchases-hint">Nobody else can then report revenue or claim an order number. Unsigned purchases are kept and shown as unverified.${bot.hasSigningSecret ? '' : ' Turning this on creates the signing secret and shows it once.'}</p></div>
+<div class="field"><label for="retentionDays">Keep visitors' data for (days)</label>
+<input id="retentionDays" name="retentionDays" type="text" inputmode="numeric" maxlength="4" value="${form.retentionDays}"${invalid(form.errors, 'retentionDays')}>
+<p class="hint" id="retentionDays-hint">Events and conversations older than this are deleted every day, from 30 to 1,095 days (395, 13 months, by default). Visitor and event counts of older days stay; revenue, carts and sources of older days are gone with the rows.</p>
+${fieldError(form.errors, 'retentionDays')}</div>
 <button type="submit">Save tracking settings</button>
 </form></section>
 <section aria-labelledby="h-secret"><h2 id="h-secret">Purchase signing secret</h2>

@@ -11,6 +11,8 @@ export interface ChatbotTrackingSettings {
   allowedOrigins?: string[];
   maxPurchaseEur?: number;
   requireSignedPurchases?: boolean;
+  /** Days a visitor's raw rows are kept (privacy/retention-days.ts). */
+  retentionDays?: number;
 }
 
 /** 32 random bytes: the HMAC key a shop's backend signs its purchases with; shown once. */
@@ -87,5 +89,6 @@ function trackingColumns(input: ChatbotTrackingSettings) {
     ...(input.allowedOrigins !== undefined ? { allowedOrigins: input.allowedOrigins } : {}),
     ...(input.maxPurchaseEur !== undefined ? { maxPurchaseEur: input.maxPurchaseEur } : {}),
     ...(input.requireSignedPurchases !== undefined ? { requireSignedPurchases: input.requireSignedPurchases } : {}),
+    ...(input.retentionDays !== undefined ? { retentionDays: input.retentionDays } : {}),
   };
 }
