@@ -58,7 +58,7 @@ export const revenueSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardD
     };
     const errors: FieldErrors | null = check.Check(input) ? null : fieldErrors(check.Errors(input) as unknown as SchemaError[]);
     if (errors) {
-      const tracking = trackingSettingsBody(row, { allowedOrigins: row.allowedOrigins.join('\n'), maxPurchaseEur: String(row.maxPurchaseEur), requireSignedPurchases: row.requireSignedPurchases, errors: null }, null);
+      const tracking = trackingSettingsBody(row, { allowedOrigins: row.allowedOrigins.join('\n'), maxPurchaseEur: String(row.maxPurchaseEur), requireSignedPurchases: row.requireSignedPurchases, retentionDays: String(row.retentionDays), errors: null }, null);
       const body = html`${tracking}${revenueSettingsSection(row, { ...text, errors }, ingestUrl)}`;
       return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId)), body }, 422);
     }
