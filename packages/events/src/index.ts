@@ -12,3 +12,4 @@ export type { FieldErrors } from './field-errors.js';
 export * from './bot-filter.js';
 export * from './set-aside.js';
 export * from './segment.js';
+export * from './holdout.js';
