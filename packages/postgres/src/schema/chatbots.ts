@@ -40,6 +40,16 @@ export const chatbots = pgTable('chatbots', {
    * shown once when generated and never returned by the API or the pages afterwards.
    */
   purchaseSigningSecret: text('purchase_signing_secret'),
+  /**
+   * The share of visitors (0–50 %) for whom the assistant stays hidden, to measure the revenue
+   * it adds (the `lift` statistic). 0: no holdout.
+   */
+  holdoutPercent: integer('holdout_percent').notNull().default(0),
+  /**
+   * The key of the holdout assignment's HMAC (packages/events holdout.ts), random per chatbot and
+   * never shown: only the ingest computes arms, so a page cannot choose its own.
+   */
+  holdoutKey: text('holdout_key').notNull().default(sql`gen_random_uuid()::text`),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [

@@ -22,6 +22,7 @@ export const ChatbotDetail = Type.Object({
   allowedOrigins: Type.Array(Type.String(), { description: "The shop's browser origins; a browser event from any other is refused (403 ANALYTICS_003). Empty: any origin" }),
   maxPurchaseEur: Type.Number({ description: 'A purchase worth more EUR than this is set aside, not counted as revenue' }),
   requireSignedPurchases: Type.Boolean({ description: 'Only purchases signed by the shop\'s backend count (services/ingest/README.md, "Verified purchases")' }),
+  holdoutPercent: Type.Integer({ minimum: 0, maximum: 50, description: 'The share of visitors (%) for whom the assistant stays hidden, to measure the revenue it adds (`GET /api/dashboard/analytics/stats/lift`). 0: no holdout' }),
   hasSigningSecret: Type.Boolean({ description: 'Whether a purchase signing secret exists; the secret itself is only shown when generated' }),
 });
 
@@ -51,6 +52,7 @@ export function presentChatbotDetail(row: ChatbotRow, now: Date) {
     allowedOrigins: row.allowedOrigins,
     maxPurchaseEur: row.maxPurchaseEur,
     requireSignedPurchases: row.requireSignedPurchases,
+    holdoutPercent: row.holdoutPercent,
     hasSigningSecret: row.hasSigningSecret,
   };
 }

@@ -22,6 +22,9 @@ export const TrackingSettingsFields = {
   })),
   maxPurchaseEur: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1e12, description: 'EUR cap of one purchase (default 100000); above it the purchase is set aside' })),
   requireSignedPurchases: Type.Optional(Type.Boolean({ description: 'Count only purchases signed with the chatbot\'s secret. Turning it on generates the secret when there is none' })),
+  holdoutPercent: Type.Optional(Type.Integer({
+    minimum: 0, maximum: 50, description: 'Hide the assistant from this share of visitors (%) to measure the revenue it adds (the `lift` statistic); 0 (default): no holdout',
+  })),
 };
 
 /** The rules of a new chatbot; the onboarding page (settings/routes.ts) checks its form against them too. */
@@ -102,7 +105,7 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
     config: { auth: 'credential' },
     schema: {
       tags: ['dashboard'],
-      summary: "Change a chatbot's tracking settings (allowed origins, purchase cap, signed purchases)",
+      summary: "Change a chatbot's tracking settings (allowed origins, purchase cap, signed purchases, holdout)",
       description: 'Fields left out keep their value. The tracking endpoint applies a change within 15 s. Turning signed purchases on for a chatbot without a secret generates one, returned this once as `signingSecret`.',
       security: ANY_CREDENTIAL_SECURITY,
       params: IdParams,
@@ -114,8 +117,8 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
     },
   }, async (req) => {
     const accountId = principalOf(req).accountId;
-    const { allowedOrigins, maxPurchaseEur, requireSignedPurchases } = req.body;
-    let row = await chatbots.updateTrackingSettings(accountId, req.params.id, { allowedOrigins: trimOrigins(allowedOrigins), maxPurchaseEur, requireSignedPurchases });
+    const { allowedOrigins, maxPurchaseEur, requireSignedPurchases, holdoutPercent } = req.body;
+    let row = await chatbots.updateTrackingSettings(accountId, req.params.id, { allowedOrigins: trimOrigins(allowedOrigins), maxPurchaseEur, requireSignedPurchases, holdoutPercent });
     if (!row) throw Errors.notFound();
     const signingSecret = row.requireSignedPurchases && !row.hasSigningSecret ? await chatbots.rotateSigningSecret(accountId, row.id) : null;
     if (signingSecret) row = { ...row, hasSigningSecret: true };

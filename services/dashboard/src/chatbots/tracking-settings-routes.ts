@@ -20,10 +20,12 @@ const TrackingFormBody = Type.Object({
   allowedOrigins: Type.Optional(Type.String()),
   maxPurchaseEur: Type.Optional(Type.String()),
   requireSignedPurchases: Type.Optional(Type.String()),
+  holdoutPercent: Type.Optional(Type.String()),
 });
 
 const formOf = (row: ChatbotRow): TrackingForm => ({
-  allowedOrigins: row.allowedOrigins.join('\n'), maxPurchaseEur: String(row.maxPurchaseEur), requireSignedPurchases: row.requireSignedPurchases, errors: null,
+  allowedOrigins: row.allowedOrigins.join('\n'), maxPurchaseEur: String(row.maxPurchaseEur), requireSignedPurchases: row.requireSignedPurchases,
+  holdoutPercent: String(row.holdoutPercent), errors: null,
 });
 
 /**
@@ -58,11 +60,14 @@ export const trackingSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: Dashboard
   }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const row = await own(accountId, req.params.id);
-    const text = { allowedOrigins: req.body.allowedOrigins ?? '', maxPurchaseEur: (req.body.maxPurchaseEur ?? '').trim(), requireSignedPurchases: req.body.requireSignedPurchases === 'true' };
+    const text = { allowedOrigins: req.body.allowedOrigins ?? '', maxPurchaseEur: (req.body.maxPurchaseEur ?? '').trim(), requireSignedPurchases: req.body.requireSignedPurchases === 'true',
+      holdoutPercent: (req.body.holdoutPercent ?? '').trim() };
     const input = {
       allowedOrigins: text.allowedOrigins.split(/[\s,]+/).map((o) => o.replace(/\/+$/, '')).filter(Boolean),
       maxPurchaseEur: text.maxPurchaseEur === '' ? Number.NaN : Number(text.maxPurchaseEur),
       requireSignedPurchases: text.requireSignedPurchases,
+      // An empty field keeps no holdout; anything else is judged by the API's rule (an integer 0–50).
+      holdoutPercent: text.holdoutPercent === '' ? 0 : Number(text.holdoutPercent),
     };
     const errors: FieldErrors | null = check.Check(input) ? null : fieldErrors(check.Errors(input) as unknown as SchemaError[]);
     if (errors) {

@@ -7,6 +7,7 @@ export interface TrackingForm {
   allowedOrigins: string;
   maxPurchaseEur: string;
   requireSignedPurchases: boolean;
+  holdoutPercent: string;
   errors: FieldErrors | null;
 }
 
@@ -37,6 +38,10 @@ ${fieldError(form.errors, 'maxPurchaseEur')}</div>
 <div class="field check"><input id="requireSignedPurchases" name="requireSignedPurchases" type="checkbox" value="true"${form.requireSignedPurchases ? raw(' checked') : ''} aria-describedby="requireSignedPurchases-hint">
 <label for="requireSignedPurchases">Count only purchases signed by the shop's backend</label>
 <p class="hint" id="requireSignedPurchases-hint">Nobody else can then report revenue or claim an order number. Unsigned purchases are kept and shown as unverified.${bot.hasSigningSecret ? '' : ' Turning this on creates the signing secret and shows it once.'}</p></div>
+<div class="field"><label for="holdoutPercent">Holdout (% of visitors who do not see the assistant)</label>
+<input id="holdoutPercent" name="holdoutPercent" type="text" inputmode="numeric" maxlength="3" value="${form.holdoutPercent}"${invalid(form.errors, 'holdoutPercent')}>
+<p class="hint" id="holdoutPercent-hint">0 to 50. The assistant stays hidden from this share of visitors, chosen at random and kept per visitor, so the analytics page can show the revenue it adds. 0: no holdout.</p>
+${fieldError(form.errors, 'holdoutPercent')}</div>
 <button type="submit">Save tracking settings</button>
 </form></section>
 <section aria-labelledby="h-secret"><h2 id="h-secret">Purchase signing secret</h2>

@@ -3,19 +3,22 @@ import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { chatbots, type Database } from '@chatlytics/postgres';
 
 /** A chatbot as the dashboard sees it: never its purchase signing secret, only whether it has one. */
-export type ChatbotRow = Omit<typeof chatbots.$inferSelect, 'purchaseSigningSecret'> & { conversations: number; hasSigningSecret: boolean };
+export type ChatbotRow = Omit<typeof chatbots.$inferSelect, 'purchaseSigningSecret' | 'holdoutKey'> & { conversations: number; hasSigningSecret: boolean };
 
 /** The settings the tracking endpoint enforces (services/ingest/README.md); all optional in a change. */
 export interface ChatbotTrackingSettings {
   allowedOrigins?: string[];
   maxPurchaseEur?: number;
   requireSignedPurchases?: boolean;
+  /** The holdout's share of visitors, 0–50 (issue 61, the `lift` statistic). */
+  holdoutPercent?: number;
 }
 
 /** 32 random bytes: the HMAC key a shop's backend signs its purchases with; shown once. */
 export const newSigningSecret = () => `cps_${randomBytes(32).toString('base64url')}`;
 
-const { purchaseSigningSecret, ...visibleColumns } = getTableColumns(chatbots);
+// Neither secret leaves the repository: the signing secret is shown once, the holdout key never.
+const { purchaseSigningSecret, holdoutKey: _holdoutKey, ...visibleColumns } = getTableColumns(chatbots);
 const hasSigningSecret = sql<boolean>`(${purchaseSigningSecret} is not null)`.mapWith(Boolean);
 const returned = { ...visibleColumns, hasSigningSecret };
 
@@ -86,5 +89,6 @@ function trackingColumns(input: ChatbotTrackingSettings) {
     ...(input.allowedOrigins !== undefined ? { allowedOrigins: input.allowedOrigins } : {}),
     ...(input.maxPurchaseEur !== undefined ? { maxPurchaseEur: input.maxPurchaseEur } : {}),
     ...(input.requireSignedPurchases !== undefined ? { requireSignedPurchases: input.requireSignedPurchases } : {}),
+    ...(input.holdoutPercent !== undefined ? { holdoutPercent: input.holdoutPercent } : {}),
   };
 }
