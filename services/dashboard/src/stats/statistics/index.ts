@@ -1,6 +1,7 @@
 import { cart } from './cart.js';
 import { conversationInsights } from './conversation-insights.js';
 import { engagement } from './engagement.js';
+import { lift } from './lift.js';
 import { liveEvents } from './live-events.js';
 import { overview } from './overview.js';
 import { popupMetrics } from './popup-metrics.js';
@@ -12,7 +13,7 @@ import { topics } from './topics.js';
 
 /** Every statistic of the API, in the order the routes are registered (so the OpenAPI document lists them). */
 export const STATISTICS = [
-  overview, engagement, popupMetrics, purchases, timeseries, sources, cart, topics, setAsidePurchases, liveEvents, conversationInsights,
+  overview, engagement, popupMetrics, purchases, timeseries, sources, cart, topics, setAsidePurchases, liveEvents, conversationInsights, lift,
 ] as const;
 
-export { cart, conversationInsights, engagement, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries, topics };
+export { cart, conversationInsights, engagement, lift, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries, topics };
