@@ -3,14 +3,14 @@
 -- (shared/window_events.sql), and the rows with an earlier copy in W's whole hours
 -- [{hours_from}, {hours_to}), from event_copies, under the retry rule. `rows` narrows both
 -- (e.g. `(event IN ('visitor'))`, or `(true)`). A FROM clause of rows (received_at, token_id,
--- event, ab_group, popup_version, open_way); the aggregates' part of W is the caller's.
+-- event, ab_group, popup_version, open_way, holdout); the aggregates' part of W is the caller's.
 (
     WITH received_at < {hours_from:DateTime('UTC')} OR received_at >= {hours_to:DateTime('UTC')} AS in_partial_hour
-    SELECT received_at, token_id, event, ab_group, popup_version, open_way
+    SELECT received_at, token_id, event, ab_group, popup_version, open_way, holdout
     FROM events
     WHERE {{> shared/window_events rows=(in_partial_hour AND {{rows}})}}
     UNION ALL
-    SELECT received_at, token_id, event, ab_group, popup_version, open_way
+    SELECT received_at, token_id, event, ab_group, popup_version, open_way, holdout
     FROM event_copies
     WHERE chatbot_id = {chatbot_id:String}
       AND {{rows}}

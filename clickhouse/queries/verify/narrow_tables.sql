@@ -6,7 +6,7 @@ SELECT check, chatbot_id, toDate(hour) AS day, toString(hour) AS key,
 FROM
 (
     SELECT 'event_copies' AS check, chatbot_id, toStartOfHour(received_at) AS hour, count() AS rows,
-        sum(cityHash64(received_at, event, token_id, ab_group, popup_version, open_way, prev_copy_at)) AS print
+        sum(cityHash64(received_at, event, token_id, ab_group, popup_version, open_way, holdout, prev_copy_at)) AS print
     FROM event_copies
     WHERE ({chatbot_id:String} = '' OR chatbot_id = {chatbot_id:String})
       AND received_at >= {from:DateTime64(3, 'UTC')} AND received_at < {to:DateTime64(3, 'UTC')}
@@ -30,7 +30,7 @@ FULL OUTER JOIN
 (
     WITH events AS ({{> verify/scope_events}})
     SELECT 'event_copies' AS check, chatbot_id, toStartOfHour(received_at) AS hour, count() AS rows,
-        sum(cityHash64(received_at, event, token_id, ab_group, popup_version, open_way, prev_copy_at)) AS print
+        sum(cityHash64(received_at, event, token_id, ab_group, popup_version, open_way, holdout, prev_copy_at)) AS print
     FROM ({{> views/event_copies_mv}})
     GROUP BY chatbot_id, hour
     UNION ALL

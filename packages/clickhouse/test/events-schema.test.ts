@@ -42,6 +42,7 @@ const purchase: StoredEvent = {
   utm_medium: 'email',
   utm_campaign: 'spring',
   device: 'tablet',
+  holdout: 'holdout',
 };
 
 t.test('a StoredEvent round-trips through events unchanged', async (t) => {
@@ -59,10 +60,10 @@ t.test('a StoredEvent round-trips through events unchanged', async (t) => {
 t.test('is_bot: after data in column order; a row without it (older messages) reads false', async (t) => {
   const columns = await engine.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events' ORDER BY position");
   t.same(columns.map((c) => c.name), [...Object.keys(StoredEvent.properties), 'inserted_at', 'prev_copy_at', 'token_id', 'token_id_new', 'insert_key'], 'the StoredEvent properties in order, then inserted_at, prev_copy_at, token_id, token_id_new and insert_key');
-  const { is_bot: _, source: _s, utm_medium: _m, utm_campaign: _c, device: _d, ...old } = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000cc', chatbot_id: 'old-message' };
+  const { is_bot: _, source: _s, utm_medium: _m, utm_campaign: _c, device: _d, holdout: _h, ...old } = { ...purchase, event_id: '0190a3c4-0000-7000-8000-0000000000cc', chatbot_id: 'old-message' };
   await insertEvents(engine, [old], 'old-message');
-  t.same(await engine.query("SELECT is_bot, source, utm_medium, utm_campaign, device FROM events WHERE chatbot_id = 'old-message'"),
-    [{ is_bot: false, source: '', utm_medium: '', utm_campaign: '', device: '' }], 'and no segment');
+  t.same(await engine.query("SELECT is_bot, source, utm_medium, utm_campaign, device, holdout FROM events WHERE chatbot_id = 'old-message'"),
+    [{ is_bot: false, source: '', utm_medium: '', utm_campaign: '', device: '', holdout: '' }], 'and no segment, no holdout arm');
 });
 
 t.test('a retried beacon with a later received_at is kept, with its earlier copy\'s time; SQL dedups by event_id', async (t) => {

@@ -15,3 +15,4 @@ export * from './segment.js';
 export * from './order.js';
 export * from './orders-key.js';
 export * from './url-privacy.js';
+export * from './holdout.js';

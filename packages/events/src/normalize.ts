@@ -138,5 +138,7 @@ export function normalizeEvent(input: TrackingEvent, ctx: NormalizeContext): Sto
     is_bot: isBotUserAgent(userAgent),
     ...traffic,
     device: deviceOf(userAgent),
+    // The ingest sets the arm from the chatbot's settings (holdout.ts); whatever the client sent is not read.
+    holdout: '',
   };
 }

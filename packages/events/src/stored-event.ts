@@ -62,6 +62,12 @@ export const StoredEvent = Type.Object({
   utm_medium: Type.Optional(Segment()),
   utm_campaign: Type.Optional(Segment()),
   device: Type.Optional(Segment()),
+  /**
+   * The visitor's holdout arm (holdout.ts): computed by the ingest from the token and the
+   * chatbot's settings, never taken from the client; '' when the chatbot runs no holdout.
+   * Optional only for messages published before the column existed (stored as '').
+   */
+  holdout: Type.Optional(Type.Union([Type.Literal('exposed'), Type.Literal('holdout'), Type.Literal('')])),
 });
 export type StoredEvent = Static<typeof StoredEvent>;
 export type StoredItem = Static<typeof StoredItem>;

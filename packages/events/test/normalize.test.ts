@@ -222,7 +222,7 @@ t.test('bus encoding round-trips through the consumer decoder', async (t) => {
   if (decoded.ok) t.same(decoded.event, event);
   const broken = decodeStoredEvent('{nope');
   t.match(broken, { ok: false, reason: 'malformed_json' });
-  const wrong = decodeStoredEvent(JSON.stringify({ ...event, ab_group: 'other', received_at: '2026-01-01T00:00:00Z', is_bot: event.is_bot ?? false, source: event.source ?? '', utm_medium: event.utm_medium ?? '', utm_campaign: event.utm_campaign ?? '', device: event.device ?? '' } satisfies Record<keyof StoredEvent, unknown>));
+  const wrong = decodeStoredEvent(JSON.stringify({ ...event, ab_group: 'other', received_at: '2026-01-01T00:00:00Z', is_bot: event.is_bot ?? false, source: event.source ?? '', utm_medium: event.utm_medium ?? '', utm_campaign: event.utm_campaign ?? '', device: event.device ?? '', holdout: event.holdout ?? '' } satisfies Record<keyof StoredEvent, unknown>));
   t.match(wrong, { ok: false, reason: 'invalid_event' });
   if (!wrong.ok) t.same(Object.keys(wrong.errors).sort(), ['ab_group', 'received_at']);
   const impossible = decodeStoredEvent(JSON.stringify({ ...event, received_at: '2026-02-29 10:00:00.000' }));

@@ -1,4 +1,4 @@
-import type { StoredEvent, StoredItem } from '@chatlytics/events';
+import { holdoutArmOf, type HoldoutArm, type StoredEvent, type StoredItem } from '@chatlytics/events';
 import { createRng, type Rng } from './prng.js';
 import { EUR_RATES } from './currency.js';
 import { HOUR_MS, MINUTE_MS } from '@chatlytics/core';
@@ -21,6 +21,14 @@ export interface EventScenario {
    * one at exactly now test that both window ends are inclusive.
    */
   boundaryDays?: readonly number[];
+  /**
+   * The asked chatbot runs a holdout: its events carry the arm the ingest would give them
+   * (holdoutArmOf under `key` at `percent`); other chatbots' events carry none. A held-out
+   * visitor's purchases are each dropped with probability `dropPurchase` (default 0): the
+   * assistant's known lift. A few tokens (1 in 50) get one event of the other arm, as when the
+   * percentage changed within the window.
+   */
+  holdout?: { percent: number; key: string; dropPurchase?: number };
 }
 
 // Empty and unusual versions on purpose: '' must group as `unknown`, and byte order differs
@@ -140,8 +148,18 @@ export function generateEvents(scenario: EventScenario): StoredEvent[] {
   const orderPools = new Map<string, string[]>();
   const rows: StoredEvent[] = [];
   const segmentRng = createRng(scenario.seed + 0x5e6);
+  // The holdout's draws come from an rng of their own: without a holdout the history is unchanged.
+  const holdoutRng = createRng(scenario.seed + 0x401d);
+  const armOf = (token: string, chatbotId: string): HoldoutArm =>
+    (scenario.holdout && chatbotId === scenario.chatbotId ? holdoutArmOf(scenario.holdout.key, chatbotId, token, scenario.holdout.percent) : '');
+  const switching = new Set<string>();
 
   const emit = (d: Draft, token: string, chatbotId: string, abTest: boolean, bot?: { rng: Rng; out: StoredEvent[] }) => {
+    let holdout = armOf(token, chatbotId);
+    if (holdout !== '' && switching.has(token)) {
+      switching.delete(token);
+      holdout = holdout === 'holdout' ? 'exposed' : 'holdout';
+    }
     const last = token[token.length - 1];
     const abGroup = abTest && last === '0' ? 'control' : abTest && last === '1' ? 'test' : null;
     const sums = d.purchase ? totals(d.purchase) : { total: 0, base: 0 };
@@ -157,6 +175,7 @@ export function generateEvents(scenario: EventScenario): StoredEvent[] {
       total_value_base: sums.base, items: d.purchase?.items ?? [], url: 'https://shop.example/p',
       user_agent: bot ? bot.rng.pick(BOT_UAS) : BROWSER_UA, client_hash: '', data: JSON.stringify(data), is_bot: bot !== undefined,
       ...segmentOf(segmentRng, d.event),
+      holdout,
     });
   };
 
@@ -167,8 +186,11 @@ export function generateEvents(scenario: EventScenario): StoredEvent[] {
     const pool = orderPools.get(chatbotId) ?? [];
     orderPools.set(chatbotId, pool);
     const abTest = rng.chance(0.7);
+    if (scenario.holdout && holdoutRng.chance(0.02)) switching.add(token);
+    const dropPurchase = armOf(token, chatbotId) === 'holdout' ? scenario.holdout?.dropPurchase ?? 0 : 0;
     for (const d of journey(rng, start, end, pool)) {
       if (d.at > end) continue;
+      if (d.event === 'purchase' && dropPurchase > 0 && holdoutRng.chance(dropPurchase)) continue;
       // Rarely a single event without A/B: a token's group must come from any of its events.
       emit(d, token, chatbotId, rng.chance(0.1) ? !abTest : abTest);
     }

@@ -50,7 +50,7 @@ const keyLiterals = (keys: readonly string[]) => keys.map((k, n) => `${n === 0 ?
 /** In the order of the module's literal indices (K_*): event keys, item keys, then values. */
 const LITERALS = [
   ...keyLiterals(EVENT_COLUMNS), ...keyLiterals(['item_id', 'value', 'quantity', 'currency']),
-  'true', 'false', 'null', '"control"', '"test"',
+  'true', 'false', 'null', '"control"', '"test"', '"exposed"', '"holdout"', '""',
 ];
 
 /** What a byte inside a JSON string is to the module's string(): one table load per byte. */
@@ -89,7 +89,9 @@ interface Exports {
  * position, the holes: ≤ 2 + 50 items of 12 bytes), then the input and, right after it, the row.
  */
 const PAGE = 65536;
-const AT = { limits: PAGE, keys: PAGE + 256, text: PAGE + 512, token: PAGE + 768, escaped: PAGE + 1024, hex: PAGE + 1152, result: PAGE + 2048, literals: PAGE + 4096 };
+// keys: 8 bytes per literal, room for 64 (36 today).
+const AT = { limits: PAGE, keys: PAGE + 256, text: PAGE + 768, token: PAGE + 1024, escaped: PAGE + 1280, hex: PAGE + 1408, result: PAGE + 2048, literals: PAGE + 4096 };
+if (LITERALS.length > 64 || LIMIT_ORDER.length > 32) throw new Error('the layout holds 64 literals and 32 limits');
 const INPUT = 2 * PAGE;
 
 const wasm = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(new URL('./transcode.wasm', import.meta.url)))).exports as unknown as Exports;

@@ -9,7 +9,7 @@ import { receivedAtMs, type StoredEvent } from '@chatlytics/events';
 export const EVENT_COLUMNS = [
   'event_id', 'event', 'token', 'chatbot_id', 'received_at', 'ab_test', 'ab_group', 'popup_version',
   'open_way', 'order_num', 'currency', 'total_value', 'total_value_base', 'items', 'url', 'user_agent',
-  'client_hash', 'data', 'is_bot', 'source', 'utm_medium', 'utm_campaign', 'device',
+  'client_hash', 'data', 'is_bot', 'source', 'utm_medium', 'utm_campaign', 'device', 'holdout',
 ] as const;
 
 /**
@@ -235,6 +235,7 @@ export function encodeEventRow(w: RowWriter, e: StoredEvent): void {
   w.string(e.utm_medium ?? '');
   w.string(e.utm_campaign ?? '');
   w.string(e.device ?? '');
+  w.string(e.holdout ?? ''); // LowCardinality(String); absent on messages older than the column: ''
 }
 
 function writeItems(w: RowWriter, items: StoredEvent['items']): void {

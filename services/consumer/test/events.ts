@@ -38,6 +38,8 @@ export function storedEvent(i: number, over: Partial<StoredEvent> = {}): StoredE
     utm_medium: i % 3 === 0 ? 'cpc' : '',
     utm_campaign: i % 6 === 0 ? 'spring-sale' : '',
     device: i % 2 === 0 ? 'mobile' : 'desktop',
+    // The holdout arm, last (the fast path reads it after the segment).
+    holdout: i % 3 === 0 ? 'holdout' : i % 3 === 1 ? 'exposed' : '',
     ...over,
   };
 }

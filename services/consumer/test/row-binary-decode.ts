@@ -60,6 +60,7 @@ export function decodeEventRows(buf: Buffer, opts: { tail?: boolean } = {}): Rec
       utm_medium: string(),
       utm_campaign: string(),
       device: string(),
+      holdout: string(),
     };
     // The insert body's last columns (INSERT_COLUMNS): token_id and insert_key, as ClickHouse returns UInt64 (text).
     if (opts.tail) {

@@ -35,8 +35,9 @@ let minQuantity: f64 = 0; let maxQuantity: f64 = 0; let maxItems: i32 = 0;
 const L_EVENT = 0; const L_TOKEN = 1; const L_CHATBOT = 2; const L_POPUP = 3; const L_OPEN_WAY = 4;
 const L_ORDER = 5; const L_CURRENCY = 6; const L_URL = 7; const L_UA = 8; const L_CLIENT_HASH = 9;
 const L_DATA = 10; const L_ITEM_ID = 11; const L_ITEM_CURRENCY = 12; const L_NONE = 13; const L_SEGMENT = 14; // 14..17
-// Literal indices (the glue's LITERALS): 0..22 event keys, 23..26 item keys, then these.
-const K_ITEM = 23; const K_TRUE = 27; const K_FALSE = 28; const K_NULL = 29; const K_CONTROL = 30; const K_TEST = 31;
+// Literal indices (the glue's LITERALS): 0..23 event keys, 24..27 item keys, then these.
+const K_ITEM = 24; const K_TRUE = 28; const K_FALSE = 29; const K_NULL = 30; const K_CONTROL = 31; const K_TEST = 32;
+const K_EXPOSED = 33; const K_HELD_OUT = 34; const K_EMPTY = 35;
 
 // State of one call.
 let srcEnd: usize = 0; let out: usize = 0; let patches: u32 = 0; let intValue: f64 = 0;
@@ -294,6 +295,10 @@ export function transcode(src: usize, length: i32, dst: usize): i32 {
   p = boolean(literal(p, 18));
   // The segment (source, utm_medium, utm_campaign, device): always written by the ingest; without it, declined.
   for (let k = 0; k < 4; k++) p = string(literal(p, 19 + k), L_SEGMENT + k, textClass);
+  // The holdout arm: always written by the ingest, one of three texts (the schema's union); else declined.
+  p = literal(p, 23);
+  if (p == 0 || (literal(p, K_EXPOSED) == 0 && literal(p, K_HELD_OUT) == 0 && literal(p, K_EMPTY) == 0)) return NO;
+  p = string(p, L_NONE, textClass);
   if (p == 0 || p + 1 != srcEnd || load<u8>(p) != 0x7d) return NO;
   store<u32>(result + 8, patches);
   return <i32>(out - dst);

@@ -20,8 +20,11 @@ for (const variant of databaseVariants()) {
 
     t.test('defaults: any origin, 100,000 EUR, signatures not required, no secret', async (t) => {
       const { chatbot } = (await api('GET', `/chatbots/${IDS.alpha}`, ann)).json().data;
-      t.match(chatbot, { allowedOrigins: [], maxPurchaseEur: 100_000, requireSignedPurchases: false, hasSigningSecret: false });
-      t.same(await policies.find(IDS.alpha), { allowedOrigins: [], maxPurchaseEur: 100_000, requireSignedPurchases: false, signingSecret: null });
+      t.match(chatbot, { allowedOrigins: [], maxPurchaseEur: 100_000, requireSignedPurchases: false, holdoutPercent: 0, hasSigningSecret: false });
+      const { holdoutKey, ...policy } = (await policies.find(IDS.alpha))!;
+      t.same(policy, { allowedOrigins: [], maxPurchaseEur: 100_000, requireSignedPurchases: false, signingSecret: null, holdoutPercent: 0 });
+      t.match(holdoutKey, /^[0-9a-f-]{36}$/, 'every chatbot has its own random holdout key');
+      t.not((await policies.find(IDS.beta))?.holdoutKey, holdoutKey, "another chatbot's key differs");
       t.equal(await policies.find('not-a-uuid'), null, 'free text names no chatbot');
     });
 
@@ -34,6 +37,10 @@ for (const variant of databaseVariants()) {
       t.match(await policies.find(IDS.alpha), { allowedOrigins: ['https://shop.example', '*.shop.example'], maxPurchaseEur: 2_500.5 });
       const keep = await api('PATCH', `/chatbots/${IDS.alpha}`, ann, { maxPurchaseEur: 3_000 });
       t.same(keep.json().data.chatbot.allowedOrigins, ['https://shop.example', '*.shop.example'], 'a field left out keeps its value');
+      const key = (await policies.find(IDS.alpha))?.holdoutKey;
+      t.equal((await api('PATCH', `/chatbots/${IDS.alpha}`, ann, { holdoutPercent: 15 })).json().data.chatbot.holdoutPercent, 15);
+      t.match(await policies.find(IDS.alpha), { holdoutPercent: 15, holdoutKey: key }, 'the ingest reads the holdout; its key stays, so arms stay');
+      await api('PATCH', `/chatbots/${IDS.alpha}`, ann, { holdoutPercent: 0 });
     });
 
     t.test('signed purchases: turning them on generates the secret, shown once; rotation replaces it; no read shows it', async (t) => {

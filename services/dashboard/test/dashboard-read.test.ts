@@ -39,7 +39,7 @@ for (const variant of databaseVariants()) {
           chatbot: {
             id: IDS.alpha, name: 'Alpha', status: 'active', conversations: 2, visitors: 0, conversionRate: 0, language: 'de',
             integratedAt: '2026-01-31', lastActive: '2 hours ago', companyName: 'Shop A GmbH', supportEmail: 'help@shop-a.test',
-            allowedOrigins: [], maxPurchaseEur: 100_000, requireSignedPurchases: false, hasSigningSecret: false,
+            allowedOrigins: [], maxPurchaseEur: 100_000, requireSignedPurchases: false, holdoutPercent: 0, hasSigningSecret: false,
             revenueSource: 'tracker', attributionWindowDays: 7, hasOrdersKey: false, hasShopifyWebhookSecret: false, hasWoocommerceWebhookSecret: false,
           },
         },

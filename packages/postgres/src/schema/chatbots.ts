@@ -60,6 +60,16 @@ export const chatbots = pgTable('chatbots', {
    * older than this are deleted by the dashboard's retention loop. RETENTION_DAYS_DEFAULT.
    */
   retentionDays: integer('retention_days').notNull().default(395),
+  /**
+   * The share of visitors (0–50 %) for whom the assistant stays hidden, to measure the revenue
+   * it adds (the `lift` statistic). 0: no holdout.
+   */
+  holdoutPercent: integer('holdout_percent').notNull().default(0),
+  /**
+   * The key of the holdout assignment's HMAC (packages/events holdout.ts), random per chatbot and
+   * never shown: only the ingest computes arms, so a page cannot choose its own.
+   */
+  holdoutKey: text('holdout_key').notNull().default(sql`gen_random_uuid()::text`),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [

@@ -12,6 +12,7 @@ import { html } from '../html/html.js';
 import { RevenueSettingsFields } from './revenue-settings.js';
 import { ordersKeyBody, revenueSettingsSection } from './revenue-settings-views.js';
 import { trackingSettingsBody } from './tracking-settings-views.js';
+import { formOf } from './tracking-settings-routes.js';
 
 const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });
@@ -58,7 +59,7 @@ export const revenueSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardD
     };
     const errors: FieldErrors | null = check.Check(input) ? null : fieldErrors(check.Errors(input) as unknown as SchemaError[]);
     if (errors) {
-      const tracking = trackingSettingsBody(row, { allowedOrigins: row.allowedOrigins.join('\n'), maxPurchaseEur: String(row.maxPurchaseEur), requireSignedPurchases: row.requireSignedPurchases, retentionDays: String(row.retentionDays), errors: null }, null);
+      const tracking = trackingSettingsBody(row, formOf(row), null);
       const body = html`${tracking}${revenueSettingsSection(row, { ...text, errors }, ingestUrl)}`;
       return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId)), body }, 422);
     }

@@ -28,6 +28,9 @@ export const TrackingSettingsFields = {
     minimum: RETENTION_DAYS.min, maximum: RETENTION_DAYS.max,
     description: `Days a visitor's events and conversations are kept (default ${RETENTION_DAYS.default}); older ones are deleted within a day (README.md, "Personal data")`,
   })),
+  holdoutPercent: Type.Optional(Type.Integer({
+    minimum: 0, maximum: 50, description: 'Hide the assistant from this share of visitors (%) to measure the revenue it adds (the `lift` statistic); 0 (default): no holdout',
+  })),
 };
 
 /** The rules of a new chatbot; the onboarding page (settings/routes.ts) checks its form against them too. */
@@ -108,7 +111,7 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
     config: { auth: 'credential' },
     schema: {
       tags: ['dashboard'],
-      summary: "Change a chatbot's tracking settings (allowed origins, purchase cap, signed purchases, revenue source and attribution window, shop webhook secrets, retention)",
+      summary: "Change a chatbot's tracking settings (allowed origins, purchase cap, signed purchases, revenue source and attribution window, shop webhook secrets, retention, holdout)",
       description: 'Fields left out keep their value. The tracking endpoint applies a change within 15 s. Turning signed purchases on for a chatbot without a secret generates one, returned this once as `signingSecret`.',
       security: ANY_CREDENTIAL_SECURITY,
       params: IdParams,
@@ -120,10 +123,10 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
     },
   }, async (req) => {
     const accountId = principalOf(req).accountId;
-    const { allowedOrigins, maxPurchaseEur, requireSignedPurchases, retentionDays } = req.body;
+    const { allowedOrigins, maxPurchaseEur, requireSignedPurchases, retentionDays, holdoutPercent } = req.body;
     // The revenue rule and shop secrets first: the tracking update below answers with the row.
     if (!await deps.repos.ordersSettings.updateRevenueSettings(accountId, req.params.id, revenueSettingsOf(req.body))) throw Errors.notFound();
-    let row = await chatbots.updateTrackingSettings(accountId, req.params.id, { allowedOrigins: trimOrigins(allowedOrigins), maxPurchaseEur, requireSignedPurchases, retentionDays });
+    let row = await chatbots.updateTrackingSettings(accountId, req.params.id, { allowedOrigins: trimOrigins(allowedOrigins), maxPurchaseEur, requireSignedPurchases, retentionDays, holdoutPercent });
     if (!row) throw Errors.notFound();
     const signingSecret = row.requireSignedPurchases && !row.hasSigningSecret ? await chatbots.rotateSigningSecret(accountId, row.id) : null;
     if (signingSecret) row = { ...row, hasSigningSecret: true };

@@ -23,11 +23,13 @@ const TrackingFormBody = Type.Object({
   maxPurchaseEur: Type.Optional(Type.String()),
   requireSignedPurchases: Type.Optional(Type.String()),
   retentionDays: Type.Optional(Type.String()),
+  holdoutPercent: Type.Optional(Type.String()),
 });
 
-const formOf = (row: ChatbotRow): TrackingForm => ({
+/** The tracking form as the row stands (also under the revenue form when that one is refused). */
+export const formOf = (row: ChatbotRow): TrackingForm => ({
   allowedOrigins: row.allowedOrigins.join('\n'), maxPurchaseEur: String(row.maxPurchaseEur), requireSignedPurchases: row.requireSignedPurchases,
-  retentionDays: String(row.retentionDays), errors: null,
+  retentionDays: String(row.retentionDays), holdoutPercent: String(row.holdoutPercent), errors: null,
 });
 
 /**
@@ -64,12 +66,15 @@ export const trackingSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: Dashboard
     const { accountId } = principalOf(req);
     const row = await own(accountId, req.params.id);
     const text = { allowedOrigins: req.body.allowedOrigins ?? '', maxPurchaseEur: (req.body.maxPurchaseEur ?? '').trim(), requireSignedPurchases: req.body.requireSignedPurchases === 'true',
-      retentionDays: (req.body.retentionDays ?? String(row.retentionDays)).trim() };
+      retentionDays: (req.body.retentionDays ?? String(row.retentionDays)).trim(),
+      holdoutPercent: (req.body.holdoutPercent ?? '').trim() };
     const input = {
       allowedOrigins: text.allowedOrigins.split(/[\s,]+/).map((o) => o.replace(/\/+$/, '')).filter(Boolean),
       maxPurchaseEur: text.maxPurchaseEur === '' ? Number.NaN : Number(text.maxPurchaseEur),
       requireSignedPurchases: text.requireSignedPurchases,
       retentionDays: text.retentionDays === '' ? Number.NaN : Number(text.retentionDays),
+      // An empty field keeps no holdout; anything else is judged by the API's rule (an integer 0–50).
+      holdoutPercent: text.holdoutPercent === '' ? 0 : Number(text.holdoutPercent),
     };
     const errors: FieldErrors | null = check.Check(input) ? null : fieldErrors(check.Errors(input) as unknown as SchemaError[]);
     if (errors) {

@@ -8,6 +8,7 @@ export interface TrackingForm {
   maxPurchaseEur: string;
   requireSignedPurchases: boolean;
   retentionDays: string;
+  holdoutPercent: string;
   errors: FieldErrors | null;
 }
 
@@ -42,6 +43,10 @@ ${fieldError(form.errors, 'maxPurchaseEur')}</div>
 <input id="retentionDays" name="retentionDays" type="text" inputmode="numeric" maxlength="4" value="${form.retentionDays}"${invalid(form.errors, 'retentionDays')}>
 <p class="hint" id="retentionDays-hint">Events and conversations older than this are deleted every day, from 30 to 1,095 days (395, 13 months, by default). Visitor and event counts of older days stay; revenue, carts and sources of older days are gone with the rows.</p>
 ${fieldError(form.errors, 'retentionDays')}</div>
+<div class="field"><label for="holdoutPercent">Holdout (% of visitors who do not see the assistant)</label>
+<input id="holdoutPercent" name="holdoutPercent" type="text" inputmode="numeric" maxlength="3" value="${form.holdoutPercent}"${invalid(form.errors, 'holdoutPercent')}>
+<p class="hint" id="holdoutPercent-hint">0 to 50. The assistant stays hidden from this share of visitors, chosen at random and kept per visitor, so the analytics page can show the revenue it adds. 0: no holdout.</p>
+${fieldError(form.errors, 'holdoutPercent')}</div>
 <button type="submit">Save tracking settings</button>
 </form></section>
 <section aria-labelledby="h-secret"><h2 id="h-secret">Purchase signing secret</h2>

@@ -4,7 +4,7 @@ import { chatbots, type Database } from '@chatlytics/postgres';
 import { ordersCredentialFlags, type OrdersCredentialFlags, type SecretColumn } from './orders-settings-repository.js';
 
 /** A chatbot as the dashboard sees it: never a secret or key (hash), only whether it has one. */
-export type ChatbotRow = Omit<typeof chatbots.$inferSelect, 'purchaseSigningSecret' | SecretColumn> & { conversations: number; hasSigningSecret: boolean } & OrdersCredentialFlags;
+export type ChatbotRow = Omit<typeof chatbots.$inferSelect, 'purchaseSigningSecret' | 'holdoutKey' | SecretColumn> & { conversations: number; hasSigningSecret: boolean } & OrdersCredentialFlags;
 
 /** The settings the tracking endpoint enforces (services/ingest/README.md); all optional in a change. */
 export interface ChatbotTrackingSettings {
@@ -13,12 +13,15 @@ export interface ChatbotTrackingSettings {
   requireSignedPurchases?: boolean;
   /** Days a visitor's raw rows are kept (privacy/retention-days.ts). */
   retentionDays?: number;
+  /** The holdout's share of visitors, 0–50 (issue 61, the `lift` statistic). */
+  holdoutPercent?: number;
 }
 
 /** 32 random bytes: the HMAC key a shop's backend signs its purchases with; shown once. */
 export const newSigningSecret = () => `cps_${randomBytes(32).toString('base64url')}`;
 
-const { purchaseSigningSecret, ordersKeyHash, ordersSigningSecret, shopifyWebhookSecret, woocommerceWebhookSecret, ...visibleColumns } = getTableColumns(chatbots);
+// No secret leaves the repository: the signing secret is shown once, the holdout key never.
+const { purchaseSigningSecret, holdoutKey: _holdoutKey, ordersKeyHash, ordersSigningSecret, shopifyWebhookSecret, woocommerceWebhookSecret, ...visibleColumns } = getTableColumns(chatbots);
 const hasSigningSecret = sql<boolean>`(${purchaseSigningSecret} is not null)`.mapWith(Boolean);
 const returned = { ...visibleColumns, hasSigningSecret, ...ordersCredentialFlags };
 
@@ -90,5 +93,6 @@ function trackingColumns(input: ChatbotTrackingSettings) {
     ...(input.maxPurchaseEur !== undefined ? { maxPurchaseEur: input.maxPurchaseEur } : {}),
     ...(input.requireSignedPurchases !== undefined ? { requireSignedPurchases: input.requireSignedPurchases } : {}),
     ...(input.retentionDays !== undefined ? { retentionDays: input.retentionDays } : {}),
+    ...(input.holdoutPercent !== undefined ? { holdoutPercent: input.holdoutPercent } : {}),
   };
 }

@@ -58,14 +58,16 @@ export function twoProportionPValue(x1: number, n1: number, x2: number, n2: numb
 
 /**
  * Sample-ratio mismatch: chi-square goodness of fit of the two group sizes against the
- * intended 50/50 split (1 degree of freedom, so P(χ² ≥ x) = erfc(√(x/2))). A mismatch means
- * the assignment or the tracking is broken and the conversion comparison should not be trusted.
+ * intended split, `testShare` of the visitors in `test` (50/50 for the A/B test; the holdout's
+ * percentage for the lift). 1 degree of freedom, so P(χ² ≥ x) = erfc(√(x/2)). A mismatch means
+ * the assignment or the tracking is broken and the comparison should not be trusted.
  */
-export function sampleRatioMismatch(control: number, test: number): { pValue: number; mismatch: boolean } {
+export function sampleRatioMismatch(control: number, test: number, testShare = 0.5): { pValue: number; mismatch: boolean } {
   const total = control + test;
-  if (total <= 0) return { pValue: 1, mismatch: false };
-  const expected = total / 2;
-  const chi2 = ((control - expected) ** 2 + (test - expected) ** 2) / expected;
+  if (total <= 0 || !(testShare > 0 && testShare < 1)) return { pValue: 1, mismatch: false };
+  const expectedTest = total * testShare;
+  const expectedControl = total - expectedTest;
+  const chi2 = (control - expectedControl) ** 2 / expectedControl + (test - expectedTest) ** 2 / expectedTest;
   const pValue = Math.min(1, erfc(Math.sqrt(chi2 / 2)));
   return { pValue, mismatch: pValue < SRM_ALPHA };
 }

@@ -10,6 +10,8 @@ import type { StatsWindow } from './window.js';
 export interface StatsChatbot {
   id: string;
   abTestEnabled: boolean;
+  /** The holdout's share of visitors (the lift statistic); absent: 0. */
+  holdoutPercent?: number;
 }
 
 export interface OverviewTotals {
@@ -55,11 +57,11 @@ export function createConversationStatsRepository(db: Database): ConversationSta
       // chatbots.id is a uuid column: any other text names no chatbot (and would be a SQL error).
       if (!UUID.test(chatbotId) || !UUID.test(accountId)) return null;
       const [row] = await db
-        .select({ id: chatbots.id, settings: chatbots.settings })
+        .select({ id: chatbots.id, settings: chatbots.settings, holdoutPercent: chatbots.holdoutPercent })
         .from(chatbots)
         .where(and(eq(chatbots.id, chatbotId), eq(chatbots.accountId, accountId)))
         .limit(1);
-      return row ? { id: row.id, abTestEnabled: row.settings?.abTestEnabled === true } : null;
+      return row ? { id: row.id, abTestEnabled: row.settings?.abTestEnabled === true, holdoutPercent: row.holdoutPercent } : null;
     },
 
     async overview(chatbotId, w, visitorTokens) {

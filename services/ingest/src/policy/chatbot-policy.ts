@@ -4,11 +4,17 @@ import { createOriginPolicy, type OriginPolicy } from '../origin-policy.js';
 /** A chatbot's settings as stored (PostgreSQL `chatbots`): what the tracking endpoint enforces for it. */
 export interface ChatbotPolicyRow extends PurchasePolicy {
   allowedOrigins: readonly string[];
+  /** The holdout's share of visitors, 0–50 (services/ingest/README.md, "Holdout"); absent: 0. */
+  holdoutPercent?: number;
+  /** The holdout assignment's HMAC key; absent: no holdout. */
+  holdoutKey?: string;
 }
 
 /** The settings ready to apply: the origin list compiled once per load, not per event. */
 export interface ChatbotPolicy extends PurchasePolicy {
   origins: OriginPolicy;
+  holdoutPercent: number;
+  holdoutKey: string;
 }
 
 /**
@@ -27,11 +33,13 @@ export const compilePolicy = (row: ChatbotPolicyRow): ChatbotPolicy => ({
   maxPurchaseEur: row.maxPurchaseEur,
   requireSignedPurchases: row.requireSignedPurchases,
   signingSecret: row.signingSecret,
+  holdoutPercent: row.holdoutPercent ?? 0,
+  holdoutKey: row.holdoutKey ?? '',
 });
 
 /**
  * What an unknown chatbot (or one whose settings were never readable) gets: the defaults of a
- * new chatbot — any origin, the default EUR cap, signatures not required.
+ * new chatbot — any origin, the default EUR cap, signatures not required, no holdout.
  */
 export const DEFAULT_CHATBOT_POLICY: ChatbotPolicy = Object.freeze(compilePolicy({
   allowedOrigins: [], maxPurchaseEur: DEFAULT_MAX_PURCHASE_EUR, requireSignedPurchases: false, signingSecret: null,

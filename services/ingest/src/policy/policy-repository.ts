@@ -15,6 +15,8 @@ export function createChatbotPolicyRepository({ db }: { db: Database }) {
         maxPurchaseEur: chatbots.maxPurchaseEur,
         requireSignedPurchases: chatbots.requireSignedPurchases,
         signingSecret: chatbots.purchaseSigningSecret,
+        holdoutPercent: chatbots.holdoutPercent,
+        holdoutKey: chatbots.holdoutKey,
       }).from(chatbots).where(eq(chatbots.id, chatbotId.toLowerCase())).limit(1);
       return row ?? null;
     },
