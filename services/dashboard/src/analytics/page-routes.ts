@@ -107,6 +107,13 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     return reply.redirect(`/app/${req.query.chatbot_id}/${req.query.view ?? 'analytics'}`, 302);
   });
 
+  // A chatbot's own address (the digest's and older links): its analytics, the query kept.
+  app.get('/app/:id', { config, schema: schema("A chatbot's address: redirects to its analytics", { ...ids, querystring: AnalyticsQuery }) }, async (req, reply) => {
+    const { current } = await chatbotPage(principalOf(req).accountId, req.params.id);
+    const query = new URLSearchParams(Object.entries(req.query).filter((kv): kv is [string, string] => typeof kv[1] === 'string')).toString();
+    return reply.redirect(`/app/${current.id}/analytics${query ? `?${query}` : ''}`, 302);
+  });
+
   app.get('/app/:id/analytics', { config, schema: schema('Analytics of one chatbot: the last N days, or from/to', { ...ids, querystring: AnalyticsQuery }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const { all, current } = await chatbotPage(accountId, req.params.id);
