@@ -19,6 +19,7 @@ import type { VisitorEventRepository } from './visitor-event-repository.js';
 import type { ConversationRepository } from './conversation-repository.js';
 import { sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
 import { chatbotListBody, liveBody } from './list-views.js';
+import { headlineRow } from './headline-view.js';
 
 const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });
@@ -127,7 +128,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
       ...(frame === null || typeof frame === 'number' ? [['timeframe', String(frame ?? '')] as [string, string]] : [['from', frame.from], ['to', frame.to]] as [string, string][]),
       ...(compare ? [] : [['compare', 'none'] as [string, string]]),
     ];
-    const forms = html`${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError, !compare, kept)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors, !compare, kept)}${filterBar(action, windowPairs, state)}`;
+    const forms = html`<div class="controlbar" data-controls>${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError, !compare, kept)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors, !compare, kept)}${filterBar(action, windowPairs, state)}</div>`;
     const viewFrame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
     if (frame === null) {
       return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}` }, 422);
@@ -142,13 +143,15 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
       both(purchases), both(timeseries), both(cart), both(engagement), both(popupMetrics),
       stats.answer(sources, { ...asked, extra: { by: state.by } }), both(overview), stats.answer(setAsidePurchases, { ...asked, segment: undefined }),
     ]);
+    const downloads = csvLinks(current.id, frame, kept);
     const previous = compare
       ? { overview: o.previous!, engagement: e.previous!, popup: popup.previous!, purchases: p.previous!, timeseries: ts.previous!, cart: c.previous! }
       : null;
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, chatbotId: current.id }, {
-        action, frame, downloads: csvLinks(current.id, frame, kept), previous, kept, sources: sourcesSection(action, windowPairs, state, bySource),
+      body: html`<h1>${current.name}</h1>${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, chatbotId: current.id }, {
+        action, frame, downloads, previous, kept, sources: sourcesSection(action, windowPairs, state, bySource, downloads('sources', 'Sources')),
+        headline: headlineRow({ purchases: p, engagement: e, popup, timeseries: ts }, previous, utcDate(deps.clock())), controls: forms,
       })}`,
     });
   });
