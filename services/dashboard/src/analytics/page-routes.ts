@@ -17,7 +17,7 @@ import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view
 import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
 import type { VisitorEventRepository } from './visitor-event-repository.js';
 import type { ConversationRepository } from './conversation-repository.js';
-import { sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
+import { APP_VIEWS, sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
 import { chatbotListBody, liveBody } from './list-views.js';
 import { headlineRow } from './headline-view.js';
 
@@ -101,7 +101,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
   app.get('/app/go', {
     config,
     schema: schema('The chatbot switcher: go to a chatbot\'s view', {
-      querystring: Type.Object({ chatbot_id: Uuid, view: Type.Optional(Type.Union([Type.Literal('analytics'), Type.Literal('insights'), Type.Literal('live'), Type.Literal('alerts')])) }),
+      querystring: Type.Object({ chatbot_id: Uuid, view: Type.Optional(Type.Union(APP_VIEWS.map((v) => Type.Literal(v)))) }),
     }),
   }, async (req, reply) => {
     await chatbotPage(principalOf(req).accountId, req.query.chatbot_id);

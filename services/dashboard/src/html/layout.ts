@@ -85,8 +85,10 @@ export interface AppPageOptions {
   styles?: string[];
 }
 
-export type AppView = 'analytics' | 'insights' | 'live' | 'alerts';
-const VIEWS: [AppView, string][] = [['analytics', 'Analytics'], ['insights', 'Insights'], ['live', 'Live'], ['alerts', 'Alerts']];
+/** A chatbot's views, one tab each; `setup` holds the tag and the tracking settings. */
+export const APP_VIEWS = ['analytics', 'insights', 'live', 'alerts', 'setup'] as const;
+export type AppView = typeof APP_VIEWS[number];
+const VIEWS: [AppView, string][] = [['analytics', 'Analytics'], ['insights', 'Insights'], ['live', 'Live'], ['alerts', 'Alerts'], ['setup', 'Setup']];
 
 /** JSON for a `<script type="application/json">` block: `<` escaped so no text can close the element. */
 export function jsonBlock(id: string, value: unknown): RawHtml {
@@ -98,7 +100,8 @@ function switcher(chatbots: ChatbotChoice[], current?: AppPageOptions['current']
   if (chatbots.length === 0) return html``;
   return html`<form class="switcher" method="get" action="/app/go">
 <label for="switch-chatbot">Chatbot</label>
-<select id="switch-chatbot" name="chatbot_id" data-autosubmit>
+<select id="switch-chatbot" name="chatbot_id" data-autosubmit required>
+${selected && chatbots.some((c) => c.id === selected) ? '' : html`<option value="" selected disabled>Choose a chatbot</option>`}
 ${chatbots.map((c) => html`<option value="${c.id}"${c.id === selected ? raw(' selected') : ''}>${c.name}</option>`)}
 </select>
 <input type="hidden" name="view" value="${current?.view ?? 'analytics'}">

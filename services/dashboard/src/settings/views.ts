@@ -1,7 +1,7 @@
 import type { Flash } from '../auth/flash.js';
 import type { FieldErrors } from '../http/errors.js';
 import { html, raw, type RawHtml } from '../html/html.js';
-import { flashMessages } from '../html/components.js';
+import { copyButton, flashMessages, setupNav } from '../html/components.js';
 
 export interface KeyRow { id: string; name: string; prefix: string; scope: 'read' | 'manage'; createdAt: Date; lastUsedAt: Date | null }
 export interface TokenRow { id: string; name: string; prefix: string | null; createdAt: Date; lastUsedAt: Date | null; expiresAt: Date }
@@ -131,11 +131,13 @@ ${abErrors.length ? html`<p class="field-error" role="alert">${abErrors.join(' '
 /** A chatbot's tracker snippet and where its numbers will appear. */
 export function setupBody(bot: { id: string; name: string }, embed: { snippet: string; trackerUrl: string }, flash: Flash | null): RawHtml {
   return html`<h1>${bot.name}: set up</h1>
+${setupNav(bot.id, 'tag')}
 ${flashMessages(flash)}
 <section aria-labelledby="h-snippet"><h2 id="h-snippet">Tracker snippet</h2>
 <p>Put this tag on every page of the shop, before <code>&lt;/body&gt;</code>. Chatbot id: <code id="chatbot-id">${bot.id}</code></p>
 <label for="snippet">Snippet</label>
 <textarea id="snippet" class="copy" readonly rows="4">${embed.snippet}</textarea>
-<p class="hint">Select the field and copy it. The tracker is served from <code>${embed.trackerUrl}</code>.</p>
+<p>${copyButton('snippet', 'Copy the tag')} <span class="copied" data-copied="snippet" role="status"></span></p>
+<p class="hint">Copy it with the button, or select the field and copy it. The tracker is served from <code>${embed.trackerUrl}</code>.</p>
 <p><a href="/app/${bot.id}/analytics">Open ${bot.name}'s analytics</a> · <a href="/app/${bot.id}/tracking">Tracking settings: allowed origins, signed purchases</a> · <a href="/app">All chatbots</a></p></section>`;
 }
