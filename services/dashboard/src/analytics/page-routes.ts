@@ -18,7 +18,7 @@ import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from 
 import type { VisitorEventRepository } from './visitor-event-repository.js';
 import type { ConversationRepository } from './conversation-repository.js';
 import { APP_VIEWS, sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
-import { chatbotListBody, liveBody } from './list-views.js';
+import { chatbotListBody, liveBody, setupSteps } from './list-views.js';
 import { headlineRow } from './headline-view.js';
 
 const Page = Type.String({ description: 'HTML page' });
@@ -143,6 +143,12 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
       both(purchases), both(timeseries), both(cart), both(engagement), both(popupMetrics),
       stats.answer(sources, { ...asked, extra: { by: state.by } }), both(overview), stats.answer(setAsidePurchases, { ...asked, segment: undefined }),
     ]);
+    const nothing = (x: { engagement: { total_users: number }; popup: { conversations: { total: number } }; purchases: { total_users_purchased: number } }) =>
+      x.engagement.total_users === 0 && x.popup.conversations.total === 0 && x.purchases.total_users_purchased === 0;
+    if (nothing({ engagement: e, popup, purchases: p }) && (!compare || nothing({ engagement: e.previous!, popup: popup.previous!, purchases: p.previous! }))
+      && !((await stats.eventsLastDay(accountId, [current.id])).get(current.id))) {
+      return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}${setupSteps(current.id)}` });
+    }
     const downloads = csvLinks(current.id, frame, kept);
     const previous = compare
       ? { overview: o.previous!, engagement: e.previous!, popup: popup.previous!, purchases: p.previous!, timeseries: ts.previous!, cart: c.previous! }

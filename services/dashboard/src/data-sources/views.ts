@@ -1,3 +1,4 @@
+import { stateBadge } from '../html/components.js';
 import type { FieldErrors } from '../http/errors.js';
 import { html, raw, type RawHtml } from '../html/html.js';
 import type { presentChild, presentChunk, presentDataSourceDetail, presentDataSourceListItem } from './presenter.js';
@@ -52,7 +53,7 @@ ${list.rows.length === 0 ? html`<p>${filtered ? 'No data source matches the filt
 <th scope="row" class="wrap"><a href="/app/data-sources/${r.id}">${r.name}</a></th>
 <td data-label="Chatbot" class="wrap">${r.chatbotName}</td>
 <td data-label="Type">${r.type}${r.subtype ? html` / ${r.subtype}` : ''}</td>
-<td data-label="Status"><span class="badge ${r.status === 'completed' ? 'ok' : 'off'}">${r.status}</span></td>
+<td data-label="Status">${stateBadge(r.status)}</td>
 <td data-label="Documents">${count(r.documentCount)}</td>
 <td data-label="Children">${fmtInt(r.childrenCount)}</td>
 <td data-label="Created (UTC)">${r.createdAt}</td>

@@ -43,3 +43,15 @@ export function setupNav(chatbotId: string, current: 'tag' | 'tracking'): RawHtm
 /** A button that copies the field `target` (app.js); without scripts it stays hidden and the field is selectable. */
 export const copyButton = (target: string, label: string) =>
   html`<button type="button" class="secondary copy-button" data-copy="${target}">${label}</button>`;
+
+/**
+ * A state's badge, every state styled: good (`ok`, `completed`, `active`), bad (`firing`,
+ * `failed`, `error`), in progress (`processing`, `pending`), anything else quiet. The word is
+ * the meaning; the colour repeats it.
+ */
+export function stateBadge(state: string): RawHtml {
+  const tone = ['ok', 'completed', 'active'].includes(state) ? 'ok'
+    : ['firing', 'failed', 'error'].includes(state) ? 'danger'
+      : ['processing', 'pending', 'running'].includes(state) ? 'warn' : 'off';
+  return html`<span class="badge ${tone}" data-state="${state}">${state}</span>`;
+}

@@ -83,6 +83,11 @@ export interface AppPageOptions {
   /** Extra script files (besides app.js), e.g. the chart library. */
   scripts?: string[];
   styles?: string[];
+  /**
+   * An error page (404, 403, …), possibly for a guest: the header keeps only the way back to the
+   * dashboard, no switcher, no account links.
+   */
+  minimal?: boolean;
 }
 
 /** A chatbot's views, one tab each; `setup` holds the tag and the tracking settings. */
@@ -128,9 +133,9 @@ ${scripts.map((s) => html`<script src="${asset(s)}" defer></script>`)}
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
 <a class="brand" href="/app">Chatlytics</a>
-${switcher(page.chatbots ?? [], page.current, page.current?.chatbotId ?? page.selectedChatbot)}
+${page.minimal ? html`<nav class="account" aria-label="Account"><a href="/app">Your chatbots</a></nav>` : html`${switcher(page.chatbots ?? [], page.current, page.current?.chatbotId ?? page.selectedChatbot)}
 <nav class="account" aria-label="Account"><a href="/app/chatbots/new">Add a chatbot</a> <a href="/app/data-sources">Data sources</a> <a href="/app/settings">Settings</a> <a href="/settings/profile">Profile</a>
-<form method="post" action="/logout"><button type="submit" class="link">Log out</button></form></nav>
+<form method="post" action="/logout"><button type="submit" class="link">Log out</button></form></nav>`}
 </header>
 ${viewTabs(page.current)}
 <main id="main">
