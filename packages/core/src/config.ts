@@ -182,6 +182,29 @@ const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 /** `1`–`7` or a name the schema accepted (`Monday`, `mon`, …) as the ISO weekday number. */
 const weekdayNumber = (v: string) => (/^[1-7]$/.test(v) ? Number(v) : WEEKDAYS.indexOf(v.slice(0, 3).toLowerCase()) + 1);
 
+const LOCAL_HOSTS = new Set(['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost']);
+
+/**
+ * The base of every generated link when APP_URL is not set: the address the server listens on
+ * (a loopback or wildcard HOST is written `localhost`, which the browser and the origin rule treat
+ * as this machine).
+ */
+export function localAppUrl(host: string, port: number): string {
+  const name = LOCAL_HOSTS.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+/**
+ * The config of a server that listens on `port` (PORT=0 resolved to a real port before start-up):
+ * the links' base follows it unless APP_URL (or INGEST_PUBLIC_URL) was set.
+ */
+export function listeningOn(config: Config, port: number): Config {
+  if (config.appUrlExplicit) return { ...config, port };
+  const appUrl = localAppUrl(config.host, port);
+  const ingestDefaulted = config.ingestPublicUrl === config.appUrl;
+  return { ...config, port, appUrl, ingestPublicUrl: ingestDefaulted ? appUrl : config.ingestPublicUrl };
+}
+
 /** Parse the environment; throws ConfigError whose message is one line naming the variable. */
 export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = process.cwd()): Config {
   const env: Record<string, string> = {};
@@ -206,9 +229,13 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
     if (n > 65535) throw new ConfigError(`Invalid environment variable ${name}: must be a TCP port (0-65535) (got "${v}")`);
     return n;
   };
+  const listenPort = port(e.PORT, 3000, 'PORT');
+  const host = e.HOST ?? '127.0.0.1';
+  // Without APP_URL, links (e-mails, CSVs) point where `npm start` listens (localAppUrl).
+  const appUrl = (e.APP_URL ?? localAppUrl(host, listenPort)).replace(/\/+$/, '');
   return {
-    port: port(e.PORT, 3000, 'PORT'),
-    host: e.HOST ?? '127.0.0.1',
+    port: listenPort,
+    host,
     ingestPort: port(e.INGEST_PORT, 3001, 'INGEST_PORT'),
     dashboardPort: port(e.DASHBOARD_PORT, 3002, 'DASHBOARD_PORT'),
     consumerPort: port(e.CONSUMER_PORT, 3003, 'CONSUMER_PORT'),
@@ -235,9 +262,9 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = pro
     },
     consumerLagAlertSeconds: Number(e.CONSUMER_LAG_ALERT_SECONDS ?? 300),
     consumerFlushMs: Number(e.CONSUMER_FLUSH_MS ?? (e.CLICKHOUSE_CLUSTER ? 1000 : 250)),
-    appUrl: (e.APP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
+    appUrl,
     appUrlExplicit: e.APP_URL !== undefined,
-    ingestPublicUrl: (e.INGEST_PUBLIC_URL ?? e.APP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
+    ingestPublicUrl: (e.INGEST_PUBLIC_URL ?? appUrl).replace(/\/+$/, ''),
     mail: {
       resendApiKey: e.RESEND_API_KEY,
       resendBaseUrl: e.RESEND_BASE_URL,

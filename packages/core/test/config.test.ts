@@ -1,5 +1,5 @@
 import t from 'tap';
-import { loadConfig, ConfigError, KNOWN_ENV } from '../src/config.js';
+import { loadConfig, ConfigError, KNOWN_ENV, listeningOn, localAppUrl } from '../src/config.js';
 
 t.test('defaults follow the configuration table in README.md', async (t) => {
   const c = loadConfig({}, '/srv');
@@ -14,7 +14,7 @@ t.test('defaults follow the configuration table in README.md', async (t) => {
   t.equal(c.kafka.groupId, 'analytics-consumer');
   t.equal(c.kafka.createTopics, true);
   t.equal(c.kafka.idempotent, true);
-  t.equal(c.appUrl, 'http://localhost:3000');
+  t.equal(c.appUrl, 'http://localhost:3000', 'the default PORT\'s local address');
   t.equal(c.appUrlExplicit, false, 'the default APP_URL is a local start');
   t.equal(c.passwordReset.expireMinutes, 60);
   t.equal(c.passwordReset.throttleSeconds, 60);
@@ -94,4 +94,20 @@ for (const [name, value] of bad) {
 t.test('every known variable is documented in the order of the configuration table in README.md', async (t) => {
   t.ok(KNOWN_ENV.includes('SQL_API_KEY'));
   t.ok(KNOWN_ENV.includes('TRUST_PROXY'));
+});
+
+t.test('without APP_URL, links use the address the server listens on', async (t) => {
+  const c = loadConfig({ PORT: '3950' });
+  t.equal(c.appUrl, 'http://localhost:3950');
+  t.equal(c.ingestPublicUrl, 'http://localhost:3950');
+  t.equal(c.appUrlExplicit, false);
+  t.equal(loadConfig({ PORT: '3950', HOST: '0.0.0.0' }).appUrl, 'http://localhost:3950', 'a wildcard HOST is this machine');
+  t.equal(loadConfig({ PORT: '8080', HOST: '192.0.2.7' }).appUrl, 'http://192.0.2.7:8080');
+  t.equal(loadConfig({ PORT: '3950', APP_URL: 'https://shop.example/' }).appUrl, 'https://shop.example', 'APP_URL wins');
+  t.equal(localAppUrl('fe80::1', 4000), 'http://[fe80::1]:4000');
+  const zero = listeningOn(loadConfig({ PORT: '0' }), 41234);
+  t.same([zero.port, zero.appUrl, zero.ingestPublicUrl], [41234, 'http://localhost:41234', 'http://localhost:41234'], 'PORT=0 resolved once before start-up');
+  const explicit = listeningOn(loadConfig({ PORT: '0', APP_URL: 'https://a.example', INGEST_PUBLIC_URL: 'https://i.example' }), 41234);
+  t.same([explicit.appUrl, explicit.ingestPublicUrl], ['https://a.example', 'https://i.example']);
+  t.equal(listeningOn(loadConfig({ PORT: '0', INGEST_PUBLIC_URL: 'https://i.example' }), 5).ingestPublicUrl, 'https://i.example');
 });

@@ -8,7 +8,13 @@ import type { Chatlytics, ConsentState, TrackerData, TrackerEnv, TrackerEvent, T
  * keepalive request on page hide must stay under the browsers' 64 KiB in-flight budget:
  * 20 k characters are at most 60 kB in UTF-8.
  */
-export const BATCHING = { flushEvents: 20, flushMs: 2000, maxEvents: 100, maxChars: 900_000, hideChars: 20_000 };
+// Plain constants, which the minifier inlines; BATCHING names them for readers and tests.
+const FLUSH_EVENTS = 20;
+const FLUSH_MS = 2000;
+const MAX_EVENTS = 100;
+const MAX_CHARS = 900_000;
+const HIDE_CHARS = 20_000;
+export const BATCHING = { flushEvents: FLUSH_EVENTS, flushMs: FLUSH_MS, maxEvents: MAX_EVENTS, maxChars: MAX_CHARS, hideChars: HIDE_CHARS };
 
 const TOKEN = 'chatlytics:token';
 /** `<not before, epoch ms>:<failed attempts>`, shared by the tabs so that they back off together. */
@@ -129,7 +135,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
       const wait = readRetry()[0] - env.now();
       if (wait > 0) return schedule(wait);
       const live = await env.liveTabs();
-      const batch = persistent.take(BATCHING.maxEvents, BATCHING.maxChars, (e) => owner(e.key) === tab || !live?.includes(owner(e.key)));
+      const batch = persistent.take(MAX_EVENTS, MAX_CHARS, (e) => owner(e.key) === tab || !live?.includes(owner(e.key)));
       if (!batch.length || !(await post(batch, false))) return;
     }
   }
@@ -153,8 +159,8 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
       const body = JSON.stringify({ event, data: { ...data, chatbot_id: data.chatbot_id ?? opts.chatbotId, event_id: id }, ab_test: !!opts.abTest });
       (state === 'granted' ? persistent : memory).add(`${id}:${tab}`, body);
       if (state !== 'granted') return;
-      if (++unsent >= BATCHING.flushEvents) void drain();
-      else schedule(BATCHING.flushMs);
+      if (++unsent >= FLUSH_EVENTS) void drain();
+      else schedule(FLUSH_MS);
     },
     // After a send already under way (it may have taken its batch before the latest events):
     // one more pass then takes everything queued now. Ends when all is delivered or an attempt
@@ -191,7 +197,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
     api,
     hidden() {
       if (state !== 'granted' || readRetry()[0] > env.now()) return;
-      const batch = persistent.take(BATCHING.maxEvents, BATCHING.hideChars, (e) => owner(e.key) === tab && !inFlight.has(e.body));
+      const batch = persistent.take(MAX_EVENTS, HIDE_CHARS, (e) => owner(e.key) === tab && !inFlight.has(e.body));
       if (batch.length) void post(batch, true);
     },
   };

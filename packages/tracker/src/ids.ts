@@ -34,7 +34,9 @@ export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{8,128}$/;
 export const abGroupOf = (abTest: boolean, token: string | null) =>
   !abTest || !token ? null : token.endsWith('0') ? 'control' : token.endsWith('1') ? 'test' : null;
 
-export const BACKOFF = { baseMs: 1000, capMs: 300_000 };
+const BASE_MS = 1000;
+const CAP_MS = 300_000;
+export const BACKOFF = { baseMs: BASE_MS, capMs: CAP_MS };
 
 /**
  * Delay before retry number `attempt` (0-based): full jitter, a uniform draw in
@@ -43,9 +45,9 @@ export const BACKOFF = { baseMs: 1000, capMs: 300_000 };
  * so an outage that ends for everyone at once is not followed by a synchronised storm.
  */
 export function retryDelay(attempt: number, retryAfterSeconds: number, random: number): number {
-  const jitter = random * Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** attempt);
+  const jitter = random * Math.min(CAP_MS, BASE_MS * 2 ** attempt);
   const floor = retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : 0;
-  return Math.max(floor, Math.min(BACKOFF.capMs, floor + jitter));
+  return Math.max(floor, Math.min(CAP_MS, floor + jitter));
 }
 
 /** Retry-After in seconds (the delta form; an HTTP date or garbage counts as none). */

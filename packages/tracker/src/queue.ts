@@ -1,7 +1,9 @@
 import type { KeyValueStore } from './types.js';
 
 /** The queue's bounds: the oldest events go first when a page tracks beyond them while offline. */
-export const QUEUE_LIMITS = { events: 1000, chars: 1 << 20 };
+const MAX_QUEUED = 1000;
+const MAX_QUEUED_CHARS = 1 << 20;
+export const QUEUE_LIMITS = { events: MAX_QUEUED, chars: MAX_QUEUED_CHARS };
 
 const EVENT = 'chatlytics:e:';
 const DROPPED = 'chatlytics:dropped';
@@ -60,7 +62,7 @@ export class EventQueue {
       // Quota exceeded (storage full of other data): the events are lost and reported as dropped.
       return this.addDropped(n);
     }
-    if (this.size < 0 || (this.size += n) > QUEUE_LIMITS.events || (this.chars += body.length) > QUEUE_LIMITS.chars) this.scan();
+    if (this.size < 0 || (this.size += n) > MAX_QUEUED || (this.chars += body.length) > MAX_QUEUED_CHARS) this.scan();
   }
 
   /** Event keys, oldest first. */
@@ -82,7 +84,7 @@ export class EventQueue {
     let chars = 0;
     this.each((e) => { events.push(e); chars += e.body.length; });
     let drop = 0;
-    while (events.length - drop > QUEUE_LIMITS.events || chars > QUEUE_LIMITS.chars) chars -= events[drop++].body.length;
+    while (events.length - drop > MAX_QUEUED || chars > MAX_QUEUED_CHARS) chars -= events[drop++].body.length;
     // Unconditional (a no-op at 0): bytes of the size budget.
     this.remove(events.slice(0, drop));
     this.addDropped(drop);

@@ -1,5 +1,5 @@
 // The app pages' script (progressive enhancement: every page works without it).
-// - the chatbot switcher opens the chosen chatbot at once;
+// - the chatbot switcher opens the chosen chatbot at once; copy buttons copy their field;
 // - day-by-day and live charts are drawn with uPlot from the page's JSON data blocks (the
 //   day-by-day one with the previous period dashed when the page compares);
 // - the live view refreshes itself every 5 seconds.
@@ -9,6 +9,19 @@
 
   var select = document.querySelector('select[data-autosubmit]');
   if (select) select.addEventListener('change', function () { select.form.submit(); });
+
+  // Copy buttons (the Setup tab's tag): copy the field, say so in the status next to it.
+  Array.prototype.forEach.call(document.querySelectorAll('button[data-copy]'), function (button) {
+    button.addEventListener('click', function () {
+      var id = button.getAttribute('data-copy');
+      var field = document.getElementById(id);
+      var status = document.querySelector('[data-copied="' + id + '"]');
+      var done = function () { if (status) status.textContent = 'Copied.'; };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(field.value).then(done, function () { field.select(); document.execCommand('copy'); done(); });
+      } else { field.select(); document.execCommand('copy'); done(); }
+    });
+  });
 
   function readJson(id) {
     var el = document.getElementById(id);

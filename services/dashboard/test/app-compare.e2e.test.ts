@@ -122,8 +122,11 @@ for (const variant of databaseVariants()) {
       const above0 = fresh.shown.filter((f) => Number(f.value) > 0);
       t.ok(above0.length > 5 && above0.every((f) => f.kind === 'new' && f.text?.startsWith('▲ new vs ')),
         'a chatbot without events in the previous period: "▲ new" for each figure above 0');
-      const empty = await checkFigures(IDS.empty, 'timeframe=7');
-      t.ok(empty.shown.every((f) => f.kind === 'none' && f.text === '– no change, none in either period'), 'no data in either period: "–"');
+      // Nothing tracked in either period (nor in the last 24 h): the setup steps instead of zeros.
+      const empty = await page(`/app/${IDS.empty}/analytics?timeframe=7`);
+      t.equal(empty.statusCode, 200);
+      t.match(empty.body, 'data-empty-state', 'no data in either period: the steps to the first event');
+      t.same(figures(empty.body), [], 'and no figure of zeros');
     });
 
     t.test('compare=none: no comparison, and every link and form keeps it off', async (t) => {

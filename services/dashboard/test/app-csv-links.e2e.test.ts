@@ -37,7 +37,7 @@ t.teardown(() => ch.close());
 await insertEvents(ch.embedded, events);
 
 /** The page's CSV links: `data-csv` name → URL (attribute text unescaped). */
-const csvLinks = (body: string) => Object.fromEntries([...body.matchAll(/<a class="button secondary" href="([^"]+)" download data-csv="([^"]+)"/g)]
+const csvLinks = (body: string) => Object.fromEntries([...body.matchAll(/<a class="button secondary(?: csv)?" href="([^"]+)" download data-csv="([^"]+)"/g)]
   .map((m) => [m[2]!, m[1]!.replace(/&amp;/g, '&')]));
 
 for (const variant of databaseVariants()) {
@@ -53,7 +53,8 @@ for (const variant of databaseVariants()) {
     const login = await app.inject({ method: 'POST', url: '/login', payload: ANN });
     const cookie = `chatlytics_session=${login.cookies.find((c) => c.name === 'chatlytics_session')?.value}`;
 
-    const analytics = ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries', 'sources'];
+    // In the order of the page's blocks, each block's downloads in its heading.
+    const analytics = ['overview', 'engagement', 'sources', 'timeseries', 'cart', 'popup-metrics', 'purchases'];
     const cases: [string, string | ((stat: string) => string), string[]][] = [
       [`/app/${IDS.bot}/analytics?timeframe=30`, 'timeframe=30', analytics],
       [`/app/${IDS.bot}/analytics?from=2026-01-20&to=2026-02-03`, 'from=2026-01-20&to=2026-02-03', analytics],

@@ -218,8 +218,8 @@ for (const variant of databaseVariants()) {
       t.match(page.body, '&quot;&gt;&lt;script&gt;');
       t.match(page.headers['content-security-policy'], "default-src 'none'");
       const session = await h.login(BOB);
-      t.equal((await app.inject({ method: 'GET', url: '/login', headers: { cookie: session } })).headers.location, '/settings/profile');
-      t.equal((await app.inject({ method: 'GET', url: '/forgot-password', headers: { cookie: session } })).headers.location, '/settings/profile');
+      t.equal((await app.inject({ method: 'GET', url: '/login', headers: { cookie: session } })).headers.location, '/app', 'logged in: on to the app');
+      t.equal((await app.inject({ method: 'GET', url: '/forgot-password', headers: { cookie: session } })).headers.location, '/app');
       const login = await app.inject({ method: 'GET', url: '/login' });
       t.match(login.body, '<label for="email">');
       t.match(login.body, 'href="/forgot-password"');

@@ -2,7 +2,7 @@
  * A logged-in Chromium on `npm start`'s application with the demo data and WITHOUT APP_URL, at
  * the address the server prints: what the app pages' browser tests start from. Console errors
  * and page errors (a CSP violation is one) are collected in `problems`; `shoot` saves a page at
- * 1280×800 and 390×844 in SCREENSHOT_DIR (default: a temporary directory); `axe` scans a page
+ * 1280×800 and 375×812 in SCREENSHOT_DIR (default: a temporary directory); `axe` scans a page
  * past the CSP in a context of its own (only the scan bypasses it).
  */
 import fs from 'node:fs';
@@ -30,7 +30,7 @@ export interface AppBrowser {
   shots: string;
   shoot(name: string, p?: Page): Promise<void>;
   /** The serious and critical axe-core findings of `url`, and the rest for the log. */
-  axe(url: string): Promise<{ severe: unknown[]; minor: unknown[] }>;
+  axe(url: string, viewport?: { width: number; height: number }): Promise<{ severe: unknown[]; minor: unknown[] }>;
 }
 
 export async function startAppBrowser(t: { teardown(fn: () => unknown): void }, opts: { dirPrefix: string }): Promise<AppBrowser> {
@@ -69,15 +69,15 @@ export async function startAppBrowser(t: { teardown(fn: () => unknown): void }, 
   return {
     origin, browser, context, page, problems, shots,
     async shoot(name, p = page) {
-      for (const [w, h] of [[1280, 800], [390, 844]] as const) {
+      for (const [w, h] of [[1280, 800], [375, 812]] as const) {
         await p.setViewportSize({ width: w, height: h });
         await p.waitForTimeout(150); // the charts follow the resize
         await p.screenshot({ path: path.join(shots, `${name}-${w}x${h}.png`), fullPage: true });
       }
       await p.setViewportSize({ width: 1280, height: 800 });
     },
-    async axe(url) {
-      const scanContext = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 }, storageState: await context.storageState() });
+    async axe(url, viewport = { width: 1280, height: 800 }) {
+      const scanContext = await browser.newContext({ bypassCSP: true, viewport, storageState: await context.storageState() });
       try {
         const scan = await scanContext.newPage();
         await scan.goto(`${origin}${url}`);

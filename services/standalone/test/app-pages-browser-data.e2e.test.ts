@@ -29,7 +29,7 @@ t.test('CSV downloads, data-source pages and the password form in Chromium', { s
   for (const window of ['timeframe=7', `from=${day(6)}&to=${day(2)}`]) {
     await page.goto(`${origin}/app/${chatbotId}/analytics?${window}`);
     const links = page.locator('a[data-csv]');
-    const stats = ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries', 'sources'];
+    const stats = ['overview', 'engagement', 'sources', 'timeseries', 'cart', 'popup-metrics', 'purchases'];
     t.same(await links.evaluateAll((els) => els.map((e) => e.getAttribute('data-csv'))), stats, `${window}: a download per statistic`);
     for (const stat of stats) {
       const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`a[data-csv="${stat}"]`).click()]);

@@ -2,7 +2,7 @@ import { ALERT_KINDS, type AlertKind } from '@chatlytics/postgres';
 import type { Flash } from '../auth/flash.js';
 import type { FieldErrors } from '../http/errors.js';
 import { html, raw, type RawHtml } from '../html/html.js';
-import { flashMessages } from '../html/components.js';
+import { flashMessages, stateBadge } from '../html/components.js';
 import { describeCondition, describeValue } from './describe.js';
 import type { AlertRow, AlertTransitionRow } from './repository.js';
 
@@ -40,10 +40,10 @@ ${a.threshold === null ? '' : html`<div class="field"><label for="${id('threshol
 function alertItem(chatbotId: string, a: AlertRow, transitions: AlertTransitionRow[]): RawHtml {
   const channels = [a.email ? 'e-mail' : '', a.webhookUrl ? 'webhook' : ''].filter(Boolean).join(' and ') || 'none (shown here only)';
   return html`<article class="alert" data-alert-id="${a.id}" data-state="${a.state}">
-<h3>${a.kind} <span class="badge ${a.state}">${a.state}</span></h3>
+<h3>${a.kind} ${stateBadge(a.state)}</h3>
 <p>Fires on ${describeCondition(a)}. Notifies: ${channels}.</p>
 <p>Last evaluated ${when(a.lastEvaluatedAt)}: ${describeValue(a.kind, a.lastValue)}.</p>
-${transitions.length === 0 ? html`<p>No transition yet.</p>` : html`<div class="scroll"><table><caption>Last ${transitions.length} transitions, newest first</caption>
+${transitions.length === 0 ? html`<p>No transition yet.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><caption>Last ${transitions.length} transitions, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">State</th><th scope="col">Value</th></tr></thead>
 <tbody>${transitions.map((t) => html`<tr><td>${when(t.at)}</td><td>${t.state}</td><td>${describeValue(a.kind, t.value)}</td></tr>`)}</tbody></table></div>`}
 ${editForm(chatbotId, a)}

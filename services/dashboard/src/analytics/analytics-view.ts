@@ -28,7 +28,10 @@ export interface AnalyticsData {
 export interface AnalyticsPage {
   action: string;
   frame: number | DateRange;
-  downloads: RawHtml;
+  downloads: CsvLink;
+  /** The headline row (headline-view.ts) and the compact bar of controls, shown first. */
+  headline?: RawHtml;
+  controls?: RawHtml;
   /** `null`: the comparison is off. */
   previous: AnalyticsData | null;
   /** The filter and grouping every link of the page keeps (segment-view.ts). */
@@ -88,25 +91,25 @@ ${(['from', 'to'] as const).map((name) => (messages(name) ? html`<p class="field
 </form>`;
 }
 
-/** The statistics the page shows, in the JSON API's names, with their download labels. */
-const CSV_STATS: [string, string][] = [
-  ['overview', 'Overview'], ['engagement', 'Engagement'], ['popup-metrics', 'Popups'], ['purchases', 'Purchases'], ['cart', 'Cart'], ['timeseries', 'Day by day'],
-  ['sources', 'Sources'],
-];
+/** A block's CSV download: the block's statistic for the window shown. */
+export type CsvLink = (name: string, label: string) => RawHtml;
 
 /**
- * The CSV downloads of the window shown: links to the JSON routes with `format=csv`, which accept
- * the page's session cookie (a GET needs no origin check), so the file holds the very numbers the
- * API answers for the same window.
+ * The CSV downloads of the window shown, one in each block: links to the JSON routes with
+ * `format=csv`, which accept the page's session cookie (a GET needs no origin check), so the file
+ * holds the very numbers the API answers for the same window.
  */
-export function csvLinks(chatbotId: string, frame: number | DateRange, kept: [string, string][] = []): RawHtml {
+export function csvLinks(chatbotId: string, frame: number | DateRange, kept: [string, string][] = []): CsvLink {
   // The page's filter (and the sources table's grouping) too: a file holds what the page shows.
   const window: [string, string][] = typeof frame === 'number' ? [['timeframe', String(frame)]] : [['from', frame.from], ['to', frame.to]];
   // `by` is the sources table's alone (the other statistics would ignore it): a file's address says what it holds.
   const q = (name: string) => new URLSearchParams([['chatbot_id', chatbotId], ...window, ...kept.filter(([k]) => name === 'sources' || k !== 'by'), ['format', 'csv']]);
-  return html`<nav class="downloads" aria-label="Download as CSV"><span class="label">Download CSV</span>
-${CSV_STATS.map(([name, label]) => html`<a class="button secondary" href="/api/dashboard/analytics/stats/${name}?${q(name).toString()}" download data-csv="${name}">${label}<span class="sr-only"> as CSV</span></a>`)}</nav>`;
+  return (name, label) => html`<a class="button secondary csv" href="/api/dashboard/analytics/stats/${name}?${q(name).toString()}" download data-csv="${name}">${label} CSV</a>`;
 }
+
+/** A block's heading with its downloads at the right. */
+const blockHead = (id: string, title: string, ...links: RawHtml[]) =>
+  html`<div class="block-head"><h2 id="${id}">${title}</h2>${links.length ? html`<span class="block-csv">${links}</span>` : ''}</div>`;
 
 /** The summed row names how many versions it holds (services/dashboard/docs/statistics.md, popup-metrics). */
 const versionLabel = (m: { popup_version: string; other_versions?: number }) =>
@@ -128,9 +131,10 @@ export function analyticsBody(d: AnalyticsData, page: AnalyticsPage): RawHtml {
   const U = (a: AnalyticsData) => a.purchases;
   const C = (a: AnalyticsData) => a.cart;
   const str = (v: string) => v;
+  const csv = page.downloads;
   return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), ${isRange ? length : `last ${length}`}${compareLine(page.action, page.frame, prev ? prev.overview : null, page.kept)}</p>
-${page.downloads}
-<section aria-labelledby="h-overview"><h2 id="h-overview">Overview</h2>
+${page.headline ?? ''}${page.controls ?? ''}
+<section aria-labelledby="h-overview">${blockHead('h-overview', 'Overview', csv('overview', 'Overview'), csv('engagement', 'Engagement'))}
 <dl class="stats">
 ${figure('Conversations', 'overview.total_conversations', (b) => b.total_conversations, O, fmtInt)}
 ${figure('AI messages', 'overview.total_ai_messages', (b) => b.total_ai_messages, O, fmtInt)}
@@ -139,7 +143,7 @@ ${figure('Visitors', 'engagement.total_users', (b) => b.total_users, E, fmtInt)}
 </dl></section>
 ${page.sources ?? ''}
 
-<section aria-labelledby="h-series"><h2 id="h-series">Day by day</h2>
+<section aria-labelledby="h-series">${blockHead('h-series', 'Day by day', csv('timeseries', 'Day by day'))}
 <div class="series" data-series="timeseries" aria-hidden="true"></div>
 ${jsonBlock('timeseries-data', ts.days)}
 ${prev ? html`${jsonBlock('timeseries-previous-data', prev.timeseries.days)}
@@ -148,7 +152,7 @@ ${dayTable('Table', ts.days)}
 ${prev ? dayTable('Table of the previous period', prev.timeseries.days) : ''}
 </section>
 
-<section aria-labelledby="h-funnel"><h2 id="h-funnel">Engagement funnel</h2>
+<section aria-labelledby="h-funnel">${blockHead('h-funnel', 'Engagement funnel', csv('cart', 'Cart'))}
 ${barChart('Engagement funnel: visitors, approached, opened, chatted, added to cart, went to cart, bought', [
     { label: 'Visitors', value: e.total_users, note: '100 %' },
     { label: 'Approached (popup)', value: e.total_users_approached, note: fmtPercent(e.approached_ratio) },
@@ -169,9 +173,9 @@ ${figure('Abandoned after chat, value', 'cart.chatted.abandoned_value', (b) => b
 (without chat: ${fmtInt(c.not_chatted.users_abandoned)}, ${fmtEur(c.not_chatted.abandoned_value)}). A cart is abandoned when the visitor added to it in this window and bought nothing in it.</p>
 </section>
 
-<section aria-labelledby="h-popup"><h2 id="h-popup">Popups</h2>
+<section aria-labelledby="h-popup">${blockHead('h-popup', 'Popups', csv('popup-metrics', 'Popups'))}
 ${p.metrics.length ? barChart('Popup open rate per version', p.metrics.map((m) => ({ label: versionLabel(m), value: m.open_rate, note: `${fmtInt(m.popup_opened_count)} of ${fmtInt(m.popup_displayed_count)}` })), fmtPercent) : html`<p>No popup was shown in this window.</p>`}
-<div class="scroll"><table><thead><tr><th scope="col">Version</th><th scope="col">Shown</th><th scope="col">Opened</th><th scope="col">Open rate</th></tr></thead>
+<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Version</th><th scope="col">Shown</th><th scope="col">Opened</th><th scope="col">Open rate</th></tr></thead>
 <tbody>${p.metrics.map((m) => html`<tr><th scope="row">${versionLabel(m)}</th><td>${fmtInt(m.popup_displayed_count)}</td><td>${fmtInt(m.popup_opened_count)}</td><td>${fmtPercent(m.open_rate)}</td></tr>`)}</tbody></table></div>
 <dl class="stats">
 ${figure('Conversations started', 'popup-metrics.conversations.total', (b) => b.conversations.total, P, fmtInt)}
@@ -180,7 +184,7 @@ ${figure('From the chat button', 'popup-metrics.conversations.from_chat_button',
 ${figure('Popup share', 'popup-metrics.conversations.popup_ratio', (b) => b.conversations.popup_ratio, P, fmtPercent)}
 </dl></section>
 
-<section aria-labelledby="h-purchases"><h2 id="h-purchases">Purchases and revenue</h2>
+<section aria-labelledby="h-purchases">${blockHead('h-purchases', 'Purchases and revenue', csv('purchases', 'Purchases'))}
 <dl class="stats">
 ${figure('Revenue', 'purchases.total_revenue_purchased', (b) => b.total_revenue_purchased, U, fmtEur)}
 ${figure('Revenue after chat', 'purchases.total_revenue_chatted_purchased', (b) => b.total_revenue_chatted_purchased, U, fmtEur)}
@@ -206,7 +210,7 @@ function cartSteps(c: AnalyticsData['cart']) {
 
 /** A day-by-day table (the charts' numbers as text), folded. */
 function dayTable(summary: string, days: AnalyticsData['timeseries']['days']): RawHtml {
-  return html`<details><summary>${summary}</summary><div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Conversations</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
+  return html`<details><summary>${summary}</summary><div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Conversations</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
 <tbody>${days.map((r) => html`<tr><th scope="row">${r.date}</th><td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.conversations)}</td><td>${fmtInt(r.purchases)}</td><td>${fmtEur(r.revenue)}</td></tr>`)}</tbody></table></div></details>`;
 }
 
@@ -221,7 +225,7 @@ The groups' sizes (${fmtInt(ab.control.visitors)} vs ${fmtInt(ab.test.visitors)}
 ${intervalChart('Conversion rate per group with its 95 % interval', groups.map(([label, , g]) => ({
     label, value: g.conversion_rate, lower: g.conversion_rate_ci95.lower, upper: g.conversion_rate_ci95.upper,
   })))}
-<div class="scroll"><table><thead><tr><th scope="col">Group</th><th scope="col">Visitors</th><th scope="col">Orders</th><th scope="col">Conversion</th><th scope="col">95 % interval</th><th scope="col">Order value</th><th scope="col">Revenue per visitor</th></tr></thead>
+<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Group</th><th scope="col">Visitors</th><th scope="col">Orders</th><th scope="col">Conversion</th><th scope="col">95 % interval</th><th scope="col">Order value</th><th scope="col">Revenue per visitor</th></tr></thead>
 <tbody>${groups.map(([label, key, g]) => html`<tr><th scope="row">${label}</th><td>${fmtInt(g.visitors)}</td><td>${fmtInt(g.orders)}</td>
 <td data-stat="purchases.ab_test.${key}.conversion_rate" data-value="${g.conversion_rate}">${fmtPercent(g.conversion_rate)}</td>
 <td>${fmtDec(g.conversion_rate_ci95.lower)}–${fmtDec(g.conversion_rate_ci95.upper)} %</td><td>${fmtEur(g.aov)}</td><td>${fmtEur(g.arpu)}</td></tr>`)}</tbody></table></div>

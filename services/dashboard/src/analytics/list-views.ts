@@ -1,3 +1,4 @@
+import { stateBadge } from '../html/components.js';
 import { html, type RawHtml } from '../html/html.js';
 import { fmtInt } from '../html/format.js';
 import { jsonBlock } from '../html/layout.js';
@@ -8,10 +9,10 @@ export function chatbotListBody(rows: ChatbotListRow[]): RawHtml {
   if (rows.length === 0) return html`<h1>Your chatbots</h1><p>This account has no chatbot yet. <a href="/app/chatbots/new">Add a chatbot</a> to get its tracker snippet.</p>`;
   return html`<h1>Your chatbots</h1>
 <p><a class="add" href="/app/chatbots/new">Add a chatbot</a></p>
-<div class="scroll"><table class="chatbots"><thead><tr><th scope="col">Chatbot</th><th scope="col">Status</th><th scope="col">Conversations</th><th scope="col">Last active</th><th scope="col">Events (24 h)</th><th scope="col"><span class="sr-only">Views</span></th></tr></thead>
+<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="chatbots"><thead><tr><th scope="col">Chatbot</th><th scope="col">Status</th><th scope="col">Conversations</th><th scope="col">Last active</th><th scope="col">Events (24 h)</th><th scope="col"><span class="sr-only">Views</span></th></tr></thead>
 <tbody>${rows.map((r) => html`<tr>
 <th scope="row"><a href="/app/${r.id}/analytics">${r.name}</a></th>
-<td data-label="Status"><span class="badge ${r.status === 'active' ? 'ok' : 'off'}">${r.status}</span></td>
+<td data-label="Status">${stateBadge(r.status)}</td>
 <td data-label="Conversations" data-stat="chatbots.conversations" data-value="${r.conversations}">${fmtInt(r.conversations)}</td>
 <td data-label="Last active">${r.lastActive}</td>
 <td data-label="Events (24 h)" data-stat="chatbots.events24h" data-value="${r.events24h}">${fmtInt(r.events24h)}</td>
@@ -27,4 +28,19 @@ export function liveBody(chatbotId: string, minutes: { minute: string; events: n
 <div class="series" data-live="/api/dashboard/analytics/stats/live-events?chatbot_id=${chatbotId}" aria-hidden="true"></div>
 ${jsonBlock('live-data', minutes)}
 <noscript><p>Reload the page to refresh the numbers.</p></noscript>`;
+}
+
+/**
+ * The analytics page of a chatbot with nothing tracked in the window, its previous period and
+ * the last 24 hours: the steps that get the first event in, instead of a page of zeros.
+ */
+export function setupSteps(chatbotId: string): RawHtml {
+  return html`<section class="empty-state" aria-labelledby="h-empty" data-empty-state><h2 id="h-empty">No events from this chatbot yet</h2>
+<p>Nothing was tracked in these days, the days before them or the last 24 hours. Three steps start the numbers:</p>
+<ol class="steps">
+<li><a href="/app/${chatbotId}/setup">Copy the tag on the Setup tab</a> (the tracker, with this chatbot's id).</li>
+<li>Put it on every page of the shop, before <code>&lt;/body&gt;</code>; list the shop's address under <a href="/app/${chatbotId}/tracking">Tracking settings</a> if you restrict origins.</li>
+<li>Open the shop in a browser: the first events show on the <a href="/app/${chatbotId}/live">Live</a> tab within seconds. Requests sent from scripts or servers count as bots and are left out.</li>
+</ol>
+<p class="hint">Installed it a while ago? Choose a longer timeframe above.</p></section>`;
 }

@@ -17,8 +17,9 @@ import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view
 import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
 import type { VisitorEventRepository } from './visitor-event-repository.js';
 import type { ConversationRepository } from './conversation-repository.js';
-import { sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
-import { chatbotListBody, liveBody } from './list-views.js';
+import { APP_VIEWS, sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
+import { chatbotListBody, liveBody, setupSteps } from './list-views.js';
+import { headlineRow } from './headline-view.js';
 
 const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });
@@ -100,11 +101,18 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
   app.get('/app/go', {
     config,
     schema: schema('The chatbot switcher: go to a chatbot\'s view', {
-      querystring: Type.Object({ chatbot_id: Uuid, view: Type.Optional(Type.Union([Type.Literal('analytics'), Type.Literal('insights'), Type.Literal('live'), Type.Literal('alerts')])) }),
+      querystring: Type.Object({ chatbot_id: Uuid, view: Type.Optional(Type.Union(APP_VIEWS.map((v) => Type.Literal(v)))) }),
     }),
   }, async (req, reply) => {
     await chatbotPage(principalOf(req).accountId, req.query.chatbot_id);
     return reply.redirect(`/app/${req.query.chatbot_id}/${req.query.view ?? 'analytics'}`, 302);
+  });
+
+  // A chatbot's own address (the digest's and older links): its analytics, the query kept.
+  app.get('/app/:id', { config, schema: schema("A chatbot's address: redirects to its analytics", { ...ids, querystring: AnalyticsQuery }) }, async (req, reply) => {
+    const { current } = await chatbotPage(principalOf(req).accountId, req.params.id);
+    const query = new URLSearchParams(Object.entries(req.query).filter((kv): kv is [string, string] => typeof kv[1] === 'string')).toString();
+    return reply.redirect(`/app/${current.id}/analytics${query ? `?${query}` : ''}`, 302);
   });
 
   app.get('/app/:id/analytics', { config, schema: schema('Analytics of one chatbot: the last N days, or from/to', { ...ids, querystring: AnalyticsQuery }) }, async (req, reply) => {
@@ -120,7 +128,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
       ...(frame === null || typeof frame === 'number' ? [['timeframe', String(frame ?? '')] as [string, string]] : [['from', frame.from], ['to', frame.to]] as [string, string][]),
       ...(compare ? [] : [['compare', 'none'] as [string, string]]),
     ];
-    const forms = html`${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError, !compare, kept)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors, !compare, kept)}${filterBar(action, windowPairs, state)}`;
+    const forms = html`<div class="controlbar" data-controls>${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError, !compare, kept)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors, !compare, kept)}${filterBar(action, windowPairs, state)}</div>`;
     const viewFrame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
     if (frame === null) {
       return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}` }, 422);
@@ -135,13 +143,21 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
       both(purchases), both(timeseries), both(cart), both(engagement), both(popupMetrics),
       stats.answer(sources, { ...asked, extra: { by: state.by } }), both(overview), stats.answer(setAsidePurchases, { ...asked, segment: undefined }),
     ]);
+    const nothing = (x: { engagement: { total_users: number }; popup: { conversations: { total: number } }; purchases: { total_users_purchased: number } }) =>
+      x.engagement.total_users === 0 && x.popup.conversations.total === 0 && x.purchases.total_users_purchased === 0;
+    if (nothing({ engagement: e, popup, purchases: p }) && (!compare || nothing({ engagement: e.previous!, popup: popup.previous!, purchases: p.previous! }))
+      && !((await stats.eventsLastDay(accountId, [current.id])).get(current.id))) {
+      return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}${setupSteps(current.id)}` });
+    }
+    const downloads = csvLinks(current.id, frame, kept);
     const previous = compare
       ? { overview: o.previous!, engagement: e.previous!, popup: popup.previous!, purchases: p.previous!, timeseries: ts.previous!, cart: c.previous! }
       : null;
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, chatbotId: current.id }, {
-        action, frame, downloads: csvLinks(current.id, frame, kept), previous, kept, sources: sourcesSection(action, windowPairs, state, bySource),
+      body: html`<h1>${current.name}</h1>${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, chatbotId: current.id }, {
+        action, frame, downloads, previous, kept, sources: sourcesSection(action, windowPairs, state, bySource, downloads('sources', 'Sources')),
+        headline: headlineRow({ purchases: p, engagement: e, popup, timeseries: ts }, previous, utcDate(deps.clock())), controls: forms,
       })}`,
     });
   });

@@ -57,13 +57,13 @@ const shownValue = (v: string) => (v === '' ? '(none)' : v);
  * The sources table: one row per value of the grouping (the 50 with the most visitors), then the
  * rest summed. Each value links to the page filtered by it; the grouping's links switch it.
  */
-export function sourcesSection(action: string, windowPairs: [string, string][], k: KeptState, s: SourcesBody): RawHtml {
+export function sourcesSection(action: string, windowPairs: [string, string][], k: KeptState, s: SourcesBody, download: RawHtml = html``): RawHtml {
   const by = s.by as SegmentBy;
   const link = (over: Partial<KeptState>) => `${action}?${new URLSearchParams([...windowPairs, ...keptPairs(k, over)]).toString()}`;
   const figures = (r: Omit<SourcesBody['other'], 'values'>) => html`<td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.chatted)}</td><td>${fmtInt(r.purchasers)}</td><td>${fmtEur(r.revenue)}</td><td>${fmtPercent(r.conversion_rate_with_chat)}</td><td>${fmtPercent(r.conversion_rate_without_chat)}</td>`;
-  return html`<section aria-labelledby="h-sources" data-sources="${by}"><h2 id="h-sources">Where visitors come from</h2>
+  return html`<section aria-labelledby="h-sources" data-sources="${by}"><div class="block-head"><h2 id="h-sources">Where visitors come from</h2><span class="block-csv">${download}</span></div>
 <div class="timeframe"><span class="label" id="by-label">Group by</span><span class="quick" role="group" aria-labelledby="by-label">${SEGMENT_BY.map((b) => html`<a href="${link({ by: b })}"${b === by ? html` aria-current="true"` : ''}>${BY_LABELS[b]}</a>`)}</span></div>
-${s.rows.length ? html`<div class="scroll"><table><thead><tr><th scope="col">${BY_LABELS[by]}</th><th scope="col">Visitors</th><th scope="col">Chatted</th><th scope="col">Buyers</th><th scope="col">Revenue</th><th scope="col">Conversion with chat</th><th scope="col">Conversion without chat</th></tr></thead>
+${s.rows.length ? html`<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">${BY_LABELS[by]}</th><th scope="col">Visitors</th><th scope="col">Chatted</th><th scope="col">Buyers</th><th scope="col">Revenue</th><th scope="col">Conversion with chat</th><th scope="col">Conversion without chat</th></tr></thead>
 <tbody>${s.rows.map((r) => html`<tr data-source-row="${r.value}"><th scope="row">${r.value === '' ? shownValue(r.value) : html`<a href="${link({ segment: { ...k.segment, [by]: r.value } })}" title="Show only these visitors">${r.value}</a>`}</th>${figures(r)}</tr>`)}
 ${s.other.values ? html`<tr data-source-row="(other)"><th scope="row">Other: ${fmtInt(s.other.values)} more</th>${figures(s.other)}</tr>` : ''}</tbody></table></div>
 <p class="hint">A visitor counts under the ${BY_LABELS[by].toLowerCase()} of its first visit in the window; a value links to the page showing only its visitors.</p>` : html`<p>No visitor in this window.</p>`}

@@ -3,9 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DashboardDeps } from '../deps.js';
 import { takeFlash } from './flash.js';
 import { createResponder } from './respond.js';
-import { HOME_AFTER_LOGIN, LOGIN_PAGE } from './log-in.js';
+import { APP_HOME, HOME_AFTER_LOGIN, LOGIN_PAGE } from './log-in.js';
 import { forgotPasswordPage } from './forgot-password-page.js';
-import { sendPage } from '../html/layout.js';
+import { sendAppPage, sendPage } from '../html/layout.js';
 import { loginPage } from './login-page.js';
 import { profilePage } from './profile-page.js';
 import { resetPasswordPage } from './reset-password-page.js';
@@ -21,14 +21,14 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = as
   const { session } = createResponder(deps);
   const common = { tags: ['pages'], response: { 200: Page, 302: Redirect } };
 
-  // Guest pages: a logged-in visitor has nothing to do there and goes to the profile.
+  // Guest pages: a logged-in visitor has nothing to do there and goes to the app.
   app.get(LOGIN_PAGE, { config: { auth: 'none', page: true }, schema: { ...common, summary: 'Log-in page' } }, async (req, reply) => {
-    if (await session(req)) return reply.redirect(HOME_AFTER_LOGIN, 302);
+    if (await session(req)) return reply.redirect(APP_HOME, 302);
     return sendPage(reply, loginPage(takeFlash(req, reply)));
   });
 
   app.get('/forgot-password', { config: { auth: 'none', page: true }, schema: { ...common, summary: 'Request a password reset link' } }, async (req, reply) => {
-    if (await session(req)) return reply.redirect(HOME_AFTER_LOGIN, 302);
+    if (await session(req)) return reply.redirect(APP_HOME, 302);
     return sendPage(reply, forgotPasswordPage(takeFlash(req, reply)));
   });
 
@@ -50,6 +50,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> = as
     const current = await session(req);
     // The flash stays for the login page: e.g. "password reset" after the session was ended.
     if (!current) return reply.redirect(LOGIN_PAGE, 302);
-    return sendPage(reply, profilePage({ email: current.email, flash: takeFlash(req, reply) }));
+    // In the app's layout, with its header: the way on to the chatbots.
+    const chatbots = (await deps.repos.chatbots.listForAccount(current.accountId)).map((c) => ({ id: c.id, name: c.name }));
+    return sendAppPage(reply, { ...profilePage({ email: current.email, flash: takeFlash(req, reply) }), chatbots });
   });
 };

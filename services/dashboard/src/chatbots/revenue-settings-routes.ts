@@ -61,7 +61,7 @@ export const revenueSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardD
     if (errors) {
       const tracking = trackingSettingsBody(row, formOf(row), null);
       const body = html`${tracking}${revenueSettingsSection(row, { ...text, errors }, ingestUrl)}`;
-      return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId)), body }, 422);
+      return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId, row.id)), body }, 422);
     }
     await ordersSettings.updateRevenueSettings(accountId, row.id, input as Parameters<typeof ordersSettings.updateRevenueSettings>[2]);
     setFlash(reply, { status: 'Revenue settings saved. The statistics use them at once; the receivers take a new secret within 15 seconds.' }, deps.cookies);
@@ -74,6 +74,6 @@ export const revenueSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardD
     const { accountId } = principalOf(req);
     const row = await own(accountId, req.params.id);
     const minted = (await ordersSettings.rotateOrdersKey(accountId, row.id))!;
-    return sendAppPage(reply, { title: `${row.name}: orders key`, ...(await frame(accountId)), body: ordersKeyBody(row, minted, ingestUrl) }, 201);
+    return sendAppPage(reply, { title: `${row.name}: orders key`, ...(await frame(accountId, row.id)), body: ordersKeyBody(row, minted, ingestUrl) }, 201);
   });
 };

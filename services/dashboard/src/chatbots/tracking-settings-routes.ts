@@ -44,20 +44,23 @@ export const trackingSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: Dashboard
   const schema = <E extends object>(summary: string, extra: E, ok: Record<number, typeof Page | typeof Redirect> = { 200: Page }) => ({
     tags: ['pages'], summary, security: SESSION_SECURITY, ...extra, response: { ...ok, ...errorResponses(401, 403, 404, 422, 500) },
   });
-  const frame = async (accountId: string) => ({ chatbots: (await chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name })) });
+  // Under the chatbot's Setup tab: the switcher shows it, and switching keeps the tab.
+  const frame = async (accountId: string, chatbotId: string) => ({
+    chatbots: (await chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name })), current: { chatbotId, view: 'setup' as const },
+  });
   const own = async (accountId: string, id: string) => {
     const row = await chatbots.findForAccount(accountId, id);
     if (!row) throw Errors.notFound();
     return row;
   };
   const secretPage = async (accountId: string, row: ChatbotRow, secret: string) =>
-    ({ title: `${row.name}: purchase signing secret`, ...(await frame(accountId)), body: signingSecretBody(row, secret) });
+    ({ title: `${row.name}: purchase signing secret`, ...(await frame(accountId, row.id)), body: signingSecretBody(row, secret) });
 
   app.get('/app/:id/tracking', { config, schema: schema("A chatbot's tracking settings", { params: Params }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const row = await own(accountId, req.params.id);
     const revenue = revenueSettingsSection(row, { revenueSource: row.revenueSource, attributionWindowDays: String(row.attributionWindowDays), errors: null }, deps.config.ingestPublicUrl);
-    return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId)), body: html`${trackingSettingsBody(row, formOf(row), takeFlash(req, reply))}${revenue}` });
+    return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId, row.id)), body: html`${trackingSettingsBody(row, formOf(row), takeFlash(req, reply))}${revenue}` });
   });
 
   app.post('/app/:id/tracking', {
@@ -78,7 +81,7 @@ export const trackingSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: Dashboard
     };
     const errors: FieldErrors | null = check.Check(input) ? null : fieldErrors(check.Errors(input) as unknown as SchemaError[]);
     if (errors) {
-      return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId)), body: trackingSettingsBody(row, { ...text, errors }, null) }, 422);
+      return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId, row.id)), body: trackingSettingsBody(row, { ...text, errors }, null) }, 422);
     }
     const saved = (await chatbots.updateTrackingSettings(accountId, row.id, input))!;
     if (saved.requireSignedPurchases && !saved.hasSigningSecret) {

@@ -1,7 +1,7 @@
 import type { Flash } from '../auth/flash.js';
 import type { FieldErrors } from '../http/errors.js';
 import { html, raw, type RawHtml } from '../html/html.js';
-import { flashMessages } from '../html/components.js';
+import { flashMessages, setupNav } from '../html/components.js';
 
 export interface TrackingForm {
   allowedOrigins: string;
@@ -25,6 +25,7 @@ const invalid = (errors: FieldErrors | null, name: string) =>
  */
 export function trackingSettingsBody(bot: { id: string; name: string; hasSigningSecret: boolean }, form: TrackingForm, flash: Flash | null): RawHtml {
   return html`<h1>${bot.name}: tracking settings</h1>
+${setupNav(bot.id, 'tracking')}
 ${flashMessages(flash)}
 <section aria-labelledby="h-tracking"><h2 id="h-tracking">Who may report events and revenue</h2>
 <form class="stacked" method="post" action="/app/${bot.id}/tracking" novalidate>

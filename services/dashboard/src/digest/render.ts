@@ -30,6 +30,10 @@ function rows(bot: ChatbotDigest): Row[] {
   ];
 }
 
+/** The chatbot's analytics for exactly the digest's days, so the page shows the e-mail's figures. */
+export const weekLink = (appUrl: string, botId: string, c: DigestContent) =>
+  `${appUrl}/app/${encodeURIComponent(botId)}/analytics?${new URLSearchParams({ from: c.windows.current.from, to: c.windows.current.to })}`;
+
 const period = (c: DigestContent) => `${c.windows.current.from} to ${c.windows.current.to}`;
 const subjectOf = (c: DigestContent) => `Your Chatlytics week: ${period(c)}`;
 const plural = (n: number, word: string) => `${fmtInt(n)} ${word}${n === 1 ? '' : 's'}`;
@@ -59,7 +63,7 @@ function textOf(input: DigestMailInput): string {
       if (bot.alerts.length === 0) lines.push('  none');
       for (const a of bot.alerts) lines.push(`  ${a.firedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC ${plainText(a.name)}${a.detail ? `: ${plainText(a.detail)}` : ''}`);
     }
-    lines.push(`Details: ${input.appUrl}/app/${encodeURIComponent(bot.id)}`, '');
+    lines.push(`Details: ${weekLink(input.appUrl, bot.id, content)}`, '');
   }
   lines.push('You receive this digest because it is switched on in your settings:', `${input.appUrl}/app/settings`,
     'Unsubscribe with one click:', input.unsubscribeUrl, '');
@@ -90,7 +94,7 @@ function mjmlAlerts(bot: ChatbotDigest): string {
   return `<mj-text padding-top="12px"><strong>Alerts that fired</strong><br>${body}</mj-text>`;
 }
 
-function mjmlChatbot(bot: ChatbotDigest, appUrl: string): string {
+function mjmlChatbot(bot: ChatbotDigest, appUrl: string, content: DigestContent): string {
   const table = rows(bot).map((r) => `<tr style="border-top:1px solid #e4e7eb">
 <td style="padding:8px 4px 8px 0">${e(r.label)}<br><span style="font-size:12px;color:#52606d">before: ${e(r.previous)}</span></td>
 <td style="padding:8px 0;text-align:right;white-space:nowrap"><strong style="font-size:17px">${e(r.value)}</strong><br><span style="font-size:12px;color:${COLORS[r.dir]}">${e(r.change)}</span></td></tr>`).join('');
@@ -101,7 +105,7 @@ function mjmlChatbot(bot: ChatbotDigest, appUrl: string): string {
 ${mjmlList('Top complaints', bot.topComplaints)}
 ${mjmlList('Top missing information', bot.topMissingInformation)}
 ${mjmlAlerts(bot)}
-<mj-button href="${e(`${appUrl}/app/${encodeURIComponent(bot.id)}`)}" background-color="#3056d3" color="#ffffff" align="left" font-size="14px">Open the dashboard</mj-button>
+<mj-button href="${e(weekLink(appUrl, bot.id, content))}" background-color="#3056d3" color="#ffffff" align="left" font-size="14px">Open the dashboard</mj-button>
 </mj-column></mj-section>
 <mj-section padding="6px"><mj-column></mj-column></mj-section>`;
 }
@@ -125,7 +129,7 @@ function mjmlOf(input: DigestMailInput): string {
 <mj-text font-size="22px" font-weight="bold" padding-bottom="4px">Your Chatlytics week</mj-text>
 <mj-text color="#52606d">${intro}</mj-text>
 </mj-column></mj-section>
-${content.chatbots.length === 0 ? '<mj-section background-color="#ffffff" padding="16px"><mj-column><mj-text>Your account has no chatbot yet.</mj-text></mj-column></mj-section>' : content.chatbots.map((b) => mjmlChatbot(b, input.appUrl)).join('\n')}
+${content.chatbots.length === 0 ? '<mj-section background-color="#ffffff" padding="16px"><mj-column><mj-text>Your account has no chatbot yet.</mj-text></mj-column></mj-section>' : content.chatbots.map((b) => mjmlChatbot(b, input.appUrl, content)).join('\n')}
 <mj-section padding="12px 16px 24px"><mj-column>
 <mj-text font-size="12px" line-height="18px" color="#52606d">You receive this digest because it is switched on in your <a href="${e(`${input.appUrl}/app/settings`)}" style="color:#3056d3">settings</a>. <a href="${e(input.unsubscribeUrl)}" style="color:#3056d3">Unsubscribe</a> with one click.</mj-text>
 </mj-column></mj-section>

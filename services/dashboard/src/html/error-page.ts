@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html } from './html.js';
-import { sendPage } from './layout.js';
+import { sendAppPage } from './layout.js';
 
 /** What a person can do about each error of a page or form post. */
 const HINTS: Record<number, string> = {
@@ -22,11 +22,12 @@ const HINTS: Record<number, string> = {
 export function errorPage(req: FastifyRequest, reply: FastifyReply, err: { statusCode: number; message: string; errors?: Record<string, string[]> }) {
   if (err.statusCode === 401 && req.method === 'GET') return reply.redirect('/login', 302);
   const fieldMessages = Object.values(err.errors ?? {}).flat();
-  return sendPage(reply, {
-    title: err.message,
-    body: html`<h1>${err.message}</h1>
+  // The app's layout with a way back: /app answers a session with the chatbots, a guest with the log-in form.
+  return sendAppPage(reply, {
+    title: err.message, minimal: true,
+    body: html`<section class="dead-end"><h1>${err.message}</h1>
 <p>${HINTS[err.statusCode] ?? ''}</p>
 ${fieldMessages.length ? html`<ul class="errors" role="alert">${fieldMessages.map((m) => html`<li>${m}</li>`)}</ul>` : ''}
-<nav><a href="/app">Dashboard</a> · <a href="/login">Log in</a></nav>`,
+<p class="way-back"><a class="button" href="/app">Back to your chatbots</a> <a href="/login">Log in</a></p></section>`,
   }, err.statusCode);
 }

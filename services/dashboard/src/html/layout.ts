@@ -83,10 +83,17 @@ export interface AppPageOptions {
   /** Extra script files (besides app.js), e.g. the chart library. */
   scripts?: string[];
   styles?: string[];
+  /**
+   * An error page (404, 403, …), possibly for a guest: the header keeps only the way back to the
+   * dashboard, no switcher, no account links.
+   */
+  minimal?: boolean;
 }
 
-export type AppView = 'analytics' | 'insights' | 'live' | 'alerts';
-const VIEWS: [AppView, string][] = [['analytics', 'Analytics'], ['insights', 'Insights'], ['live', 'Live'], ['alerts', 'Alerts']];
+/** A chatbot's views, one tab each; `setup` holds the tag and the tracking settings. */
+export const APP_VIEWS = ['analytics', 'insights', 'live', 'alerts', 'setup'] as const;
+export type AppView = typeof APP_VIEWS[number];
+const VIEWS: [AppView, string][] = [['analytics', 'Analytics'], ['insights', 'Insights'], ['live', 'Live'], ['alerts', 'Alerts'], ['setup', 'Setup']];
 
 /** JSON for a `<script type="application/json">` block: `<` escaped so no text can close the element. */
 export function jsonBlock(id: string, value: unknown): RawHtml {
@@ -98,7 +105,8 @@ function switcher(chatbots: ChatbotChoice[], current?: AppPageOptions['current']
   if (chatbots.length === 0) return html``;
   return html`<form class="switcher" method="get" action="/app/go">
 <label for="switch-chatbot">Chatbot</label>
-<select id="switch-chatbot" name="chatbot_id" data-autosubmit>
+<select id="switch-chatbot" name="chatbot_id" data-autosubmit required>
+${selected && chatbots.some((c) => c.id === selected) ? '' : html`<option value="" selected disabled>Choose a chatbot</option>`}
 ${chatbots.map((c) => html`<option value="${c.id}"${c.id === selected ? raw(' selected') : ''}>${c.name}</option>`)}
 </select>
 <input type="hidden" name="view" value="${current?.view ?? 'analytics'}">
@@ -125,9 +133,9 @@ ${scripts.map((s) => html`<script src="${asset(s)}" defer></script>`)}
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
 <a class="brand" href="/app">Chatlytics</a>
-${switcher(page.chatbots ?? [], page.current, page.current?.chatbotId ?? page.selectedChatbot)}
+${page.minimal ? html`<nav class="account" aria-label="Account"><a href="/app">Your chatbots</a></nav>` : html`${switcher(page.chatbots ?? [], page.current, page.current?.chatbotId ?? page.selectedChatbot)}
 <nav class="account" aria-label="Account"><a href="/app/chatbots/new">Add a chatbot</a> <a href="/app/data-sources">Data sources</a> <a href="/app/settings">Settings</a> <a href="/settings/profile">Profile</a>
-<form method="post" action="/logout"><button type="submit" class="link">Log out</button></form></nav>
+<form method="post" action="/logout"><button type="submit" class="link">Log out</button></form></nav>`}
 </header>
 ${viewTabs(page.current)}
 <main id="main">

@@ -145,6 +145,6 @@ export const manageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; dige
     const row = await chatbots.findForAccount(accountId, req.params.id);
     if (!row) throw Errors.notFound();
     const embed = embedFor(trackerBase(req), row.id, row.settings?.abTestEnabled === true);
-    return sendAppPage(reply, { title: `${row.name}: set up`, ...(await frame(accountId)), body: setupBody(row, embed, takeFlash(req, reply)) });
+    return sendAppPage(reply, { title: `${row.name}: set up`, ...(await frame(accountId)), current: { chatbotId: row.id, view: 'setup' }, body: setupBody(row, embed, takeFlash(req, reply)) });
   });
 };

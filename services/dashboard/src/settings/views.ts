@@ -1,7 +1,7 @@
 import type { Flash } from '../auth/flash.js';
 import type { FieldErrors } from '../http/errors.js';
 import { html, raw, type RawHtml } from '../html/html.js';
-import { flashMessages } from '../html/components.js';
+import { copyButton, flashMessages, setupNav } from '../html/components.js';
 
 export interface KeyRow { id: string; name: string; prefix: string; scope: 'read' | 'manage'; createdAt: Date; lastUsedAt: Date | null }
 export interface TokenRow { id: string; name: string; prefix: string | null; createdAt: Date; lastUsedAt: Date | null; expiresAt: Date }
@@ -48,7 +48,7 @@ ${messages.length ? html`<p class="field-error" role="alert">${messages[0]}</p>`
 function tokensSection(tokens: TokenRow[]): RawHtml {
   return html`<section aria-labelledby="h-tokens"><h2 id="h-tokens">Your auth tokens</h2>
 <p class="hint">Personal tokens issued with your e-mail and password (<code>POST /api/auth/tokens</code>); they act as you until they expire.</p>
-${tokens.length === 0 ? html`<p>You have no auth token.</p>` : html`<div class="scroll"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+${tokens.length === 0 ? html`<p>You have no auth token.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
 <tbody>${tokens.map((k) => html`<tr data-token-id="${k.id}"><th scope="row">${k.name || '(no name)'}</th><td data-label="Token"><code>${k.prefix ?? 'ct_'}…</code></td><td data-label="Created">${when(k.createdAt)}</td><td data-label="Last used">${when(k.lastUsedAt)}</td><td data-label="Expires">${when(k.expiresAt)}</td>
 <td class="actions"><form method="post" action="/app/settings/tokens/${k.id}/revoke"><button type="submit" class="danger">Revoke<span class="sr-only"> ${k.name || k.prefix}</span></button></form></td></tr>`)}</tbody></table></div>`}
 </section>`;
@@ -60,7 +60,7 @@ export function settingsBody(keys: KeyRow[], tokens: TokenRow[], flash: Flash | 
 ${flashMessages(flash)}
 <section aria-labelledby="h-keys"><h2 id="h-keys">API keys</h2>
 <p class="hint">A key opens this account's JSON API (<code>Authorization: Bearer ck_…</code>): a read key its statistics and lists, a manage key also creates and deletes. Only its first characters are kept for display.</p>
-${keys.length === 0 ? html`<p>This account has no API key.</p>` : html`<div class="scroll"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+${keys.length === 0 ? html`<p>This account has no API key.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
 <tbody>${keys.map((k) => html`<tr data-key-id="${k.id}"><th scope="row">${k.name || '(no name)'}</th><td data-label="Key"><code>${k.prefix}…</code></td><td data-label="Access">${k.scope}</td><td data-label="Created">${when(k.createdAt)}</td><td data-label="Last used">${when(k.lastUsedAt)}</td>
 <td class="actions"><a href="/app/settings/api-keys/${k.id}/revoke">Revoke<span class="sr-only"> ${k.name}</span></a></td></tr>`)}</tbody></table></div>`}
 <h3>New API key</h3>
@@ -131,11 +131,13 @@ ${abErrors.length ? html`<p class="field-error" role="alert">${abErrors.join(' '
 /** A chatbot's tracker snippet and where its numbers will appear. */
 export function setupBody(bot: { id: string; name: string }, embed: { snippet: string; trackerUrl: string }, flash: Flash | null): RawHtml {
   return html`<h1>${bot.name}: set up</h1>
+${setupNav(bot.id, 'tag')}
 ${flashMessages(flash)}
 <section aria-labelledby="h-snippet"><h2 id="h-snippet">Tracker snippet</h2>
 <p>Put this tag on every page of the shop, before <code>&lt;/body&gt;</code>. Chatbot id: <code id="chatbot-id">${bot.id}</code></p>
 <label for="snippet">Snippet</label>
 <textarea id="snippet" class="copy" readonly rows="4">${embed.snippet}</textarea>
-<p class="hint">Select the field and copy it. The tracker is served from <code>${embed.trackerUrl}</code>.</p>
+<p>${copyButton('snippet', 'Copy the tag')} <span class="copied" data-copied="snippet" role="status"></span></p>
+<p class="hint">Copy it with the button, or select the field and copy it. The tracker is served from <code>${embed.trackerUrl}</code>.</p>
 <p><a href="/app/${bot.id}/analytics">Open ${bot.name}'s analytics</a> · <a href="/app/${bot.id}/tracking">Tracking settings: allowed origins, signed purchases</a> · <a href="/app">All chatbots</a></p></section>`;
 }
