@@ -37,7 +37,10 @@ export const revenueSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardD
   const schema = <E extends object>(summary: string, extra: E, ok: Record<number, typeof Page | typeof Redirect>) => ({
     tags: ['pages'], summary, security: SESSION_SECURITY, ...extra, response: { ...ok, ...errorResponses(401, 403, 404, 422, 500) },
   });
-  const frame = async (accountId: string) => ({ chatbots: (await chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name })) });
+  // Under the chatbot's Setup tab, like the tracking settings it extends.
+  const frame = async (accountId: string, chatbotId: string) => ({
+    chatbots: (await chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name })), current: { chatbotId, view: 'setup' as const },
+  });
   const own = async (accountId: string, id: string) => {
     const row = await chatbots.findForAccount(accountId, id);
     if (!row) throw Errors.notFound();
