@@ -40,7 +40,7 @@ for (const variant of databaseVariants()) {
             id: IDS.alpha, name: 'Alpha', status: 'active', conversations: 2, visitors: 0, conversionRate: 0, language: 'de',
             integratedAt: '2026-01-31', lastActive: '2 hours ago', companyName: 'Shop A GmbH', supportEmail: 'help@shop-a.test',
             allowedOrigins: [], maxPurchaseEur: 100_000, requireSignedPurchases: false, holdoutPercent: 0, hasSigningSecret: false,
-            revenueSource: 'tracker', attributionWindowDays: 7, hasOrdersKey: false, hasShopifyWebhookSecret: false, hasWoocommerceWebhookSecret: false,
+            revenueSource: 'tracker', attributionWindowDays: 7, hasOrdersKey: false, hasShopifyWebhookSecret: false, hasWoocommerceWebhookSecret: false, retentionDays: 395,
           },
         },
       });
