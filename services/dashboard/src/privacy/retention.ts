@@ -56,7 +56,8 @@ export interface RetentionLoopOptions extends RetentionDeps {
 /** The retention run as part of the dashboard app: at start-up, then every interval, under the lock. */
 export const retentionLoopPlugin = fp<RetentionLoopOptions>(async (app, opts) => {
   const loop = every({
-    intervalMs: opts.intervalMs, firstMs: opts.intervalMs > 0 ? 60_000 : 0,
+    // Not at once: a process that starts and stops again (a CLI command, a test) deletes nothing.
+    intervalMs: opts.intervalMs, firstMs: opts.intervalMs > 0 ? 5 * 60_000 : 0,
     run: () => opts.postgres.exclusive(RETENTION_LOCK_KEY, () => runRetention(opts)),
     onError: (err) => opts.log.warn({ err }, 'retention run failed; the next run tries again'),
   });
