@@ -1,7 +1,10 @@
 -- Every row that names one token of a chatbot, after erase_counts.sql (each statement can run
 -- again: an erasure job that failed half-way is retried). Mutations, waited for
 -- (mutations_sync = 2: every replica): on a cluster they run on the `_local` tables ON CLUSTER
--- (rendererAfterMigrations). The token's ids leave the bitmaps by bitmapAndnot, so what remains
+-- (rendererAfterMigrations). Not a lightweight DELETE: that only masks the rows, whose bytes stay
+-- on disk until their part merges, which a large old part may never do; a mutation rewrites the
+-- parts holding them, and the old parts are removed after old_parts_lifetime (8 minutes by
+-- default). The token's ids leave the bitmaps by bitmapAndnot, so what remains
 -- in the aggregates names nobody and equals what `cli verify` computes from events.
 ALTER TABLE token_hour_sets UPDATE tokens = bitmapAndnot(tokens, bitmapBuild(CAST({ids:Array(String)}, 'Array(UInt64)')))
     WHERE chatbot_id = {chatbot_id:String} AND hour IN {hours:Array(DateTime('UTC'))} SETTINGS mutations_sync = 2;
