@@ -15,9 +15,10 @@ ALTER TABLE purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST
 ALTER TABLE conversation_starts DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 ALTER TABLE events DELETE WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS mutations_sync = 2;
 ALTER TABLE order_first_purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)} SETTINGS mutations_sync = 2;
--- The token's orders' first purchases among the rows left (other tokens' purchases of the same number).
+-- The token's orders' first purchases among the rows left (other tokens' purchases of the same
+-- number); a minimum, so a row stored twice changes nothing and FINAL is not needed.
 INSERT INTO order_first_purchases
-WITH events AS (SELECT * FROM events FINAL WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)})
+WITH events AS (SELECT * FROM events WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)})
 {{> views/order_first_purchases_mv}};
 -- The payload is the stored event as JSON (or the raw body the consumer could not read): the
 -- token as a JSON string, quotes included, so a longer token that begins with it is kept.

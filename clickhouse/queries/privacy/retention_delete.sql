@@ -14,7 +14,7 @@ ALTER TABLE conversation_starts DELETE WHERE chatbot_id = {chatbot_id:String} AN
 ALTER TABLE order_first_purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND tupleElement(first, 'at') < {cutoff:DateTime64(3, 'UTC')} SETTINGS mutations_sync = 2;
 INSERT INTO order_first_purchases
 WITH events AS (
-    SELECT * FROM events FINAL
+    SELECT * FROM events
     WHERE chatbot_id = {chatbot_id:String} AND event = 'purchase' AND order_num != ''
       AND order_num NOT IN (SELECT order_num FROM order_first_purchases WHERE chatbot_id = {chatbot_id:String})
 )
