@@ -1,7 +1,10 @@
 -- Every row that names one token of a chatbot, after erase_counts.sql (each statement can run
 -- again: an erasure job that failed half-way is retried). Mutations, waited for
 -- (mutations_sync = 2: every replica): on a cluster they run on the `_local` tables ON CLUSTER
--- (rendererAfterMigrations). The token's ids leave the bitmaps by bitmapAndnot, so what remains
+-- (rendererAfterMigrations). Not a lightweight DELETE: that only masks the rows, whose bytes stay
+-- on disk until their part merges, which a large old part may never do; a mutation rewrites the
+-- parts holding them, and the old parts are removed after old_parts_lifetime (8 minutes by
+-- default). The token's ids leave the bitmaps by bitmapAndnot, so what remains
 -- in the aggregates names nobody and equals what `cli verify` computes from events.
 ALTER TABLE token_hour_sets UPDATE tokens = bitmapAndnot(tokens, bitmapBuild(CAST({ids:Array(String)}, 'Array(UInt64)')))
     WHERE chatbot_id = {chatbot_id:String} AND hour IN {hours:Array(DateTime('UTC'))} SETTINGS mutations_sync = 2;
@@ -12,9 +15,10 @@ ALTER TABLE purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST
 ALTER TABLE conversation_starts DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 ALTER TABLE events DELETE WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS mutations_sync = 2;
 ALTER TABLE order_first_purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)} SETTINGS mutations_sync = 2;
--- The token's orders' first purchases among the rows left (other tokens' purchases of the same number).
+-- The token's orders' first purchases among the rows left (other tokens' purchases of the same
+-- number); a minimum, so a row stored twice changes nothing and FINAL is not needed.
 INSERT INTO order_first_purchases
-WITH events AS (SELECT * FROM events FINAL WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)})
+WITH events AS (SELECT * FROM events WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)})
 {{> views/order_first_purchases_mv}};
 -- The payload is the stored event as JSON (or the raw body the consumer could not read): the
 -- token as a JSON string, quotes included, so a longer token that begins with it is kept.

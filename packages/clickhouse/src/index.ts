@@ -23,9 +23,10 @@ export {
   clickhouseHttp, CLICKHOUSE_HTTP_MAX_URI_BYTES, sqlApiKeyAuth, sqlKeyAuth, BOOTSTRAP_KEY_NAME, limitSettings, createQueryLogWriter,
   type ClickHouseHttpOptions, type SqlPrincipal, type QueryLogWriter, type SqlQueryLogEntry,
 } from './http-bridge/index.js';
-export { verifyAggregates, daysToRepair, repairDays, TOKEN_ID_CHECKS, type VerifyScope, type Difference, type RepairResult } from './verify.js';
+export { verifyAggregates, daysToRepair, repairDays, TOKEN_ID_CHECKS, KEPT_PAST_RETENTION, type VerifyScope, type Difference, type RepairResult } from './verify.js';
 export { repairTokenIds, type TokenIdRepair } from './repair-token-ids.js';
 export {
   ERASED_TOKENS_REFRESH_MS, ERASED_TOKENS_SETTLE_MS, erasedTokenDigest, erasedTokenPrefilter, markTokenErased, loadErasedTokens, eraseTokenRows,
   type ErasedTokenList, type TokenErasure,
 } from './erase-token.js';
+export { applyRetention, type RetentionRun } from './retention.js';

@@ -40,13 +40,22 @@ const params = (scope: VerifyScope) => ({
   to: clickhouseTime(scope.to ?? Date.now() + 86_400_000),
 });
 
+/**
+ * The aggregates of anonymous integers a chatbot keeps past its retention horizon (README.md,
+ * "Personal data"): their days before the horizon have no rows in events to compare with.
+ */
+export const KEPT_PAST_RETENTION = new Set(['token_hour_sets', 'token_day_sets', 'event_hour_counts']);
+
 /** Every difference in the scope, in check order. */
 export async function verifyAggregates(engine: ClickHouseEngine, scope: VerifyScope = {}): Promise<Difference[]> {
   const out: Difference[] = [];
   for (const name of CHECKS) {
     out.push(...await engine.query<Difference>(sqlFile(name), params(scope)));
   }
-  return out;
+  const cutoffs = new Map((await engine.query<{ chatbot_id: string; cutoff: string }>(
+    'SELECT chatbot_id, toString(max(cutoff)) AS cutoff FROM retention_cutoffs GROUP BY chatbot_id')).map((r) => [r.chatbot_id, r.cutoff]));
+  if (cutoffs.size === 0) return out;
+  return out.filter((d) => !(KEPT_PAST_RETENTION.has(d.check) && d.day < (cutoffs.get(d.chatbot_id) ?? '')));
 }
 
 /** The chatbot days a repair recomputes: those of the differences in the day-bound aggregates. */

@@ -17,6 +17,15 @@ t.test('on a cluster every mutation runs on the _local tables ON CLUSTER', async
   t.ok(rendered.some((s) => /INSERT INTO order_first_purchases\b/.test(s)), 'the insert keeps the Distributed name');
 });
 
+t.test('the retention run\'s mutations too', async (t) => {
+  const render = rendererAfterMigrations({ cluster: 'shop', database: 'analytics' });
+  const rendered = splitStatements(sqlFile('privacy/retention_delete')).flatMap((s) => render(s)).filter((r) => !r.skipped)
+    .map((r) => r.sql.replace(/^\s*--.*$/gm, '').trim());
+  const mutations = rendered.filter((s) => /^ALTER TABLE/.test(s));
+  t.equal(mutations.length, 6);
+  for (const s of mutations) t.match(s, /^ALTER TABLE \w+_local ON CLUSTER shop DELETE/, s.slice(0, 60));
+});
+
 t.test('on one node the statements run as written', async (t) => {
   const render = rendererAfterMigrations({ database: 'analytics' });
   const statements = splitStatements(sqlFile('privacy/erase_token'));

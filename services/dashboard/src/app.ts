@@ -187,6 +187,7 @@ export const dashboardApp: FastifyPluginAsync<DashboardOptions> = async (app, op
   // Each user's weekly digest switch and the weeks queued.
   const digests = createDigestRepository({ db: opts.postgres.db });
   await app.register(unsubscribeRoutes, { digests, signer: createUnsubscribeSigner(secret) });
+  if (privacy) await privacy.loop(app, { postgres: opts.postgres, log: deps.log });
   if (opts.clickhouse) {
     await app.register(alertLoopsPlugin, {
       ...opts.alerts, config: opts.config, alerts, clickhouse: opts.clickhouse, postgres: opts.postgres, log: deps.log, clock: deps.clock,

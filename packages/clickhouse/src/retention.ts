@@ -1,0 +1,43 @@
+import { rendererAfterMigrations } from './migrations.js';
+import { splitStatements } from './sql-split.js';
+import { sqlFile } from './sql-files.js';
+import { clickhouseTime } from './time.js';
+import type { ClickHouseEngine } from './types.js';
+
+export interface RetentionRun {
+  /** Whether anything was older than the horizon (else nothing was touched). */
+  deleted: boolean;
+  /** Token ids whose mapping went with the token's last rows. */
+  tokens: number;
+}
+
+const TOKENS_PER_MUTATION = 10_000;
+
+/**
+ * A chatbot's raw rows received before `cutoff` (a UTC midnight, ms) deleted
+ * (privacy/retention_delete.sql), then the id mappings of the tokens left without rows, then the
+ * horizon recorded for `cli verify` (README.md, "Personal data"). Can run again at any time.
+ */
+export async function applyRetention(
+  engine: ClickHouseEngine, chatbotId: string, cutoff: number, opts: { cluster?: string } = {},
+): Promise<RetentionRun> {
+  const p = { chatbot_id: chatbotId, cutoff: clickhouseTime(cutoff) };
+  // Nothing older and the horizon recorded (a run that failed half-way has not): nothing to do.
+  const [{ older, recorded }] = await engine.query<{ older: string; recorded: number | string }>(
+    "SELECT (SELECT count() FROM events WHERE chatbot_id = {chatbot_id:String} AND received_at < {cutoff:DateTime64(3, 'UTC')})"
+      + " + (SELECT count() FROM events_rejected WHERE chatbot_id = {chatbot_id:String} AND received_at < {cutoff:DateTime64(3, 'UTC')}) AS older,"
+      + " (SELECT count() FROM retention_cutoffs WHERE chatbot_id = {chatbot_id:String} AND cutoff >= toDate({cutoff:DateTime64(3, 'UTC')})) AS recorded", p);
+  if (Number(older) === 0 && Number(recorded) > 0) return { deleted: false, tokens: 0 };
+  const render = rendererAfterMigrations({ cluster: opts.cluster, database: engine.database });
+  const run = async (sql: string, params: Record<string, unknown>) => {
+    for (const r of render(sql)) if (!r.skipped) await engine.command(r.sql, params);
+  };
+  for (const statement of splitStatements(sqlFile('privacy/retention_delete'))) await run(statement, p);
+  const tokens = (await engine.query<{ token: string }>(sqlFile('privacy/retention_expired_tokens'), p)).map((r) => r.token);
+  for (let i = 0; i < tokens.length; i += TOKENS_PER_MUTATION) {
+    await run('ALTER TABLE token_ids DELETE WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} SETTINGS mutations_sync = 2',
+      { chatbot_id: chatbotId, tokens: tokens.slice(i, i + TOKENS_PER_MUTATION) });
+  }
+  await engine.insert('retention_cutoffs', [{ chatbot_id: chatbotId, cutoff: clickhouseTime(cutoff).slice(0, 10) }]);
+  return { deleted: true, tokens: tokens.length };
+}
