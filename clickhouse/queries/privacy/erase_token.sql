@@ -25,4 +25,7 @@ WITH events AS (SELECT * FROM events WHERE chatbot_id = {chatbot_id:String} AND 
 ALTER TABLE events_rejected DELETE WHERE chatbot_id IN ({chatbot_id:String}, '') AND position(payload, concat('"', {token:String}, '"')) > 0
     SETTINGS mutations_sync = 2;
 -- Last: a retry after a failure above still finds the ids here.
+-- The shop's orders stay (they are the shop's books, counted as orders without a visitor); only
+-- the token leaves them.
+ALTER TABLE orders UPDATE token = '' WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS mutations_sync = 2;
 ALTER TABLE token_ids DELETE WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS mutations_sync = 2;

@@ -18,6 +18,7 @@ export function createErasedStep(list: () => ErasedTokenList): Step<Incoming, In
       const erased = list();
       if (erased.empty) return ok(input);
       const key = input.message.key;
+      if (key?.startsWith(ORDER_KEY)) return withoutErasedToken(input, erased);
       if (key !== null && !erased.mayHold(key)) return ok(input);
       let value: { chatbot_id?: unknown; token?: unknown };
       try {
@@ -30,6 +31,28 @@ export function createErasedStep(list: () => ErasedTokenList): Step<Incoming, In
       return ok(input);
     },
   };
+}
+
+/** Orders travel keyed by chatbot and order (packages/events order.ts), not by token. */
+const ORDER_KEY = 'order:';
+
+/**
+ * An order of an erased visitor is the shop's record and stays, without the token: the message
+ * goes on with `token: ''`, as the erasure left its stored rows (privacy/erase_token.sql).
+ */
+function withoutErasedToken(input: Incoming, erased: ErasedTokenList) {
+  let value: { kind?: unknown; order?: { chatbot_id?: unknown; token?: unknown } };
+  try {
+    value = JSON.parse(input.message.value.toString('utf8'));
+  } catch {
+    return ok(input);
+  }
+  const order = value?.kind === 'order' ? value.order : undefined;
+  const token = order?.token;
+  if (typeof token !== 'string' || token === '' || !erased.mayHold(token)) return ok(input);
+  if (!erased.has(typeof order?.chatbot_id === 'string' ? order.chatbot_id : '', token)) return ok(input);
+  const value2 = Buffer.from(JSON.stringify({ ...value, order: { ...order, token: '' } }));
+  return ok({ ...input, message: { ...input.message, value: value2 } });
 }
 
 /** The list as last read, read again every ERASED_TOKENS_REFRESH_MS until stopped. */

@@ -6,7 +6,8 @@
 import t from 'tap';
 import { erasedTokenDigest, erasedTokenPrefilter, type ErasedTokenList } from '@chatlytics/clickhouse';
 import { createMessagePipeline, createMessageSteps } from '../src/pipeline.js';
-import { NO_ERASED_TOKENS } from '../src/erased-step.js';
+import { createErasedStep, NO_ERASED_TOKENS } from '../src/erased-step.js';
+import { encodeOrderMessage, isOrderProblem, toStoredOrder } from '@chatlytics/events';
 import { DropReason } from '../src/step.js';
 import { replay } from '../src/replay.js';
 import { RowWriter } from '../src/row-binary.js';
@@ -62,4 +63,23 @@ t.test('after an erasure neither the consumer nor a replay stores the visitor ag
   await again.stop();
   t.equal(clickhouse.events.filter((r) => r.token === 'erased_visitor_1').length, 0, 'nor a message still on the bus');
   t.equal(clickhouse.events.filter((r) => r.token === 'kept_visitor_1').length, 11, 'other visitors are stored');
+});
+
+t.test("an erased visitor's order is the shop's and goes on, without the token", async (t) => {
+  const order = toStoredOrder('bot-1', {
+    order_id: 'ORD-1', token: 'erased_visitor_1', placed_at: '2026-05-01T10:00:00Z', currency: 'EUR',
+    items: [{ item_id: 'sku-1', quantity: 1, value: 20 }], status: 'paid',
+  }, 'api', new Date());
+  if (isOrderProblem(order)) throw new Error(order.message);
+  const steps = (list: ErasedTokenList) => createMessagePipeline(createMessageSteps(() => list));
+  const message = (o: typeof order) => ({ partition: 0, offset: '1', timestamp: 0, ...encodeOrderMessage(o) });
+  const erasedFirst = createErasedStep(() => listOf([['bot-1', 'erased_visitor_1']]));
+  const out = erasedFirst.run({ message: message(order), rows: new RowWriter(16) });
+  t.equal(out.kind, 'ok');
+  const value = JSON.parse((out as { value: { message: { value: Buffer } } }).value.message.value.toString('utf8'));
+  t.same({ ...value.order, token: 'x' }, { ...order, token: 'x' }, 'the order unchanged but its token');
+  t.equal(value.order.token, '', 'the token gone');
+  const kept = createErasedStep(() => listOf([['bot-2', 'erased_visitor_1']])).run({ message: message(order), rows: new RowWriter(16) });
+  t.equal(JSON.parse((kept as { value: { message: { value: Buffer } } }).value.message.value.toString('utf8')).order.token, 'erased_visitor_1', "another chatbot's erasure keeps it");
+  t.ok(steps(listOf([['bot-1', 'erased_visitor_1']])).names.includes('order'));
 });

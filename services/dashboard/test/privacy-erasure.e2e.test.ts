@@ -95,6 +95,12 @@ async function seededClickHouse() {
     { received_at: nowText, reason: 'invalid_event', error: 'x', payload: JSON.stringify({ token: TOKEN, event: '?' }), source: 'consumer', chatbot_id: '', event_id: '' },
     { received_at: nowText, reason: 'invalid_event', error: 'x', payload: JSON.stringify({ token: OTHER, event: '?' }), source: 'consumer', chatbot_id: '', event_id: '' },
   ]);
+  // The shop's order naming the token (services/ingest/README.md, "Orders"): it stays, without the token.
+  await ch.embedded.insert('orders', [{
+    chatbot_id: IDS.bot, order_id: 'SHOP-1', token: TOKEN, placed_at: nowText, currency: 'EUR', item_ids: ['sku-1'], item_quantities: [1],
+    item_values: [20], status: 'paid', refund_ids: [], refund_ats: [], refund_amounts: [], gross_value: 20, refunded_value: 0, net_value: 20,
+    net_value_base: 20, source: 'api', received_at: nowText, version: 1,
+  }]);
   return ch;
 }
 
@@ -153,6 +159,7 @@ for (const { variant, engine, settleMs } of cases) {
       t.same(doc.events.map((e: { event_id: string }) => e.event_id).sort(), [...stored.ids].sort(), 'every stored event, once');
       t.ok(doc.events.some((e: { event: string }) => e.event === 'purchase'), 'purchases (the orders) among them');
       t.equal(doc.rejectedEvents.length, 2, 'both rejected rows naming the token');
+      t.same(doc.orders.map((o: { order_id: string }) => o.order_id), ['SHOP-1'], "the shop's order naming the token");
       t.same(doc.conversations.map((c: { id: string }) => c.id), [IDS.c1, IDS.c2]);
       t.same(doc.conversations[0].messages.map((m: { content: string }) => m.content), [SECRET_TEXT, 'Thanks!']);
       t.same(doc.conversations[0].analysis.complaints, [SECRET_COMPLAINT]);
@@ -183,6 +190,7 @@ for (const { variant, engine, settleMs } of cases) {
       t.same(await postgresHits(tdb.postgres.db, SECRET_COMPLAINT), [], 'nor its analysis');
       t.same(await verifyAggregates(clickhouse), [], 'the aggregates equal what events give');
       t.not((await clickhouseHits(clickhouse, OTHER)).length, 0, 'another visitor is kept');
+      t.same(await clickhouse.query('SELECT order_id, token, net_value FROM orders FINAL'), [{ order_id: 'SHOP-1', token: '', net_value: 20 }], "the shop's order stays, naming nobody");
       t.same((await call('GET', `/chatbots/${IDS.bot}/visitors/${OTHER}/export`)).json().conversations.length, 1);
       const [audit] = await rowsOf<{ token_hmac: string; by_key: boolean }>(tdb.postgres.db.execute(sql`SELECT token_hmac, requested_by_credential_id IS NOT NULL AS by_key FROM visitor_erasures`));
       t.match(audit, { token_hmac: /^[0-9a-f]{64}$/, by_key: true }, 'the audit: keyed hash, who');

@@ -39,6 +39,7 @@ const ExportDocument = Type.Object({
   exportedAt: Type.String({ format: 'date-time' }),
   events: Type.Array(AnyObject, { description: 'Every stored event of the token, oldest first, with the columns of clickhouse/README.md' }),
   rejectedEvents: Type.Array(AnyObject, { description: 'Its rows of events_rejected (purchases set aside)' }),
+  orders: Type.Array(AnyObject, { description: 'The shop\'s orders that name the token, each in its latest state (services/ingest/README.md, "Orders")' }),
   conversations: Type.Array(AnyObject, { description: 'Its conversations, each with `messages` and `analysis`' }),
 });
 
@@ -102,9 +103,11 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; pri
     if (principal.scope !== 'manage') throw Errors.readOnlyKey();
     const { id, token } = req.params;
     await ownChatbot(principal.accountId, id);
-    const [events, rejectedEvents, conversations] = await Promise.all([store.events(id, token), store.rejected(id, token), privacy.conversationsOf(id, token)]);
+    const [events, rejectedEvents, orders, conversations] = await Promise.all([
+      store.events(id, token), store.rejected(id, token), store.orders(id, token), privacy.conversationsOf(id, token),
+    ]);
     return {
-      chatbotId: id, token, exportedAt: deps.clock().toISOString(), events, rejectedEvents,
+      chatbotId: id, token, exportedAt: deps.clock().toISOString(), events, rejectedEvents, orders,
       conversations: conversations.map((c) => ({
         ...c, startedAt: c.startedAt.toISOString(), updatedAt: c.updatedAt.toISOString(),
         messages: c.messages.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() })),

@@ -19,6 +19,7 @@ export function createVisitorStore(clickhouse: ClickHouseEngine, opts: { cluster
       eraseTokenRows(clickhouse, { chatbotId, token, erasureId }, { cluster: opts.cluster }),
     events: (chatbotId: string, token: string) => clickhouse.query<Record<string, unknown>>(sqlFile('privacy/visitor_events'), { chatbot_id: chatbotId, token }),
     rejected: (chatbotId: string, token: string) => clickhouse.query<Record<string, unknown>>(sqlFile('privacy/visitor_rejected'), { chatbot_id: chatbotId, token }),
+    orders: (chatbotId: string, token: string) => clickhouse.query<Record<string, unknown>>(sqlFile('privacy/visitor_orders'), { chatbot_id: chatbotId, token }),
   };
 }
 
