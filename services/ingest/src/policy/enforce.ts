@@ -27,7 +27,7 @@ export interface Enforced {
  *   here from the token and the chatbot's holdout key and percentage: the client's word on its
  *   arm is never read.
  * The settings come from the policy cache (one map look-up per event while they are fresh); an
- * event without chatbot_id reads them only for an origin or a purchase, as before.
+ * event without chatbot_id reads them only for an origin or a purchase.
  */
 export async function enforce(policies: ChatbotPolicySource, event: StoredEvent, data: TrackingData, origin: string | undefined): Promise<Enforced> {
   if (event.chatbot_id === '' && origin === undefined && event.event !== 'purchase') return { message: encodeStoredEvent(event) };
