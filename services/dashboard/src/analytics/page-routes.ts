@@ -10,7 +10,7 @@ import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { parseFrame, utcDate } from '../stats/window.js';
 import type { AnyStatistic } from '../stats/statistic.js';
 import type { Answer, StatsService } from '../stats/run.js';
-import { cart, conversationInsights, engagement, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries } from '../stats/statistics/index.js';
+import { cart, conversationInsights, engagement, lift, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries } from '../stats/statistics/index.js';
 import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-view.js';
 import { segmentOf } from '../stats/segment.js';
 import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view.js';
@@ -71,10 +71,11 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     (await deps.repos.chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name }));
   /** The account's chatbot list and the named one's name; 404 when it is not the account's. */
   const chatbotPage = async (accountId: string, chatbotId: string) => {
-    const all = await choices(accountId);
-    const current = all.find((c) => c.id === chatbotId);
-    if (!current) throw Errors.notFound();
-    return { all, current };
+    const rows = await deps.repos.chatbots.listForAccount(accountId);
+    const row = rows.find((c) => c.id === chatbotId);
+    if (!row) throw Errors.notFound();
+    const all: ChatbotChoice[] = rows.map((c) => ({ id: c.id, name: c.name }));
+    return { all, current: all.find((c) => c.id === chatbotId)!, holdoutPercent: row.holdoutPercent };
   };
   const ids = { params: Type.Object({ id: Uuid }) };
 
@@ -109,7 +110,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
 
   app.get('/app/:id/analytics', { config, schema: schema('Analytics of one chatbot: the last N days, or from/to', { ...ids, querystring: AnalyticsQuery }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
-    const { all, current } = await chatbotPage(accountId, req.params.id);
+    const { all, current, holdoutPercent } = await chatbotPage(accountId, req.params.id);
     const action = `/app/${current.id}/analytics`;
     const { frame, range, daysError, rangeErrors } = pageFrame(req.query, deps.clock());
     const compare = req.query.compare !== 'none';
@@ -131,16 +132,18 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     const asked = { account: accountId, chatbot: current.id, frame, at: deps.clock(), segment };
     const both = <S extends AnyStatistic>(s: S): Promise<Answer<S> & { previous: Answer<S> | null }> =>
       compare ? stats.compared(s, asked) : stats.answer(s, asked).then((body) => ({ ...body, previous: null }));
-    const [p, ts, c, e, popup, bySource, o, setAside] = await Promise.all([
+    const [p, ts, c, e, popup, bySource, o, setAside, liftAnswer] = await Promise.all([
       both(purchases), both(timeseries), both(cart), both(engagement), both(popupMetrics),
       stats.answer(sources, { ...asked, extra: { by: state.by } }), both(overview), stats.answer(setAsidePurchases, { ...asked, segment: undefined }),
+      // Only a chatbot with a holdout has a lift to lead with.
+      holdoutPercent > 0 ? stats.answer(lift, asked) : undefined,
     ]);
     const previous = compare
       ? { overview: o.previous!, engagement: e.previous!, popup: popup.previous!, purchases: p.previous!, timeseries: ts.previous!, cart: c.previous! }
       : null;
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, chatbotId: current.id }, {
+      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, lift: liftAnswer, chatbotId: current.id }, {
         action, frame, downloads: csvLinks(current.id, frame, kept), previous, kept, sources: sourcesSection(action, windowPairs, state, bySource),
       })}`,
     });
