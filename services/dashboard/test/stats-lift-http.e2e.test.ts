@@ -17,6 +17,11 @@ import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import type { Fixture } from '../src/fixtures/schema.js';
 import { createStatsRepository } from '../src/stats/readers.js';
+import { createStatsService } from '../src/stats/run.js';
+import { createChatbotRepository } from '../src/repositories/chatbot-repository.js';
+import { createDigestContent } from '../src/digest/content.js';
+import { renderDigest } from '../src/digest/render.js';
+import { liftSummary } from '../src/analytics/lift-view.js';
 import { daysWindow } from '../src/stats/window.js';
 import { leaves, parseCsv } from './csv-helpers.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
@@ -124,6 +129,23 @@ for (const variant of databaseVariants()) {
       t.ok((await page('timeframe=30')).includes('does not match the holdout of 5 %'), 'a split that does not match the setting is said so');
       await patch({ holdoutPercent: 0 });
       t.notOk((await page('timeframe=30')).includes('id="h-lift"'), 'no holdout: no lead');
+      await patch({ holdoutPercent: 20 });
+    });
+
+    t.test('the weekly digest leads each chatbot with a holdout with the same words, for the week', async (t) => {
+      const stats = createStatsService({ clickhouse: ch.embedded, db: tdb.postgres.db, appUrl: APP_URL, clock: () => new Date(NOW) });
+      const digestOf = createDigestContent({ stats, chatbots: createChatbotRepository({ db: tdb.postgres.db }) });
+      // The digest sent on Tuesday 2026-02-10 covers 2026-02-02 to 2026-02-08.
+      const content = await digestOf(IDS.accountA, '2026-02-10');
+      const week = await json({ chatbot_id: IDS.bot, from: content.windows.current.from, to: content.windows.current.to });
+      const words = liftSummary(week);
+      t.same(content.chatbots[0].lift, words, 'the statistic of the digest\'s week, in the page\'s words');
+      const mail = await renderDigest({ content, appUrl: APP_URL, unsubscribeUrl: `${APP_URL}/unsubscribe` });
+      t.ok(mail.text.includes(words.headline), 'in the text part');
+      t.ok(mail.html.includes(words.headline.replace(/&/g, '&amp;')), 'and in the HTML');
+      for (const c of words.caveats) t.ok(mail.text.includes(c), `with its caveat: ${c.slice(0, 40)}…`);
+      await patch({ holdoutPercent: 0 });
+      t.equal((await digestOf(IDS.accountA, '2026-02-10')).chatbots[0].lift, null, 'no holdout: no lift in the digest');
       await patch({ holdoutPercent: 20 });
     });
 
