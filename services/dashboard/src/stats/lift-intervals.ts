@@ -97,7 +97,7 @@ export interface Sums { n: number; sum: number; sumSquares: number }
 /**
  * The sample variance from the sums, (Σx² − (Σx)²/n) / (n − 1): the SQL returns sums, not the
  * values. The subtraction loses few of a double's 16 digits here: most visitors buy nothing, so
- * (Σx)²/n is a small share of Σx² (it is n·p² of n·p for a conversion p). Clamped at 0 against
+ * (Σx)²/n is about the conversion rate times Σx². Clamped at 0 against
  * rounding below it.
  */
 export function sampleVariance({ n, sum, sumSquares }: Sums): number {
