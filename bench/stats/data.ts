@@ -85,7 +85,7 @@ export function generateSql(p: StatsProfile): string {
   const span = oneShop ? p.days * DAY_MS - 3_600_000 - 1000 : p.days * DAY_MS;
   return `
 INSERT INTO events_input_v2 (event_id, event, token, chatbot_id, received_at, ab_test, ab_group, popup_version, open_way,
-                    order_num, currency, total_value, total_value_base, items, url, user_agent, client_hash, data, is_bot, token_id, insert_key)
+                    order_num, currency, total_value, total_value_base, items, url, user_agent, client_hash, data, is_bot, holdout, token_id, insert_key)
 SELECT
     reinterpretAsUUID(reverse(unhex(lpad(hex(n), 32, '0')))) AS event_id,
     multiIf(k < 30, 'visitor', k < 50, 'popup_displayed', k < 55, 'popup_opened', k < 65, 'bot_open',
@@ -104,6 +104,8 @@ SELECT
     if(event = 'purchase', if(h % 20 = 0, NULL, (h % 20000) / 100), 0) AS total_value_base,
     [] AS items, '' AS url, if(is_bot, 'Mozilla/5.0 (compatible; Googlebot/2.1)', '') AS user_agent, '' AS client_hash, '{}' AS data,
     cityHash64(u, 'bot') % 50 = 0 AS is_bot,
+    -- A holdout of 10 % of the tokens (the statistic reads the stored arm; the ingest's keyed hash is not needed here).
+    if(cityHash64(u, 'holdout') % 100 < 10, 'holdout', 'exposed') AS holdout,
     ${tokenIdSql('u')} AS token_id,
     {first:UInt64} + 1 AS insert_key
 FROM (SELECT number AS n, cityHash64(number, 'k') % 100 AS k, cityHash64(number, 'u') % ${p.tokensPerChatbot} AS u, cityHash64(number, 'h') AS h

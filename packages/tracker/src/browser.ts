@@ -16,6 +16,8 @@ interface BrowserGlobals {
   fetch(url: string, init: object): Promise<{ status: number; headers: { get(n: string): string | null }; json(): Promise<unknown> }>;
   AbortSignal: { timeout?(ms: number): unknown };
   setTimeout(fn: () => void, ms: number): unknown;
+  dispatchEvent(e: unknown): void;
+  CustomEvent: new (type: string, init: { detail: unknown }) => unknown;
 }
 
 const TAB_LOCK = 'chatlytics:tab:';
@@ -65,6 +67,7 @@ export function browserEnv(w: BrowserGlobals = globalThis as unknown as BrowserG
     setTimer: (fn, ms) => w.setTimeout(fn, ms),
     privacySignal: nav.globalPrivacyControl === true || nav.doNotTrack === '1',
     page: () => ({ url: w.location.href, referrer: w.document.referrer }),
+    holdout: (held) => w.dispatchEvent(new w.CustomEvent('chatlytics:holdout', { detail: held })),
   };
 }
 

@@ -20,6 +20,7 @@ const TOKEN = 'chatlytics:token';
 /** `<not before, epoch ms>:<failed attempts>`, shared by the tabs so that they back off together. */
 const RETRY = 'chatlytics:retry';
 
+
 export interface TrackerCore {
   api: Chatlytics;
   /** The page is being hidden or unloaded: send what fits in one keepalive request. */
@@ -48,6 +49,8 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
   let draining: Promise<void> | undefined;
   let lastMs = 0;
   let seq = 0;
+  /** The holdout arm the ingest last answered for this page's visitor; null before any answer. */
+  let held: boolean | null = null;
   const tab = newToken(env.randomBytes(22)).slice(0, 10);
   const owner = (key: string) => key.slice(key.lastIndexOf(':') + 1);
   /** Events in a request not answered yet: a page hide must not send them a second time. */
@@ -104,11 +107,13 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
     try {
       const res = await env.post(url, `{"dropped":${dropped},"events":[${events.join()}]}`, keepalive);
       if (res.status === 200) {
-        const answer = (await res.json()) as { accepted: number; rejected: unknown[] };
+        const answer = (await res.json()) as { accepted: number; rejected: unknown[]; holdout?: boolean };
         if (answer.accepted + answer.rejected.length === batch.length) {
           persistent.remove(batch);
           persistent.addDropped(-dropped);
           store.removeItem(RETRY);
+          // The arm is the ingest's to decide (it holds the key): the page only learns it.
+          if (answer.holdout != null) env.holdout?.(held = answer.holdout);
           return true;
         }
       }
@@ -189,6 +194,7 @@ export function createTrackerCore(opts: TrackerOptions, env: TrackerEnv): Tracke
     },
     get token() { return currentToken(); },
     get abGroup() { return abGroupOf(!!opts.abTest, currentToken()); },
+    inHoldout: () => held,
   };
   // Events a previous visit could not deliver.
   if (state === 'granted') schedule(0);

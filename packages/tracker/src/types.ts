@@ -30,6 +30,11 @@ export interface Chatlytics {
   consent(granted: boolean): void;
   readonly token: string | null;
   readonly abGroup: AbGroup;
+  /**
+   * Whether this visitor is in the chatbot's holdout (the widget must stay hidden), as the
+   * ingest last answered; null until an answer told it (or the chatbot runs no holdout).
+   */
+  inHoldout(): boolean | null;
 }
 
 export interface TrackerOptions {
@@ -74,6 +79,8 @@ export interface TrackerEnv {
   setTimer(fn: () => void, ms: number): unknown;
   /** True when the browser signals GPC or Do Not Track. */
   privacySignal: boolean;
+  /** Announces the holdout arm the ingest answered (the `chatlytics:holdout` DOM event); absent outside a page. */
+  holdout?(held: boolean): void;
   /** The page's address and document.referrer, sent with each `visitor` event (the traffic source); absent outside a page. */
   page?(): { url: string; referrer: string };
 }

@@ -311,3 +311,29 @@ t.test('flush(): resolves once everything queued at the call is delivered, or af
   await denied.flush();
   t.pass('denied: resolves at once, nothing to send');
 });
+
+t.test("holdout: inHoldout() and the hook tell the ingest's answer, never a guess", async (t) => {
+  const site = new FakeSite();
+  const told: boolean[] = [];
+  let held = true;
+  site.answer = (req) => ({ status: 200, body: { success: true, accepted: req.body.events.length, rejected: [], holdout: held } });
+  const { api } = createTrackerCore(OPTS, site.env({ holdout: (h) => told.push(h) }));
+  t.equal(api.inHoldout(), null, 'unknown before the ingest answered');
+  api.track('visitor');
+  await site.advance(2000);
+  t.equal(api.inHoldout(), true);
+  t.same(told, [true], 'the hook fired with the answer');
+  held = false;
+  api.track('bot_open');
+  await api.flush();
+  t.equal(api.inHoldout(), false, 'the latest answer wins');
+  t.same(told, [true, false]);
+  t.notOk(site.requests.some((r) => r.body.events.some((e) => 'holdout' in e || 'holdout' in e.data)), 'the tracker sends no arm: the ingest computes it');
+
+  const none = new FakeSite();
+  const other = createTrackerCore(OPTS, none.env({ holdout: (h) => told.push(h) })).api;
+  other.track('visitor');
+  await none.advance(2000);
+  t.equal(other.inHoldout(), null, 'a chatbot without holdout: the answer has no arm, inHoldout() stays null');
+  t.equal(told.length, 2);
+});

@@ -69,16 +69,19 @@ for (const variant of databaseVariants()) {
       t.equal(page.statusCode, 200);
       t.match(page.body, /<textarea id="allowedOrigins" name="allowedOrigins"[^>]*><\/textarea>/);
       t.match(page.body, /id="maxPurchaseEur"[^>]*value="100000"/);
+      t.match(page.body, /id="holdoutPercent"[^>]*value="0"/);
       t.match(page.body, /No secret yet\./);
 
-      const saved = await post(url, `allowedOrigins=${encodeURIComponent('https://shop.example\n*.shop.example/')}&maxPurchaseEur=2500`);
+      const saved = await post(url, `allowedOrigins=${encodeURIComponent('https://shop.example\n*.shop.example/')}&maxPurchaseEur=2500&holdoutPercent=10`);
       t.equal(saved.statusCode, 302);
       t.equal(saved.headers.location, url);
       t.match((await app.inject({ method: 'GET', url: `/api/dashboard/chatbots/${IDS.bot}`, headers: { authorization: `Bearer ${KEY_A}` } })).json().data.chatbot,
-        { allowedOrigins: ['https://shop.example', '*.shop.example'], maxPurchaseEur: 2500, requireSignedPurchases: false });
+        { allowedOrigins: ['https://shop.example', '*.shop.example'], maxPurchaseEur: 2500, requireSignedPurchases: false, holdoutPercent: 10 });
+      t.match((await get(url)).body, /id="holdoutPercent"[^>]*value="10"/);
 
-      const bad = await post(url, `allowedOrigins=${encodeURIComponent('https://shop.example/checkout')}&maxPurchaseEur=-1`);
+      const bad = await post(url, `allowedOrigins=${encodeURIComponent('https://shop.example/checkout')}&maxPurchaseEur=-1&holdoutPercent=60`);
       t.equal(bad.statusCode, 422);
+      t.match(bad.body, /id="holdoutPercent"[^>]*value="60"[^>]*aria-invalid="true"/, 'a holdout above 50 % is refused');
       t.match(bad.body, /id="allowedOrigins"[^>]*aria-invalid="true"/);
       t.match(bad.body, /id="maxPurchaseEur"[^>]*aria-invalid="true"[^>]*>/);
       t.match(bad.body, /https:\/\/shop\.example\/checkout<\/textarea>/, 'what was typed comes back');

@@ -4,7 +4,8 @@
  * (0–50, anything else 422), the statistic answers with the chatbot's stored percentage, its body
  * is the statistics module's over the window with the window's fields first, `compare=previous`
  * is the API's own answer for the days before, CSV = the JSON's values in order, 422 and 404 as
- * every statistic. The numbers themselves are the oracle's (stats-lift-oracle.e2e.test.ts).
+ * every statistic; the analytics page leads with the API's figure and its caveats only when a
+ * holdout runs. The numbers themselves are the oracle's (stats-lift-oracle.e2e.test.ts).
  */
 import t from 'tap';
 import Fastify from 'fastify';
@@ -16,6 +17,11 @@ import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import type { Fixture } from '../src/fixtures/schema.js';
 import { createStatsRepository } from '../src/stats/readers.js';
+import { createStatsService } from '../src/stats/run.js';
+import { createChatbotRepository } from '../src/repositories/chatbot-repository.js';
+import { createDigestContent } from '../src/digest/content.js';
+import { renderDigest } from '../src/digest/render.js';
+import { liftSummary } from '../src/analytics/lift-view.js';
 import { daysWindow } from '../src/stats/window.js';
 import { leaves, parseCsv } from './csv-helpers.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
@@ -27,10 +33,11 @@ const IDS = { accountA: rng.uuid(), accountB: rng.uuid(), bot: rng.uuid(), other
 const KEY_A = `ck_${'h'.repeat(30)}`;
 const KEY_B = `ck_${'i'.repeat(30)}`;
 const BASE = '/api/dashboard/analytics/stats';
+const ANN = { email: 'ann@shop-a.test', password: 'ann-password' };
 const events = generateEvents({ seed: 616, now: NOW, chatbotId: IDS.bot, otherChatbotIds: [IDS.other], users: 600, spanDays: 30, holdout: { percent: 20, key: 'http-test-key', dropPurchase: 0.5 } });
 const fixture: Fixture = {
   accounts: [
-    { id: IDS.accountA, name: 'Shop A', apiKeys: [{ name: 'ci', key: KEY_A }], chatbots: [{ id: IDS.bot, name: 'Lift bot' }] },
+    { id: IDS.accountA, name: 'Shop A', users: [{ ...ANN, name: 'Ann' }], apiKeys: [{ name: 'ci', key: KEY_A }], chatbots: [{ id: IDS.bot, name: 'Lift bot' }] },
     { id: IDS.accountB, name: 'Shop B', apiKeys: [{ name: 'ci', key: KEY_B }], chatbots: [{ id: IDS.other, name: 'Other bot' }] },
   ],
 };
@@ -99,6 +106,47 @@ for (const variant of databaseVariants()) {
       const [header, ...rows] = parseCsv(res.body);
       t.same(header, ['field', 'value']);
       t.same(rows, leaves(month).map(([k, v]) => [k, v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v)]), 'CSV = JSON');
+    });
+
+    t.test('the analytics page leads with the lift when a holdout runs, with the caveats in plain words', async (t) => {
+      const host = new URL(APP_URL).host;
+      const form = { host, origin: APP_URL, 'content-type': 'application/x-www-form-urlencoded' };
+      const login = await app.inject({ method: 'POST', url: '/login', headers: form, payload: `email=${encodeURIComponent(ANN.email)}&password=${ANN.password}` });
+      const cookie = `chatlytics_session=${login.cookies.find((c) => c.name === 'chatlytics_session')?.value}`;
+      const page = async (query: string) => (await app.inject({ method: 'GET', url: `/app/${IDS.bot}/analytics?${query}`, headers: { cookie, host, accept: 'text/html' } })).body;
+      const eur = (v: number) => new Intl.NumberFormat('en', { style: 'currency', currency: 'EUR' }).format(v);
+      for (const days of [30, 1]) {
+        const api = await json({ chatbot_id: IDS.bot, timeframe: days });
+        const body = await page(`timeframe=${days}`);
+        const { value, ci95 } = api.incremental_revenue;
+        t.ok(body.includes(`The assistant added ${eur(value)} (95 %: ${eur(ci95.lower)} – ${eur(ci95.upper)}) this period.`), `${days} days: the API's figure leads (${eur(value)})`);
+        t.ok(body.indexOf('id="h-lift"') < body.indexOf('id="h-overview"'), 'before the overview');
+        const crosses = ci95.lower <= 0 && ci95.upper >= 0;
+        t.equal(body.includes('cannot yet be told apart from chance'), crosses, `the chance caveat exactly when the interval includes 0 (${crosses})`);
+        t.equal(body.includes('cannot be trusted until that is fixed'), api.sample_ratio_mismatch, 'the split caveat exactly when the check fails');
+      }
+      await patch({ holdoutPercent: 5 });
+      t.ok((await page('timeframe=30')).includes('does not match the holdout of 5 %'), 'a split that does not match the setting is said so');
+      await patch({ holdoutPercent: 0 });
+      t.notOk((await page('timeframe=30')).includes('id="h-lift"'), 'no holdout: no lead');
+      await patch({ holdoutPercent: 20 });
+    });
+
+    t.test('the weekly digest leads each chatbot with a holdout with the same words, for the week', async (t) => {
+      const stats = createStatsService({ clickhouse: ch.embedded, db: tdb.postgres.db, appUrl: APP_URL, clock: () => new Date(NOW) });
+      const digestOf = createDigestContent({ stats, chatbots: createChatbotRepository({ db: tdb.postgres.db }) });
+      // The digest sent on Tuesday 2026-02-10 covers 2026-02-02 to 2026-02-08.
+      const content = await digestOf(IDS.accountA, '2026-02-10');
+      const week = await json({ chatbot_id: IDS.bot, from: content.windows.current.from, to: content.windows.current.to });
+      const words = liftSummary(week);
+      t.same(content.chatbots[0].lift, words, 'the statistic of the digest\'s week, in the page\'s words');
+      const mail = await renderDigest({ content, appUrl: APP_URL, unsubscribeUrl: `${APP_URL}/unsubscribe` });
+      t.ok(mail.text.includes(words.headline), 'in the text part');
+      t.ok(mail.html.includes(words.headline.replace(/&/g, '&amp;')), 'and in the HTML');
+      for (const c of words.caveats) t.ok(mail.text.includes(c), `with its caveat: ${c.slice(0, 40)}…`);
+      await patch({ holdoutPercent: 0 });
+      t.equal((await digestOf(IDS.accountA, '2026-02-10')).chatbots[0].lift, null, 'no holdout: no lift in the digest');
+      await patch({ holdoutPercent: 20 });
     });
 
     t.test("422 lists every bad parameter; 404 for another account's chatbot", async (t) => {

@@ -153,14 +153,18 @@ function compare(t: Tap, actual: Body, expected: Body, at: string) {
 type Tap = { same(a: unknown, b: unknown, m: string): unknown; ok(v: boolean, m: string): unknown };
 
 const rng = createRng(6161);
-const bots = { lift: rng.uuid(), none: rng.uuid(), other: rng.uuid() };
+const bots = { lift: rng.uuid(), none: rng.uuid(), lost: rng.uuid(), other: rng.uuid() };
 const common = { now: NOW, otherChatbotIds: [bots.other], users: 3000, spanDays: 20 };
 const liftEvents = generateEvents({ ...common, seed: 61, chatbotId: bots.lift, holdout: { percent: 20, key: KEY, dropPurchase: 0.9 } });
 const noneEvents = generateEvents({ ...common, seed: 62, chatbotId: bots.none, holdout: { percent: 20, key: KEY } });
+// A widget that loses a third of the held-out visitors' events (as when it fails to load for
+// them, so they never send a visitor event): the split in the data is no longer 80/20.
+const lostEvents = generateEvents({ ...common, seed: 63, chatbotId: bots.lost, holdout: { percent: 20, key: KEY } })
+  .filter((e) => !(e.chatbot_id === bots.lost && e.holdout === 'holdout' && e.token.charCodeAt(4) % 3 === 0));
 
 const ch = await openClickHouse();
 t.teardown(() => ch.close());
-await insertEvents(ch.embedded, [...liftEvents, ...noneEvents]);
+await insertEvents(ch.embedded, [...liftEvents, ...noneEvents, ...lostEvents]);
 
 for (const [engineName, engine] of [['embedded', ch.embedded], ['server via HTTP bridge', ch.server]] as const) {
   t.test(`ClickHouse ${engineName}`, async (t) => {
@@ -183,6 +187,10 @@ for (const [engineName, engine] of [['embedded', ch.embedded], ['server via HTTP
       const skewed = await repo.lift({ id: bots.none, abTestEnabled: false, holdoutPercent: 5 }, w);
       compare(t, skewed as Body, oracleLift(noneEvents, bots.none, from, to, 5), `skewed split, ${days} days`);
       t.ok(skewed.sample_ratio_mismatch, 'the sample-ratio check fires on a 80/20 split configured as 95/5');
+
+      const lost = await repo.lift({ id: bots.lost, abTestEnabled: false, holdoutPercent: 20 }, w);
+      compare(t, lost as Body, oracleLift(lostEvents, bots.lost, from, to, 20), `lost held-out visitors, ${days} days`);
+      t.ok(lost.sample_ratio_mismatch, `the check fires when held-out visitors go missing (${lost.exposed.visitors} / ${lost.holdout.visitors}, p = ${lost.sample_ratio_p_value})`);
     }
   });
 }

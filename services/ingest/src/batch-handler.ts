@@ -84,7 +84,9 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     for (const e of enforced) if (e.setAside) deps.metrics.setAside.inc({ reason: e.setAside });
     for (const r of rejected) deps.metrics.rejected.inc({ reason: r.code });
     reply.code(200);
-    return { success: true, accepted: messages.length, rejected };
+    // The tracker's batch is one visitor's: its arm tells the widget whether to stay hidden.
+    const arm = enforced.find((e) => e.holdout)?.holdout;
+    return { success: true, accepted: messages.length, rejected, ...(arm ? { holdout: arm === 'holdout' } : {}) };
   }
 
   app.post(BATCH_PATH, {

@@ -34,6 +34,10 @@ export const batchResponseSchema = {
           required: ['index', 'code', 'errors'],
         },
       },
+      holdout: {
+        type: 'boolean',
+        description: 'Only when an accepted event\'s chatbot runs a holdout: whether the first such event\'s visitor is held out (the assistant must stay hidden). Computed by the ingest (services/ingest/README.md, "Holdout")',
+      },
     },
     required: ['success', 'accepted', 'rejected'],
   },

@@ -41,7 +41,12 @@ t.test('a client claiming an arm does not change the stored one', async (t) => {
     payload: { events: tokens.map((tok) => ({ event: 'popup_displayed', token: tok, holdout: 'holdout', data: { chatbot_id: HELD, holdout: 'holdout' } })) },
   });
   t.equal(batch.statusCode, 200);
-  const stored = published(b);
+  t.equal(batch.json().holdout, expected[0] === 'holdout', "the batch's answer tells its first visitor's arm (the tracker's hint)");
+  for (const i of [expected.indexOf('holdout'), expected.indexOf('exposed')]) {
+    const one = await b.app.inject({ method: 'POST', url: '/api/analytics/batch', payload: { events: [{ event: 'bot_open', token: tokens[i], data: { chatbot_id: HELD } }] } });
+    t.same(one.json(), { success: true, accepted: 1, rejected: [], holdout: expected[i] === 'holdout' }, `arm ${expected[i]}`);
+  }
+  const stored = published(b).slice(0, tokens.length * 2);
   t.equal(stored.length, tokens.length * 2);
   t.same(stored.map((e) => e.holdout), [...expected, ...expected], 'every stored arm is the ingest\'s, from a browser or a server');
 });
@@ -56,4 +61,6 @@ t.test('a chatbot at 0 %, an unknown one and an event without chatbot store no a
     t.equal(res.statusCode, 200);
   }
   t.same(published(b).map((e) => e.holdout), ['', '', '']);
+  const batch = await b.app.inject({ method: 'POST', url: '/api/analytics/batch', payload: { events: [{ event: 'visitor', token: tokens[0], data: { chatbot_id: NONE } }] } });
+  t.same(batch.json(), { success: true, accepted: 1, rejected: [] }, 'no holdout: the answer has no arm');
 });

@@ -11,6 +11,7 @@ import { changeBadge, compareLine } from './compare-view.js';
 import { keptFields, keptSuffix } from './segment-view.js';
 import { barChart, intervalChart } from './svg-charts.js';
 import { setAsideNote } from '../chatbots/tracking-settings-views.js';
+import { liftLead, type LiftAnswer } from './lift-view.js';
 
 export interface AnalyticsData {
   overview: Answer<typeof overview>;
@@ -22,6 +23,8 @@ export interface AnalyticsData {
   /** Purchases accepted but not counted (implausible, unverified): a note under revenue when there are any. */
   chatbotId?: string;
   setAside?: Answer<typeof setAsidePurchases>;
+  /** The lift statistic, when the chatbot runs a holdout: the page leads with it. */
+  lift?: LiftAnswer;
 }
 
 /** The window's page: where its links point, and the previous period's statistics when compared. */
@@ -133,7 +136,7 @@ export function analyticsBody(d: AnalyticsData, page: AnalyticsPage): RawHtml {
   const str = (v: string) => v;
   const csv = page.downloads;
   return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), ${isRange ? length : `last ${length}`}${compareLine(page.action, page.frame, prev ? prev.overview : null, page.kept)}</p>
-${page.headline ?? ''}${page.controls ?? ''}
+${page.headline ?? ''}${d.lift ? liftLead(d.lift) : ''}${page.controls ?? ''}
 <section aria-labelledby="h-overview">${blockHead('h-overview', 'Overview', csv('overview', 'Overview'), csv('engagement', 'Engagement'))}
 <dl class="stats">
 ${figure('Conversations', 'overview.total_conversations', (b) => b.total_conversations, O, fmtInt)}

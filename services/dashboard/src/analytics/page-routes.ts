@@ -10,7 +10,7 @@ import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { parseFrame, utcDate } from '../stats/window.js';
 import type { AnyStatistic } from '../stats/statistic.js';
 import type { Answer, StatsService } from '../stats/run.js';
-import { cart, conversationInsights, engagement, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries } from '../stats/statistics/index.js';
+import { cart, conversationInsights, engagement, lift, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries } from '../stats/statistics/index.js';
 import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-view.js';
 import { segmentOf } from '../stats/segment.js';
 import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view.js';
@@ -72,10 +72,11 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     (await deps.repos.chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name }));
   /** The account's chatbot list and the named one's name; 404 when it is not the account's. */
   const chatbotPage = async (accountId: string, chatbotId: string) => {
-    const all = await choices(accountId);
-    const current = all.find((c) => c.id === chatbotId);
-    if (!current) throw Errors.notFound();
-    return { all, current };
+    const rows = await deps.repos.chatbots.listForAccount(accountId);
+    const row = rows.find((c) => c.id === chatbotId);
+    if (!row) throw Errors.notFound();
+    const all: ChatbotChoice[] = rows.map((c) => ({ id: c.id, name: c.name }));
+    return { all, current: all.find((c) => c.id === chatbotId)!, holdoutPercent: row.holdoutPercent };
   };
   const ids = { params: Type.Object({ id: Uuid }) };
 
@@ -117,7 +118,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
 
   app.get('/app/:id/analytics', { config, schema: schema('Analytics of one chatbot: the last N days, or from/to', { ...ids, querystring: AnalyticsQuery }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
-    const { all, current } = await chatbotPage(accountId, req.params.id);
+    const { all, current, holdoutPercent } = await chatbotPage(accountId, req.params.id);
     const action = `/app/${current.id}/analytics`;
     const { frame, range, daysError, rangeErrors } = pageFrame(req.query, deps.clock());
     const compare = req.query.compare !== 'none';
@@ -139,9 +140,11 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     const asked = { account: accountId, chatbot: current.id, frame, at: deps.clock(), segment };
     const both = <S extends AnyStatistic>(s: S): Promise<Answer<S> & { previous: Answer<S> | null }> =>
       compare ? stats.compared(s, asked) : stats.answer(s, asked).then((body) => ({ ...body, previous: null }));
-    const [p, ts, c, e, popup, bySource, o, setAside] = await Promise.all([
+    const [p, ts, c, e, popup, bySource, o, setAside, liftAnswer] = await Promise.all([
       both(purchases), both(timeseries), both(cart), both(engagement), both(popupMetrics),
       stats.answer(sources, { ...asked, extra: { by: state.by } }), both(overview), stats.answer(setAsidePurchases, { ...asked, segment: undefined }),
+      // Only a chatbot with a holdout has a lift to lead with.
+      holdoutPercent > 0 ? stats.answer(lift, asked) : undefined,
     ]);
     const nothing = (x: { engagement: { total_users: number }; popup: { conversations: { total: number } }; purchases: { total_users_purchased: number } }) =>
       x.engagement.total_users === 0 && x.popup.conversations.total === 0 && x.purchases.total_users_purchased === 0;
@@ -155,7 +158,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
       : null;
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, chatbotId: current.id }, {
+      body: html`<h1>${current.name}</h1>${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, lift: liftAnswer, chatbotId: current.id }, {
         action, frame, downloads, previous, kept, sources: sourcesSection(action, windowPairs, state, bySource, downloads('sources', 'Sources')),
         headline: headlineRow({ purchases: p, engagement: e, popup, timeseries: ts }, previous, utcDate(deps.clock())), controls: forms,
       })}`,

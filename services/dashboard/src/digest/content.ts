@@ -1,6 +1,7 @@
 import type { ChatbotRepository } from '../repositories/chatbot-repository.js';
 import type { StatsService } from '../stats/run.js';
-import { conversationInsights, engagement, overview, purchases } from '../stats/statistics/index.js';
+import { conversationInsights, engagement, lift, overview, purchases } from '../stats/statistics/index.js';
+import { liftSummary } from '../analytics/lift-view.js';
 import { digestWindows, type DigestWindows } from './schedule.js';
 
 /**
@@ -34,6 +35,8 @@ export interface ChatbotDigest {
   topMissingInformation: { item: string; count: number }[];
   /** Null when no alerts source is wired in (the section is left out). */
   alerts: FiredAlert[] | null;
+  /** The lift statistic of the week in words (the analytics page's lead); null without a holdout. */
+  lift?: { headline: string; caveats: string[] } | null;
 }
 
 export interface DigestContent {
@@ -75,12 +78,14 @@ export function createDigestContent(deps: { stats: StatsService; chatbots: Chatb
       const alerts = deps.firedAlerts
         ? await deps.firedAlerts(bot.id, new Date(`${windows.current.from}T00:00:00.000Z`), new Date(`${windows.current.to}T23:59:59.999Z`))
         : null;
+      // The email leads with what the assistant added, as the page does, when a holdout runs.
+      const liftOfWeek = bot.holdoutPercent > 0 ? liftSummary(await stats.answer(lift, { account: accountId, chatbot: bot.id, frame: windows.current })) : null;
       chatbots.push({
         id: bot.id, name: bot.name,
         visitors: compared('visitors'), conversations: compared('conversations'),
         conversionWithChat: compared('conversionWithChat'), revenueAfterChat: compared('revenueAfterChat'),
         topComplaints: top(insights.most_common_complaints), topMissingInformation: top(insights.missing_information_overview),
-        alerts,
+        alerts, lift: liftOfWeek,
       });
     }
     return { windows, chatbots };

@@ -50,6 +50,7 @@ function textOf(input: DigestMailInput): string {
   if (content.chatbots.length === 0) lines.push('Your account has no chatbot yet.', '');
   for (const bot of content.chatbots) {
     lines.push(`== ${plainText(bot.name)} ==`);
+    if (bot.lift) lines.push(bot.lift.headline, ...bot.lift.caveats, '');
     for (const r of rows(bot)) lines.push(`${r.label}: ${r.value} (previous 7 days: ${r.previous}; ${r.change})`);
     const list = (title: string, items: { item: string; count: number }[]) => {
       lines.push(`${title}:`);
@@ -101,6 +102,7 @@ function mjmlChatbot(bot: ChatbotDigest, appUrl: string, content: DigestContent)
   return `<mj-section background-color="#ffffff" padding="16px 16px 8px" border-top="4px solid #3056d3">
 <mj-column>
 <mj-text font-size="18px" font-weight="bold" padding-bottom="4px">${e(bot.name)}</mj-text>
+${bot.lift ? `<mj-text font-size="16px"><strong>${e(bot.lift.headline)}</strong>${bot.lift.caveats.map((c) => `<br><span style="font-size:13px;color:#52606d">${e(c)}</span>`).join('')}</mj-text>` : ''}
 <mj-table font-size="14px" line-height="20px" color="#1f2933" cellpadding="0">${table}</mj-table>
 ${mjmlList('Top complaints', bot.topComplaints)}
 ${mjmlList('Top missing information', bot.topMissingInformation)}

@@ -94,7 +94,15 @@ export function tQuantile95(df: number): number {
 /** An arm's per-visitor sums: n visitors, Σx and Σx² over them (zeros included). */
 export interface Sums { n: number; sum: number; sumSquares: number }
 
-const sampleVariance = ({ n, sum, sumSquares }: Sums) => (n > 1 ? Math.max(0, (sumSquares - (sum * sum) / n) / (n - 1)) : 0);
+/**
+ * The sample variance from the sums, (Σx² − (Σx)²/n) / (n − 1): the SQL returns sums, not the
+ * values. The subtraction loses few of a double's 16 digits here: most visitors buy nothing, so
+ * (Σx)²/n is about the conversion rate times Σx². Clamped at 0 against
+ * rounding below it.
+ */
+export function sampleVariance({ n, sum, sumSquares }: Sums): number {
+  return n > 1 ? Math.max(0, (sumSquares - (sum * sum) / n) / (n - 1)) : 0;
+}
 
 /**
  * Welch's t for mean1 − mean2 with unequal variances (Welch–Satterthwaite degrees of freedom):
@@ -123,4 +131,3 @@ export function visitorsForPower(delta: number, varianceExposed: number, varianc
   return ((Z_95 + Z_POWER_80) ** 2 * (varianceExposed / (1 - holdoutShare) + varianceHoldout / holdoutShare)) / (delta * delta);
 }
 
-export { sampleVariance };

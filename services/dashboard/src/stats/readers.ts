@@ -3,7 +3,7 @@ import { createConversationStatsRepository, type StatsChatbot } from './conversa
 import { NO_SEGMENT, type SegmentFilter } from './segment.js';
 import type { AnyStatistic, ArgsOf, BodyOf, StatisticContext, StatsSources } from './statistic.js';
 import { readInsightsEvents } from './statistics/conversation-insights.js';
-import { cart, engagement, popupMetrics, purchases, STATISTICS, timeseries } from './statistics/index.js';
+import { cart, engagement, lift, popupMetrics, purchases, STATISTICS, timeseries } from './statistics/index.js';
 import type { AbTotals, PurchaseTotals } from './statistics/purchases.js';
 import { readTopicTokens } from './statistics/topics.js';
 import type { StatsWindow } from './window.js';
@@ -56,6 +56,8 @@ export function createEventStatsRepository(clickhouse: ClickHouseEngine) {
     /** The purchase funnel alone, as for a chatbot without A/B test (the same query without the block). */
     purchaseFunnel: rawReader(clickhouse, purchases) as (chatbotId: string, w: StatsWindow, segment?: SegmentFilter) => Promise<PurchaseTotals>,
     timeseries: rawReader(clickhouse, timeseries),
+    /** The lift's per-arm sums (stats/lift.sql), before the intervals. */
+    lift: rawReader(clickhouse, lift),
     insightsEvents: (chatbotId: string, w: StatsWindow) => readInsightsEvents(clickhouse, chatbotId, w),
   };
 }

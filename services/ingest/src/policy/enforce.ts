@@ -12,6 +12,8 @@ export interface Enforced {
   message: BusMessage;
   /** Why the purchase was set aside, when it was (counted by the caller once the event is durable). */
   setAside?: SetAsideReason;
+  /** The event's holdout arm ('' or absent: its chatbot runs no holdout). */
+  holdout?: StoredEvent['holdout'];
 }
 
 /**
@@ -25,7 +27,7 @@ export interface Enforced {
  *   here from the token and the chatbot's holdout key and percentage: the client's word on its
  *   arm is never read.
  * The settings come from the policy cache (one map look-up per event while they are fresh); an
- * event without chatbot_id reads them only for an origin or a purchase, as before.
+ * event without chatbot_id reads them only for an origin or a purchase.
  */
 export async function enforce(policies: ChatbotPolicySource, event: StoredEvent, data: TrackingData, origin: string | undefined): Promise<Enforced> {
   if (event.chatbot_id === '' && origin === undefined && event.event !== 'purchase') return { message: encodeStoredEvent(event) };
@@ -33,6 +35,6 @@ export async function enforce(policies: ChatbotPolicySource, event: StoredEvent,
   if (event.chatbot_id !== '') event.holdout = assignHoldout(policy.holdoutKey, event.chatbot_id, event.token, policy.holdoutPercent);
   if (origin !== undefined && !policy.origins.isAllowed(origin)) throw new TrackError('ANALYTICS_003');
   const reason = setAsideReason(event, (data as { signature?: unknown }).signature, policy);
-  if (reason === undefined) return { message: encodeStoredEvent(event) };
-  return { message: encodeSetAsideEvent(event, reason), setAside: reason };
+  if (reason === undefined) return { message: encodeStoredEvent(event), holdout: event.holdout };
+  return { message: encodeSetAsideEvent(event, reason), setAside: reason, holdout: event.holdout };
 }
