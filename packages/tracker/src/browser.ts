@@ -3,7 +3,7 @@ import type { Chatlytics, KeyValueStore, TrackerEnv, TrackerOptions } from './ty
 
 // The workspace compiles without the DOM library: the few browser globals used are typed here.
 interface BrowserGlobals {
-  localStorage: { getItem(k: string): string | null; setItem(k: string, v: string): void; removeItem(k: string): void };
+  localStorage: { getItem(k: string): string | null; setItem(k: string, v: string): void; removeItem(k: string): void; readonly length: number };
   navigator: {
     locks?: { request(name: string, fn: () => Promise<void>): Promise<void>; query(): Promise<{ held?: { name?: string }[] }> };
     globalPrivacyControl?: boolean;
@@ -26,7 +26,8 @@ const TAB_LOCK = 'chatlytics:tab:';
 function localStore(w: BrowserGlobals): KeyValueStore | null {
   try {
     const ls = w.localStorage;
-    ls.getItem('chatlytics:token');
+    // Throws where storage is refused (null when disabled, a SecurityError in sandboxed frames).
+    void ls.length;
     return {
       getItem: (k) => ls.getItem(k),
       setItem: (k, v) => ls.setItem(k, v),
@@ -65,7 +66,7 @@ export function browserEnv(w: BrowserGlobals = globalThis as unknown as BrowserG
     random: Math.random,
     randomBytes,
     setTimer: (fn, ms) => w.setTimeout(fn, ms),
-    privacySignal: nav.globalPrivacyControl === true || nav.doNotTrack === '1',
+    privacySignal: !!nav.globalPrivacyControl || nav.doNotTrack == '1',
     page: () => ({ url: w.location.href, referrer: w.document.referrer }),
     holdout: (held) => w.dispatchEvent(new w.CustomEvent('chatlytics:holdout', { detail: held })),
   };

@@ -15,7 +15,7 @@ export interface QueuedEvent { key: string; body: string }
 export function memoryStore(): KeyValueStore {
   const m = new Map<string, string>();
   return {
-    getItem: (k) => m.get(k) ?? null,
+    getItem: (k) => m.get(k),
     // Their results are ignored (the interface returns void): no `void` operator spent on them.
     setItem: (k, v) => m.set(k, v),
     removeItem: (k) => m.delete(k),

@@ -50,7 +50,7 @@ export interface TrackerOptions {
 
 /** A key-value store with the semantics of localStorage (sync, string values). */
 export interface KeyValueStore {
-  getItem(key: string): string | null;
+  getItem(key: string): string | null | undefined;
   setItem(key: string, value: string): void;
   removeItem(key: string): void;
   keys(): string[];
