@@ -136,11 +136,12 @@ export function analyticsBody(d: AnalyticsData, page: AnalyticsPage): RawHtml {
 ${page.headline ?? ''}${page.controls ?? ''}
 <section aria-labelledby="h-overview">${blockHead('h-overview', 'Overview', csv('overview', 'Overview'), csv('engagement', 'Engagement'))}
 <dl class="stats">
-${figure('Conversations', 'overview.total_conversations', (b) => b.total_conversations, O, fmtInt)}
+${figure('Analysed conversations', 'overview.total_conversations', (b) => b.total_conversations, O, fmtInt)}
 ${figure('AI messages', 'overview.total_ai_messages', (b) => b.total_ai_messages, O, fmtInt)}
 ${figure('Hours saved', 'overview.saved_hours', (b) => b.saved_hours, O, str)}
 ${figure('Visitors', 'engagement.total_users', (b) => b.total_users, E, fmtInt)}
-</dl></section>
+</dl>
+<p class="hint" data-vocabulary><strong>Chats started</strong> counts the chats the tracker saw open on the shop (tracked events, as in the headline, the popups and the day-by-day chart); <strong>analysed conversations</strong> counts the stored transcripts with a message in these days, which the insights are read from. A chat can start without being analysed, so the two differ.</p></section>
 ${page.sources ?? ''}
 
 <section aria-labelledby="h-series">${blockHead('h-series', 'Day by day', csv('timeseries', 'Day by day'))}
@@ -178,7 +179,7 @@ ${p.metrics.length ? barChart('Popup open rate per version', p.metrics.map((m) =
 <div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Version</th><th scope="col">Shown</th><th scope="col">Opened</th><th scope="col">Open rate</th></tr></thead>
 <tbody>${p.metrics.map((m) => html`<tr><th scope="row">${versionLabel(m)}</th><td>${fmtInt(m.popup_displayed_count)}</td><td>${fmtInt(m.popup_opened_count)}</td><td>${fmtPercent(m.open_rate)}</td></tr>`)}</tbody></table></div>
 <dl class="stats">
-${figure('Conversations started', 'popup-metrics.conversations.total', (b) => b.conversations.total, P, fmtInt)}
+${figure('Chats started', 'popup-metrics.conversations.total', (b) => b.conversations.total, P, fmtInt)}
 ${figure('From a popup', 'popup-metrics.conversations.from_popup', (b) => b.conversations.from_popup, P, fmtInt)}
 ${figure('From the chat button', 'popup-metrics.conversations.from_chat_button', (b) => b.conversations.from_chat_button, P, fmtInt)}
 ${figure('Popup share', 'popup-metrics.conversations.popup_ratio', (b) => b.conversations.popup_ratio, P, fmtPercent)}
@@ -210,7 +211,7 @@ function cartSteps(c: AnalyticsData['cart']) {
 
 /** A day-by-day table (the charts' numbers as text), folded. */
 function dayTable(summary: string, days: AnalyticsData['timeseries']['days']): RawHtml {
-  return html`<details><summary>${summary}</summary><div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Conversations</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
+  return html`<details><summary>${summary}</summary><div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Chats started</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
 <tbody>${days.map((r) => html`<tr><th scope="row">${r.date}</th><td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.conversations)}</td><td>${fmtInt(r.purchases)}</td><td>${fmtEur(r.revenue)}</td></tr>`)}</tbody></table></div></details>`;
 }
 
