@@ -10,11 +10,11 @@ import type { CsvRow, Statistic } from './statistic.js';
  * number is the JSON's number.
  */
 export const StatsFormat = Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], {
-  default: 'json', description: '`csv`: text/csv (RFC 4180, `field,value` rows); errors stay JSON',
+  default: 'json', description: '`csv`: text/csv (RFC 4180; a list statistic one row per record under a header of column names, the others `field,value` rows); errors stay JSON',
 }));
 
 export const CsvBody = Type.String({
-  description: 'RFC 4180, CRLF line ends; columns `field`, `value`; every text cell quoted; a text cell that starts a formula '
+  description: 'RFC 4180, CRLF line ends; columns `field`, `value`, or for timeseries, sources and topics one row per record under a header of column names; every text cell quoted; a text cell that starts a formula '
     + '(= + - @ tab CR LF NUL, also after a separator , ; tab | quote) is prefixed with \'',
 });
 
