@@ -16,7 +16,7 @@ export function chatbotListBody(rows: ChatbotListRow[]): RawHtml {
 <td data-label="Analysed conversations" data-stat="chatbots.conversations" data-value="${r.conversations}">${fmtInt(r.conversations)}</td>
 <td data-label="Last active">${r.lastActive}</td>
 <td data-label="Events (24 h)" data-stat="chatbots.events24h" data-value="${r.events24h}">${fmtInt(r.events24h)}</td>
-<td class="actions"><a href="/app/${r.id}/insights">Insights</a> <a href="/app/${r.id}/live">Live</a></td>
+<td class="actions"><a href="/app/${r.id}/insights">Insights</a> <a href="/app/${r.id}/live">Live</a> <a href="/app/${r.id}/setup">Setup</a></td>
 </tr>`)}</tbody></table></div>`;
 }
 
