@@ -192,7 +192,7 @@ ${figure('Revenue after chat', 'purchases.total_revenue_chatted_purchased', (b) 
 ${figure('Buyers', 'purchases.total_users_purchased', (b) => b.total_users_purchased, U, fmtInt)}
 ${figure('Buyers after chat', 'purchases.total_users_chatted_purchased', (b) => b.total_users_chatted_purchased, U, fmtInt)}
 ${figure('Conversion with chat', 'purchases.conversion_rate_with_chat', (b) => b.conversion_rate_with_chat, U, fmtPercent)}
-${figure('Conversion without chat', 'purchases.conversion_rate_without_chat', (b) => b.conversion_rate_without_chat, U, fmtPercent)}
+${figure('Conversion without chat, of all visitors', 'purchases.conversion_rate_without_chat', (b) => b.conversion_rate_without_chat, U, fmtPercent)}
 ${figure('Order value with chat', 'purchases.aov_with_chat', (b) => b.aov_with_chat, U, fmtEur)}
 ${figure('Order value without chat', 'purchases.aov_without_chat', (b) => b.aov_without_chat, U, fmtEur)}
 </dl>${d.setAside ? setAsideNote(d.chatbotId ?? '', d.setAside) : ''}</section>
