@@ -30,7 +30,7 @@
   function width(el) { return Math.max(280, Math.min(el.clientWidth || 600, 1100)); }
   var COLORS = ['#1d4ed8', '#0f766e', '#b45309', '#7c3aed'];
 
-  var DAY_SERIES = [['Visitors', 'visitors', 'n'], ['Conversations', 'conversations', 'n'], ['Purchases', 'purchases', 'n'], ['Revenue (EUR)', 'revenue', 'eur']];
+  var DAY_SERIES = [['Visitors', 'visitors', 'n'], ['Chats started', 'conversations', 'n'], ['Purchases', 'purchases', 'n'], ['Revenue (EUR)', 'revenue', 'eur']];
 
   // `previous` (compare with the previous period): each series again, dashed, aligned by day
   // index (the previous period's first day under this window's first day).

@@ -82,7 +82,7 @@ for (const variant of databaseVariants()) {
       const listed = await page();
       t.match(listed.body, /data-state="firing"/);
       t.match(listed.body, /dislikes at or above 35 % of reactions over the last 60 minutes/);
-      t.match(listed.body, /<td>firing<\/td><td>41.5 % dislikes<\/td>/);
+      t.match(listed.body, /<td><span class="badge danger" data-state="firing">firing<\/span><\/td><td>41.5 % dislikes<\/td>/);
       t.notOk(listed.body.includes(secret!), 'never shown again');
     });
 

@@ -40,3 +40,34 @@ export function leaves(v: unknown, path: string[] = []): [string, unknown][] {
   if (v !== null && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => leaves(x, [...path, k]));
   return [[path.join('.'), v]];
 }
+
+/** The statistics whose CSV is a table of records (one row each, a header of column names). */
+export const TABULAR = new Set(['timeseries', 'sources', 'topics']);
+
+const text = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'number' || typeof v === 'boolean' ? JSON.stringify(v) : String(v));
+
+/**
+ * The table a tabular statistic's CSV must hold for its JSON body, written from the documented
+ * columns (services/dashboard/docs/api.md), not from the implementation.
+ */
+export function expectedTable(stat: string, json: Record<string, any>): string[][] {
+  // With the previous period: a first column `period`, the window's rows, then the previous period's.
+  if (json.previous) {
+    const [header, ...current] = expectedTable(stat, { ...json, previous: undefined });
+    const [, ...previous] = expectedTable(stat, json.previous);
+    return [['period', ...header], ...current.map((r) => ['current', ...r]), ...previous.map((r) => ['previous', ...r])];
+  }
+  const table = (columns: string[], rows: Record<string, unknown>[]) => [columns, ...rows.map((r) => columns.map((c) => text(r[c])))];
+  if (stat === 'timeseries') return table(['date', 'visitors', 'conversations', 'purchases', 'revenue'], json.days);
+  if (stat === 'sources') {
+    const figures = ['visitors', 'chatted', 'purchasers', 'revenue', 'conversion_rate_with_chat', 'conversion_rate_without_chat'];
+    const rows = json.rows.map((r: Record<string, unknown>) => ({ ...r, [json.by]: r.value }));
+    if (json.other.values) rows.push({ ...json.other, [json.by]: `(other: ${json.other.values} values)` });
+    return table([json.by, ...figures], rows);
+  }
+  if (stat === 'topics') {
+    const columns = ['dimension', 'item', 'conversations', 'visitors', 'purchasers', 'revenue', 'orders', 'conversion_rate', 'abandoned_carts', 'abandoned_value', 'links'];
+    return table(columns, json.items.map((i: Record<string, unknown>) => ({ ...i, dimension: json.dimension, links: (i.links as string[]).join(' ') })));
+  }
+  throw new Error(`${stat} is not tabular`);
+}

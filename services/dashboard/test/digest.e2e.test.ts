@@ -102,7 +102,7 @@ t.test('two dashboards send one digest per user; its figures are the statistics 
     }
     const [cur, prev] = answers;
     t.same(line('Visitors'), [cur.engagement.total_users, prev.engagement.total_users], `${name}: visitors = engagement.total_users`);
-    t.same(line('Conversations'), [cur.overview.total_conversations, prev.overview.total_conversations], `${name}: conversations = overview.total_conversations`);
+    t.same(line('Analysed conversations'), [cur.overview.total_conversations, prev.overview.total_conversations], `${name}: conversations = overview.total_conversations`);
     t.same(line('Conversion with chat'), [cur.purchases.conversion_rate_with_chat, prev.purchases.conversion_rate_with_chat], `${name}: conversion_rate_with_chat`);
     t.same(line('Revenue after chat'), [cur.purchases.total_revenue_chatted_purchased, prev.purchases.total_revenue_chatted_purchased], `${name}: total_revenue_chatted_purchased`);
     const insights = await get('conversation-insights', { chatbot_id: botId, timeframe: '2026-02-02..2026-02-08' });

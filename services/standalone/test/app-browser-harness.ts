@@ -28,7 +28,8 @@ export interface AppBrowser {
   page: Page;
   problems: string[];
   shots: string;
-  shoot(name: string, p?: Page): Promise<void>;
+  /** Both sizes; `fullPage: false` keeps the first screen only. */
+  shoot(name: string, p?: Page, fullPage?: boolean): Promise<void>;
   /** The serious and critical axe-core findings of `url`, and the rest for the log. */
   axe(url: string, viewport?: { width: number; height: number }): Promise<{ severe: unknown[]; minor: unknown[] }>;
 }
@@ -68,11 +69,12 @@ export async function startAppBrowser(t: { teardown(fn: () => unknown): void }, 
   const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   return {
     origin, browser, context, page, problems, shots,
-    async shoot(name, p = page) {
+    async shoot(name, p = page, fullPage = true) {
       for (const [w, h] of [[1280, 800], [375, 812]] as const) {
         await p.setViewportSize({ width: w, height: h });
         await p.waitForTimeout(150); // the charts follow the resize
-        await p.screenshot({ path: path.join(shots, `${name}-${w}x${h}.png`), fullPage: true });
+        await p.evaluate('window.scrollTo(0, 0)');
+        await p.screenshot({ path: path.join(shots, `${name}-${w}x${h}.png`), fullPage });
       }
       await p.setViewportSize({ width: 1280, height: 800 });
     },

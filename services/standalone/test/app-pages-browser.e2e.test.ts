@@ -63,6 +63,7 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   const { shown } = await compareWithApi('timeframe=7');
   t.ok(shown.some(([k]) => k.startsWith('purchases.ab_test')), 'the A/B block of the A/B chatbot');
   await shoot('analytics');
+  await shoot('analytics-first-screen', page, false);
 
   // A custom range typed into the date fields: the days before yesterday, on the page and in the API alike.
   const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);

@@ -87,8 +87,8 @@ t.test('digest:send --email E', async (t) => {
   const [engagement, before, purchases, overview] = [await get('engagement', current), await get('engagement', previous), await get('purchases', current), await get('overview', current)];
   t.equal(engagement.total_users, 3, 'three visitors last week (today\'s is outside)');
   t.equal(before.total_users, 1);
-  t.match(mail.text, `Visitors: ${engagement.total_users} (previous 7 days: ${before.total_users}; +200.0 %)`);
-  t.match(mail.text, `Conversations: ${overview.total_conversations} (previous 7 days: 0; new)`);
+  t.match(mail.text, `Visitors: ${engagement.total_users} (previous 7 days: ${before.total_users}; +200 %)`);
+  t.match(mail.text, `Analysed conversations: ${overview.total_conversations} (previous 7 days: 0; new)`);
   t.equal(purchases.total_revenue_chatted_purchased, 50);
   t.match(mail.text, `Revenue after chat: €50.00 (previous 7 days: €0.00; new)`);
   t.match(mail.text, `Conversion with chat: ${purchases.conversion_rate_with_chat.toFixed(2)} % (previous 7 days: 0.00 %; +100.00 pp)`);

@@ -45,7 +45,7 @@ function alertItem(chatbotId: string, a: AlertRow, transitions: AlertTransitionR
 <p>Last evaluated ${when(a.lastEvaluatedAt)}: ${describeValue(a.kind, a.lastValue)}.</p>
 ${transitions.length === 0 ? html`<p>No transition yet.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><caption>Last ${transitions.length} transitions, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">State</th><th scope="col">Value</th></tr></thead>
-<tbody>${transitions.map((t) => html`<tr><td>${when(t.at)}</td><td>${t.state}</td><td>${describeValue(a.kind, t.value)}</td></tr>`)}</tbody></table></div>`}
+<tbody>${transitions.map((t) => html`<tr><td>${when(t.at)}</td><td>${stateBadge(t.state)}</td><td>${describeValue(a.kind, t.value)}</td></tr>`)}</tbody></table></div>`}
 ${editForm(chatbotId, a)}
 <form method="post" action="/app/${chatbotId}/alerts/${a.id}/delete"><button type="submit" class="danger">Delete this alert</button></form>
 </article>`;

@@ -139,11 +139,12 @@ export function analyticsBody(d: AnalyticsData, page: AnalyticsPage): RawHtml {
 ${page.headline ?? ''}${d.lift ? liftLead(d.lift) : ''}${page.controls ?? ''}
 <section aria-labelledby="h-overview">${blockHead('h-overview', 'Overview', csv('overview', 'Overview'), csv('engagement', 'Engagement'))}
 <dl class="stats">
-${figure('Conversations', 'overview.total_conversations', (b) => b.total_conversations, O, fmtInt)}
+${figure('Analysed conversations', 'overview.total_conversations', (b) => b.total_conversations, O, fmtInt)}
 ${figure('AI messages', 'overview.total_ai_messages', (b) => b.total_ai_messages, O, fmtInt)}
 ${figure('Hours saved', 'overview.saved_hours', (b) => b.saved_hours, O, str)}
 ${figure('Visitors', 'engagement.total_users', (b) => b.total_users, E, fmtInt)}
-</dl></section>
+</dl>
+<p class="hint" data-vocabulary><strong>Chats started</strong> counts the chats the tracker saw open on the shop (tracked events, as in the headline, the popups and the day-by-day chart); <strong>analysed conversations</strong> counts the stored transcripts with a message in these days, which the insights are read from. A chat can start without being analysed, so the two differ.</p></section>
 ${page.sources ?? ''}
 
 <section aria-labelledby="h-series">${blockHead('h-series', 'Day by day', csv('timeseries', 'Day by day'))}
@@ -178,10 +179,10 @@ ${figure('Abandoned after chat, value', 'cart.chatted.abandoned_value', (b) => b
 
 <section aria-labelledby="h-popup">${blockHead('h-popup', 'Popups', csv('popup-metrics', 'Popups'))}
 ${p.metrics.length ? barChart('Popup open rate per version', p.metrics.map((m) => ({ label: versionLabel(m), value: m.open_rate, note: `${fmtInt(m.popup_opened_count)} of ${fmtInt(m.popup_displayed_count)}` })), fmtPercent) : html`<p>No popup was shown in this window.</p>`}
-<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Version</th><th scope="col">Shown</th><th scope="col">Opened</th><th scope="col">Open rate</th></tr></thead>
-<tbody>${p.metrics.map((m) => html`<tr><th scope="row">${versionLabel(m)}</th><td>${fmtInt(m.popup_displayed_count)}</td><td>${fmtInt(m.popup_opened_count)}</td><td>${fmtPercent(m.open_rate)}</td></tr>`)}</tbody></table></div>
+<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="cards"><thead><tr><th scope="col">Version</th><th scope="col">Shown</th><th scope="col">Opened</th><th scope="col">Open rate</th></tr></thead>
+<tbody>${p.metrics.map((m) => html`<tr><th scope="row">${versionLabel(m)}</th><td data-label="Shown">${fmtInt(m.popup_displayed_count)}</td><td data-label="Opened">${fmtInt(m.popup_opened_count)}</td><td data-label="Open rate">${fmtPercent(m.open_rate)}</td></tr>`)}</tbody></table></div>
 <dl class="stats">
-${figure('Conversations started', 'popup-metrics.conversations.total', (b) => b.conversations.total, P, fmtInt)}
+${figure('Chats started', 'popup-metrics.conversations.total', (b) => b.conversations.total, P, fmtInt)}
 ${figure('From a popup', 'popup-metrics.conversations.from_popup', (b) => b.conversations.from_popup, P, fmtInt)}
 ${figure('From the chat button', 'popup-metrics.conversations.from_chat_button', (b) => b.conversations.from_chat_button, P, fmtInt)}
 ${figure('Popup share', 'popup-metrics.conversations.popup_ratio', (b) => b.conversations.popup_ratio, P, fmtPercent)}
@@ -194,7 +195,7 @@ ${figure('Revenue after chat', 'purchases.total_revenue_chatted_purchased', (b) 
 ${figure('Buyers', 'purchases.total_users_purchased', (b) => b.total_users_purchased, U, fmtInt)}
 ${figure('Buyers after chat', 'purchases.total_users_chatted_purchased', (b) => b.total_users_chatted_purchased, U, fmtInt)}
 ${figure('Conversion with chat', 'purchases.conversion_rate_with_chat', (b) => b.conversion_rate_with_chat, U, fmtPercent)}
-${figure('Conversion without chat', 'purchases.conversion_rate_without_chat', (b) => b.conversion_rate_without_chat, U, fmtPercent)}
+${figure('Conversion without chat, of all visitors', 'purchases.conversion_rate_without_chat', (b) => b.conversion_rate_without_chat, U, fmtPercent)}
 ${figure('Order value with chat', 'purchases.aov_with_chat', (b) => b.aov_with_chat, U, fmtEur)}
 ${figure('Order value without chat', 'purchases.aov_without_chat', (b) => b.aov_without_chat, U, fmtEur)}
 </dl>${d.setAside ? setAsideNote(d.chatbotId ?? '', d.setAside) : ''}</section>
@@ -213,7 +214,7 @@ function cartSteps(c: AnalyticsData['cart']) {
 
 /** A day-by-day table (the charts' numbers as text), folded. */
 function dayTable(summary: string, days: AnalyticsData['timeseries']['days']): RawHtml {
-  return html`<details><summary>${summary}</summary><div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Conversations</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
+  return html`<details><summary>${summary}</summary><div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Chats started</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
 <tbody>${days.map((r) => html`<tr><th scope="row">${r.date}</th><td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.conversations)}</td><td>${fmtInt(r.purchases)}</td><td>${fmtEur(r.revenue)}</td></tr>`)}</tbody></table></div></details>`;
 }
 
@@ -228,10 +229,10 @@ The groups' sizes (${fmtInt(ab.control.visitors)} vs ${fmtInt(ab.test.visitors)}
 ${intervalChart('Conversion rate per group with its 95 % interval', groups.map(([label, , g]) => ({
     label, value: g.conversion_rate, lower: g.conversion_rate_ci95.lower, upper: g.conversion_rate_ci95.upper,
   })))}
-<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Group</th><th scope="col">Visitors</th><th scope="col">Orders</th><th scope="col">Conversion</th><th scope="col">95 % interval</th><th scope="col">Order value</th><th scope="col">Revenue per visitor</th></tr></thead>
-<tbody>${groups.map(([label, key, g]) => html`<tr><th scope="row">${label}</th><td>${fmtInt(g.visitors)}</td><td>${fmtInt(g.orders)}</td>
-<td data-stat="purchases.ab_test.${key}.conversion_rate" data-value="${g.conversion_rate}">${fmtPercent(g.conversion_rate)}</td>
-<td>${fmtDec(g.conversion_rate_ci95.lower)}–${fmtDec(g.conversion_rate_ci95.upper)} %</td><td>${fmtEur(g.aov)}</td><td>${fmtEur(g.arpu)}</td></tr>`)}</tbody></table></div>
+<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="cards"><thead><tr><th scope="col">Group</th><th scope="col">Visitors</th><th scope="col">Orders</th><th scope="col">Conversion</th><th scope="col">95 % interval</th><th scope="col">Order value</th><th scope="col">Revenue per visitor</th></tr></thead>
+<tbody>${groups.map(([label, key, g]) => html`<tr><th scope="row">${label}</th><td data-label="Visitors">${fmtInt(g.visitors)}</td><td data-label="Orders">${fmtInt(g.orders)}</td>
+<td data-label="Conversion" data-stat="purchases.ab_test.${key}.conversion_rate" data-value="${g.conversion_rate}">${fmtPercent(g.conversion_rate)}</td>
+<td data-label="95 % interval">${fmtDec(g.conversion_rate_ci95.lower)}–${fmtDec(g.conversion_rate_ci95.upper)} %</td><td data-label="Order value">${fmtEur(g.aov)}</td><td data-label="Revenue per visitor">${fmtEur(g.arpu)}</td></tr>`)}</tbody></table></div>
 <dl class="stats">
 ${stat('p-value (difference in conversion)', 'purchases.ab_test.comparison.p_value', c.p_value, String(c.p_value))}
 </dl>

@@ -68,6 +68,7 @@ ${stat('Needed a human', 'conversation-insights.human_intervention_needed_percen
 ${stat('Average duration (min)', 'conversation-insights.average_conversation_duration_minutes', r.average_conversation_duration_minutes, fmtDec(r.average_conversation_duration_minutes))}
 ${stat('Likes / dislikes', 'conversation-insights.reactions.likes', r.reactions.likes, `${fmtInt(r.reactions.likes)} / ${fmtInt(r.reactions.dislikes)}`)}
 </dl>
+<p class="hint" data-vocabulary>Every figure here is of <strong>analysed conversations</strong>: the stored transcripts of these days, read by the analysis. <strong>Chats started</strong> on the analytics page counts every chat the tracker saw open, analysed or not. Chat conversion here is of analysed conversations, so it differs from the analytics page's conversion with chat (of the visitors who chatted).</p>
 <div class="grid2">
 <section><h2>Mood</h2><ul class="plain"><li>Happy ${fmtPercent(r.mood_percentages.happy)}</li><li>Neutral ${fmtPercent(r.mood_percentages.neutral)}</li><li>Angry ${fmtPercent(r.mood_percentages.angry)}</li></ul></section>
 <section><h2>Outcome</h2><ul class="plain"><li>Success ${fmtPercent(r.outcome_percentages.success)}</li><li>Neutral ${fmtPercent(r.outcome_percentages.neutral)}</li><li>Fail ${fmtPercent(r.outcome_percentages.fail)}</li></ul></section>

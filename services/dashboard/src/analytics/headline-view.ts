@@ -1,5 +1,5 @@
 import { html, raw, type RawHtml } from '../html/html.js';
-import { fmtEur, fmtInt, fmtPercent, pointChange } from '../html/format.js';
+import { fmtEur, fmtInt, fmtPercent, headlineChange, pointChange } from '../html/format.js';
 import { percent, round2 } from '../stats/numbers.js';
 import type { AnalyticsData } from './analytics-view.js';
 
@@ -19,20 +19,6 @@ export function conversionWithoutChat(f: Figures): { rate: number; base: number 
   const u = f.purchases;
   const base = Math.max(0, u.total_users - u.total_users_chatted);
   return { rate: round2(percent(Math.max(0, u.total_users_purchased - u.total_users_chatted_purchased), base)), base };
-}
-
-/**
- * A count's or an amount's change in percent. A previous value under a tenth of the current one
- * says "new" (a jump from 1 to 1,100 as "+109,900 %" tells the owner nothing); nothing in either
- * period says "—".
- */
-export function headlineChange(current: number, previous: number): { kind: 'up' | 'down' | 'same' | 'new' | 'none'; text: string } {
-  if (current === 0 && previous === 0) return { kind: 'none', text: '—' };
-  if (previous <= 0 || (current > 0 && previous * 10 < current)) return { kind: 'new', text: 'new' };
-  const pct = Math.round(((current - previous) / previous) * 1000) / 10;
-  if (pct === 0) return { kind: 'same', text: '±0 %' };
-  const shown = fmtInt(Math.abs(Math.round(pct)));
-  return pct > 0 ? { kind: 'up', text: `+${shown} %` } : { kind: 'down', text: `−${shown} %` };
 }
 
 /** A rate's change in percentage points; "—" when both are 0. */

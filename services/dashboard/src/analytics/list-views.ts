@@ -9,14 +9,14 @@ export function chatbotListBody(rows: ChatbotListRow[]): RawHtml {
   if (rows.length === 0) return html`<h1>Your chatbots</h1><p>This account has no chatbot yet. <a href="/app/chatbots/new">Add a chatbot</a> to get its tracker snippet.</p>`;
   return html`<h1>Your chatbots</h1>
 <p><a class="add" href="/app/chatbots/new">Add a chatbot</a></p>
-<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="chatbots"><thead><tr><th scope="col">Chatbot</th><th scope="col">Status</th><th scope="col">Conversations</th><th scope="col">Last active</th><th scope="col">Events (24 h)</th><th scope="col"><span class="sr-only">Views</span></th></tr></thead>
+<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="chatbots"><thead><tr><th scope="col">Chatbot</th><th scope="col">Status</th><th scope="col">Analysed conversations</th><th scope="col">Last active</th><th scope="col">Events (24 h)</th><th scope="col"><span class="sr-only">Views</span></th></tr></thead>
 <tbody>${rows.map((r) => html`<tr>
 <th scope="row"><a href="/app/${r.id}/analytics">${r.name}</a></th>
 <td data-label="Status">${stateBadge(r.status)}</td>
-<td data-label="Conversations" data-stat="chatbots.conversations" data-value="${r.conversations}">${fmtInt(r.conversations)}</td>
+<td data-label="Analysed conversations" data-stat="chatbots.conversations" data-value="${r.conversations}">${fmtInt(r.conversations)}</td>
 <td data-label="Last active">${r.lastActive}</td>
 <td data-label="Events (24 h)" data-stat="chatbots.events24h" data-value="${r.events24h}">${fmtInt(r.events24h)}</td>
-<td class="actions"><a href="/app/${r.id}/insights">Insights</a> <a href="/app/${r.id}/live">Live</a></td>
+<td class="actions"><a href="/app/${r.id}/insights">Insights</a> <a href="/app/${r.id}/live">Live</a> <a href="/app/${r.id}/setup">Setup</a></td>
 </tr>`)}</tbody></table></div>`;
 }
 

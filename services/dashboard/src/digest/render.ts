@@ -1,7 +1,7 @@
 import { escapeHtml } from '../html/html.js';
 import type { RenderedMail } from '../mail/templates.js';
 import type { ChatbotDigest, Compared, DigestContent } from './content.js';
-import { changeOf, directionOf, fmtEur, fmtInt, fmtPercent, pointChange } from '../html/format.js';
+import { directionOf, fmtEur, fmtInt, fmtPercent, headlineChange, pointChange } from '../html/format.js';
 
 export interface DigestMailInput {
   content: DigestContent;
@@ -13,18 +13,20 @@ type Direction = ReturnType<typeof directionOf>;
 interface Row { label: string; value: string; previous: string; change: string; dir: Direction }
 
 /**
- * A figure of the week beside the week before: the page's change rule (changeOf), written with one
- * decimal; a rate's change in percentage points.
+ * A figure of the week beside the week before in the analytics page's headline notation
+ * (headlineChange): percent for counts and money, "new" from a tiny week, "—" for two empty ones;
+ * a rate's change in percentage points.
  */
 function row(label: string, { current, previous }: Compared, format: (n: number) => string, points = false): Row {
-  const change = changeOf(current, previous, { oneDecimal: true });
-  return { label, value: format(current), previous: format(previous), change: points ? pointChange(current, previous) : change.text, dir: directionOf(change) };
+  const change = headlineChange(current, previous);
+  const dir: Direction = change.kind === 'new' ? 'up' : change.kind === 'none' ? 'same' : change.kind;
+  return { label, value: format(current), previous: format(previous), change: points ? pointChange(current, previous) : change.text, dir };
 }
 
 function rows(bot: ChatbotDigest): Row[] {
   return [
     row('Visitors', bot.visitors, fmtInt),
-    row('Conversations', bot.conversations, fmtInt),
+    row('Analysed conversations', bot.conversations, fmtInt),
     row('Conversion with chat', bot.conversionWithChat, fmtPercent, true),
     row('Revenue after chat', bot.revenueAfterChat, fmtEur),
   ];

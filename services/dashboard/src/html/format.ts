@@ -41,3 +41,18 @@ export function pointChange(current: number, previous: number): string {
   const d = Math.round((current - previous) * 100) / 100;
   return d === 0 ? '±0 pp' : d > 0 ? `+${DEC.format(d)} pp` : `−${DEC.format(-d)} pp`;
 }
+
+/**
+ * A count's or an amount's change in percent. A previous value under a tenth of the current one
+ * says "new" (a jump from 1 to 1,100 as "+109,900 %" tells the owner nothing); nothing in either
+ * period says "—". The one notation of the analytics page's headline row and the weekly digest.
+ */
+export function headlineChange(current: number, previous: number): { kind: 'up' | 'down' | 'same' | 'new' | 'none'; text: string } {
+  if (current === 0 && previous === 0) return { kind: 'none', text: '—' };
+  if (previous <= 0 || (current > 0 && previous * 10 < current)) return { kind: 'new', text: 'new' };
+  const pct = Math.round(((current - previous) / previous) * 1000) / 10;
+  if (pct === 0) return { kind: 'same', text: '±0 %' };
+  const shown = INT.format(Math.abs(Math.round(pct)));
+  return pct > 0 ? { kind: 'up', text: `+${shown} %` } : { kind: 'down', text: `−${shown} %` };
+}
+

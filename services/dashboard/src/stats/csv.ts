@@ -1,18 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import type { Statistic } from './statistic.js';
+import type { CsvRow, Statistic } from './statistic.js';
 
 /**
- * `?format=csv` of the statistics routes: the JSON body as a two-column table `field,value`,
- * one row per scalar, fields named by their JSON path (`metrics.0.open_rate`). The same
- * object the JSON answer serialises is converted, so every number is the JSON's number.
+ * `?format=csv` of the statistics routes: a list statistic (`csvTable`: timeseries, sources,
+ * topics) as a table, one row per record under a header of column names; every other one as a
+ * two-column table `field,value`, one row per scalar, fields named by their JSON path
+ * (`metrics.0.open_rate`). The same object the JSON answer serialises is converted, so every
+ * number is the JSON's number.
  */
 export const StatsFormat = Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], {
-  default: 'json', description: '`csv`: text/csv (RFC 4180, `field,value` rows); errors stay JSON',
+  default: 'json', description: '`csv`: text/csv (RFC 4180; a list statistic one row per record under a header of column names, the others `field,value` rows); errors stay JSON',
 }));
 
 export const CsvBody = Type.String({
-  description: 'RFC 4180, CRLF line ends; columns `field`, `value`; every text cell quoted; a text cell that starts a formula '
+  description: 'RFC 4180, CRLF line ends; columns `field`, `value`, or for timeseries, sources and topics one row per record under a header of column names; every text cell quoted; a text cell that starts a formula '
     + '(= + - @ tab CR LF NUL, also after a separator , ; tab | quote) is prefixed with \'',
 });
 
@@ -56,6 +58,20 @@ export function toCsv(body: unknown): string {
   return [['field', 'value'], ...flatten(body)].map(([k, v]) => `${csvCell(k)},${csvCell(v)}\r\n`).join('');
 }
 
+/**
+ * A list statistic's table: a header of column names, then one row per record. With the
+ * previous period (`compare=previous`) a first column `period` says `current` or `previous`.
+ */
+export function toCsvTable(body: Record<string, unknown>, table: (b: never) => CsvRow[]): string {
+  const rows = table(body as never).map((r) => ({ period: 'current', ...r } as CsvRow));
+  const previous = body.previous as Record<string, unknown> | undefined;
+  if (previous) rows.push(...table(previous as never).map((r) => ({ period: 'previous', ...r } as CsvRow)));
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((c) => previous || c !== 'period');
+  if (columns.length === 0) columns.push(...(previous ? ['period'] : []));
+  const line = (cells: unknown[]) => `${cells.map(csvCell).join(',')}\r\n`;
+  return line(columns) + rows.map((r) => line(columns.map((c) => r[c] ?? null))).join('');
+}
+
 const safeName = (s: string) => s.trim().replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
 
 /**
@@ -69,7 +85,7 @@ export async function csvExport(req: FastifyRequest, reply: FastifyReply, payloa
     by?: string; dimension?: string; source?: string; utm_campaign?: string; device?: string;
   };
   if (query?.format !== 'csv' || reply.statusCode !== 200) return payload;
-  const statistic = (req.routeOptions.config as { statistic?: Pick<Statistic, 'name' | 'csvName'> }).statistic;
+  const statistic = (req.routeOptions.config as { statistic?: Pick<Statistic, 'name' | 'csvName' | 'csvTable'> }).statistic;
   // A range names its days (`2026-01-01_2026-01-31`), a day count its number.
   const frame = query.from !== undefined ? `${query.from}_${query.to}` : query.timeframe ?? '';
   // With the previous period the file holds both windows: its name says so, and differs from the plain one's.
@@ -82,5 +98,5 @@ export async function csvExport(req: FastifyRequest, reply: FastifyReply, payloa
   reply.type(CSV_CONTENT_TYPE);
   reply.header('content-disposition', `attachment; filename="${filename}.csv"`);
   reply.serializer((text: unknown) => text as string);
-  return toCsv(payload);
+  return statistic?.csvTable ? toCsvTable(payload as Record<string, unknown>, statistic.csvTable as never) : toCsv(payload);
 }

@@ -66,7 +66,16 @@ export interface Statistic<
   /** What else than the window and parameters makes another answer (purchases: the A/B switch). */
   readonly cacheKey?: (chatbot: StatsChatbot) => string;
   readonly csvName?: (query: Query) => CsvNameParts;
+  /**
+   * A statistic whose body is a list of records downloads them as a table (`format=csv`): one
+   * row per record, flat, in the body's order, under a header of the row's keys (csv.ts); it
+   * takes the statistic's body (typed by each module: a parameter of `never` keeps B inferred from `present`).
+   */
+  readonly csvTable?: (body: never) => CsvRow[];
 }
+
+/** One record of a tabular CSV: its columns in order, scalar values. */
+export type CsvRow = Record<string, string | number | boolean | null>;
 
 type Spec<N extends string, X extends object, Raw, B extends object, K extends readonly string[], F extends FrameKind> =
   Omit<Statistic<N, X, Raw, B, K, F>, 'args' | 'extra'> & Partial<Pick<Statistic<N, X, Raw, B, K, F>, 'args' | 'extra'>>;

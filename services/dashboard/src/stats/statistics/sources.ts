@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { compareBytes } from '../insights-report.js';
 import { percent, round2 } from '../numbers.js';
 import { numbersOf, readRows } from '../params.js';
@@ -84,4 +84,12 @@ export const sources = defineStatistic<{ by: SegmentBy }>()({
     .map((r) => ({ value: String(r.value), ...numbersOf(r, ['visitors', 'chatted', 'purchasers', 'chatted_purchasers', 'revenue'] as const) })),
   present: (rows, { extra }) => ({ by: extra.by, ...boundSourceRows(rows) }),
   csvName: (q) => ({ afterFrame: q.by ? `by_${q.by}` : undefined }),
+  // The rest summed is the last row, its value "(other: N values)"; no such row when there is none.
+  csvTable: (body: Static<typeof SourcesResponse>) => {
+    const { values, ...other } = body.other;
+    return [
+      ...body.rows.map(({ value, ...figures }) => ({ [body.by]: value, ...figures })),
+      ...(values ? [{ [body.by]: `(other: ${values} values)`, ...other }] : []),
+    ];
+  },
 });

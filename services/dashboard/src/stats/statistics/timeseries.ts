@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { DAY_MS } from '@chatlytics/core';
 import { round2 } from '../numbers.js';
 import { numbersOf, readRows } from '../params.js';
@@ -43,6 +43,7 @@ export const timeseries = defineStatistic()({
   // The days that have rows only, oldest first.
   read: async ({ clickhouse }, ctx): Promise<DayTotals[]> => (await readRows(clickhouse, QUERY, ctx))
     .map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) })),
+  csvTable: (body: Static<typeof TimeseriesResponse>) => body.days,
   present(rows, { window }) {
     const byDay = new Map(rows.map((r) => [r.day, r]));
     return {

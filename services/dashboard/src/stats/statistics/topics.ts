@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { sqlFile, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createConversationStatsRepository } from '../conversation-stats-repository.js';
 import { conversationLink } from '../insights-report.js';
@@ -128,4 +128,6 @@ export const topics = defineStatistic<{ dimension: TopicDimension }>()({
   // The report is built with its links while reading (they need APP_URL): it is the body.
   present: (report) => report,
   csvName: (q) => ({ afterName: q.dimension === undefined ? undefined : String(q.dimension) }),
+  // One row per item; its conversation links in one cell, separated by spaces.
+  csvTable: (body: Static<typeof TopicsResponse>) => body.items.map(({ links, ...item }) => ({ dimension: body.dimension, ...item, links: links.join(' ') })),
 });
