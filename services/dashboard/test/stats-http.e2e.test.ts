@@ -35,7 +35,7 @@ const FIELDS = {
   engagement: [...WINDOW, 'total_users', 'total_users_approached', 'total_users_opened', 'total_users_chatted', 'approached_ratio', 'opened_ratio', 'chatted_ratio'],
   'popup-metrics': [...WINDOW, 'metrics', 'conversations'],
   timeseries: [...WINDOW, 'days'],
-  purchases: [...WINDOW, 'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased', 'total_revenue_purchased',
+  purchases: [...WINDOW, 'attribution', 'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased', 'total_revenue_purchased',
     'total_revenue_chatted_purchased', 'conversion_rate_with_chat', 'conversion_rate_without_chat', 'aov_with_chat', 'aov_without_chat'],
   'conversation-insights': ['most_clicked_products', 'most_talked_about_products', 'most_frequent_intents', 'most_common_complaints', 'mood_percentages',
     'outcome_percentages', 'human_intervention_needed_percentage', 'missing_information_overview', 'total_conversations_analyzed',

@@ -10,6 +10,10 @@ import type { StatsWindow } from './window.js';
 export interface StatsChatbot {
   id: string;
   abTestEnabled: boolean;
+  /** Where purchases and revenue come from (docs/statistics.md, "Revenue source"); 'tracker' when absent. */
+  revenueSource?: 'tracker' | 'orders';
+  /** The attribution window of the 'orders' source, days (default 7). */
+  attributionWindowDays?: number;
 }
 
 export interface OverviewTotals {
@@ -55,11 +59,14 @@ export function createConversationStatsRepository(db: Database): ConversationSta
       // chatbots.id is a uuid column: any other text names no chatbot (and would be a SQL error).
       if (!UUID.test(chatbotId) || !UUID.test(accountId)) return null;
       const [row] = await db
-        .select({ id: chatbots.id, settings: chatbots.settings })
+        .select({ id: chatbots.id, settings: chatbots.settings, revenueSource: chatbots.revenueSource, attributionWindowDays: chatbots.attributionWindowDays })
         .from(chatbots)
         .where(and(eq(chatbots.id, chatbotId), eq(chatbots.accountId, accountId)))
         .limit(1);
-      return row ? { id: row.id, abTestEnabled: row.settings?.abTestEnabled === true } : null;
+      return row ? {
+        id: row.id, abTestEnabled: row.settings?.abTestEnabled === true,
+        revenueSource: row.revenueSource === 'orders' ? 'orders' : 'tracker', attributionWindowDays: row.attributionWindowDays,
+      } : null;
     },
 
     async overview(chatbotId, w, visitorTokens) {

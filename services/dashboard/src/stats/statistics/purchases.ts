@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../ab-significance.js';
 import { percent, ratio, round2 } from '../numbers.js';
-import { numbersOf, readRows, type Row } from '../params.js';
+import { EUR_PARAMS, numbersOf, readRows, type Row } from '../params.js';
+import type { StatsChatbot } from '../conversation-stats-repository.js';
 import { Count, Money, Rate, Window, WindowedQuery } from '../schemas.js';
 import { defineStatistic } from '../statistic.js';
 
@@ -14,8 +15,18 @@ const AbGroup = Type.Object({
   conversion_rate_ci95: Type.Object({ lower: Rate, upper: Rate }, { description: 'Wilson score interval (beyond the required fields)' }),
 });
 
+/** Which rule a money figure follows (docs/statistics.md, "Revenue source"). */
+export const Attribution = Type.Object({
+  source: Type.Union([Type.Literal('tracker'), Type.Literal('orders')], { description: '`tracker`: purchase events; `orders`: the shop\'s orders, net of refunds and cancellations' }),
+  window_days: Type.Union([Type.Integer(), Type.Null()], { description: 'orders: an order is after chat when its token started a conversation within this many days before it; tracker: null (after the first chat in the window)' }),
+});
+export const attributionOf = (chatbot: StatsChatbot) => (chatbot.revenueSource === 'orders'
+  ? { source: 'orders' as const, window_days: chatbot.attributionWindowDays ?? 7 }
+  : { source: 'tracker' as const, window_days: null });
+
 export const PurchasesResponse = Type.Object({
   ...Window,
+  attribution: Attribution,
   total_users: Count,
   total_users_chatted: Count,
   total_users_purchased: Count,
@@ -38,6 +49,8 @@ export const PurchasesResponse = Type.Object({
 });
 
 const QUERY = 'stats/purchases';
+/** The same funnel with the shop's orders as the purchases (revenue source 'orders'). */
+const ORDERS_QUERY = 'stats/purchases_orders';
 
 /** Raw counts and sums; rates and rounding are derived by the presenter. */
 export interface PurchaseTotals {
@@ -135,10 +148,16 @@ export const purchases = defineStatistic()({
   response: PurchasesResponse,
   async read({ clickhouse }, ctx): Promise<PurchaseTotals & { ab?: AbTotals }> {
     const withAb = ctx.chatbot.abTestEnabled;
-    const [row] = await readRows(clickhouse, QUERY, ctx, { ab_block: String(withAb) });
+    const attribution = attributionOf(ctx.chatbot);
+    const [row] = attribution.source === 'orders'
+      ? await readRows(clickhouse, ORDERS_QUERY, ctx, { ab_block: String(withAb), window_days: attribution.window_days, ...EUR_PARAMS })
+      : await readRows(clickhouse, QUERY, ctx, { ab_block: String(withAb) });
     return withAb ? { ...funnelOf(row), ab: abOf(row) } : funnelOf(row);
   },
-  present: (t) => (t.ab ? { ...funnelBody(t), ab_test: abTest(t.ab) } : funnelBody(t)),
-  // The A/B switch changes the body's shape: it belongs in the key.
-  cacheKey: (chatbot) => String(chatbot.abTestEnabled),
+  present: (t, ctx) => {
+    const body = { attribution: attributionOf(ctx.chatbot), ...funnelBody(t) };
+    return t.ab ? { ...body, ab_test: abTest(t.ab) } : body;
+  },
+  // The A/B switch changes the body's shape, the revenue rule its numbers: both belong in the key.
+  cacheKey: (chatbot) => `${chatbot.abTestEnabled}:${attributionOf(chatbot).source}:${attributionOf(chatbot).window_days ?? ''}`,
 });
