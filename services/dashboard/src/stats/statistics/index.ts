@@ -5,6 +5,7 @@ import { liveEvents } from './live-events.js';
 import { overview } from './overview.js';
 import { popupMetrics } from './popup-metrics.js';
 import { purchases } from './purchases.js';
+import { reconciliation } from './reconciliation.js';
 import { setAsidePurchases } from './set-aside-purchases.js';
 import { sources } from './sources.js';
 import { timeseries } from './timeseries.js';
@@ -12,7 +13,7 @@ import { topics } from './topics.js';
 
 /** Every statistic of the API, in the order the routes are registered (so the OpenAPI document lists them). */
 export const STATISTICS = [
-  overview, engagement, popupMetrics, purchases, timeseries, sources, cart, topics, setAsidePurchases, liveEvents, conversationInsights,
+  overview, engagement, popupMetrics, purchases, timeseries, sources, cart, topics, setAsidePurchases, reconciliation, liveEvents, conversationInsights,
 ] as const;
 
-export { cart, conversationInsights, engagement, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries, topics };
+export { cart, conversationInsights, engagement, liveEvents, overview, popupMetrics, purchases, reconciliation, setAsidePurchases, sources, timeseries, topics };
