@@ -2,7 +2,8 @@
 -- dashboard/docs/statistics.md, "Revenue source"): P = the shop's orders placed in W whose token
 -- is in V, at their net EUR value (shared/window_orders_after_chat.sql); an order is after chat
 -- when its token started a conversation within {window_days} days before it. V, the chatters and
--- the A/B groups are those of stats/purchases.sql.
+-- the A/B groups are those of stats/purchases.sql. Beyond them: orders_direct and revenue_direct,
+-- the after-chat orders with a product the visitor clicked in the chat.
 SELECT
     any(users) AS total_users,
     any(users_chatted) AS total_users_chatted,
@@ -16,6 +17,8 @@ SELECT
     sumIf(revenue, in_v AND NOT after_chat) AS revenue_other,
     countIf(in_v) AS orders,
     countIf(in_v AND after_chat) AS orders_after_chat,
+    countIf(in_v AND direct) AS orders_direct,
+    sumIf(revenue, in_v AND direct) AS revenue_direct,
     countIf(in_control) AS control_orders,
     groupBitmapIf(token_id, in_control) AS control_purchasers,
     sumIf(revenue, in_control) AS control_revenue,
@@ -28,6 +31,7 @@ FROM
         purchases_after_chat.token_id AS token_id,
         purchases_after_chat.revenue AS revenue,
         purchases_after_chat.after_chat AS after_chat,
+        purchases_after_chat.direct AS direct,
         token_id != 0 AND bitmapContains(sets.visitors, token_id) AS in_v,
         in_v AND bitmapContains(sets.control, token_id) AS in_control,
         in_v AND bitmapContains(sets.test, token_id) AS in_test,

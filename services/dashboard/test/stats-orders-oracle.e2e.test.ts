@@ -79,6 +79,25 @@ function scenario(seed: number): Scenario {
     }
     if (rng.chance(0.15)) report({ ...body, status: rng.pick(['cancelled', 'refunded'] as const) });
   }
+  // Products clicked in the chat before some orders: one of the order's items or another, after
+  // a chat or without one, inside the attribution span or before it.
+  const template = mine[0];
+  let k = 0;
+  const click = (token: string, at: number, item: string | number, chat: boolean): StoredEvent[] => {
+    const base = { ...template, token, is_bot: false, ab_group: null, ab_test: false, order_num: '', items: [], total_value: 0, total_value_base: null };
+    const id = () => `00000000-0000-4000-9${String(seed).padStart(3, '0')}-${String(++k).padStart(12, '0')}`;
+    const clickEv = { ...base, event_id: id(), event: 'click_through', received_at: chTime(at), data: JSON.stringify({ chatbot_id: bot.id, item_id: item }) };
+    return chat ? [{ ...base, event_id: id(), event: 'convo_started', received_at: chTime(at - 60_000), data: JSON.stringify({ chatbot_id: bot.id }) }, clickEv] : [clickEv];
+  };
+  for (const o of reports.filter((r) => r.token !== '' && visitors.includes(r.token)).slice(0, 16)) {
+    const placed = parseChTime(o.placed_at);
+    const inSpan = placed - rng.int(2 * 60_000, Math.max(3 * 60_000, bot.windowDays * DAY - 60_000));
+    const variant = rng.int(0, 3);
+    if (variant === 0) events.push(...click(o.token, inSpan, o.item_ids[0], true));
+    if (variant === 1) events.push(...click(o.token, inSpan, 'not-in-the-order', true));
+    if (variant === 2) events.push(...click(o.token, placed - bot.windowDays * DAY - 120_000, o.item_ids[0], true));
+    if (variant === 3) events.push(...click(o.token, inSpan, o.item_ids[0], false));
+  }
   // Another chatbot's order with a visitor's token and an order id of ours: never counted.
   reports.push(stored(other, order(visitors[0], NOW - DAY, { order_id: `ORD-${seed}-0` })));
   for (const o of reports) refunds.push(...o.refund_ids.map((refund_id, i) => ({ chatbot_id: o.chatbot_id, order_id: o.order_id, refund_id, at: o.refund_ats[i], amount: o.refund_amounts[i], source: o.source, received_at: o.received_at })));
@@ -121,6 +140,9 @@ t.test('the generated orders exercise every rule', async (t) => {
   t.ok(all.some((o) => o.refund_ids.length > 1), 'several refunds in a state');
   t.ok(scenarios.some((s) => s.refunds.some((r) => r.source === 'shopify')), 'refunds reported alone');
   t.ok(all.some((o) => o.currency === 'XXX'), 'a currency without a rate');
+  const w30 = daysWindow(30, new Date(NOW));
+  t.ok(scenarios.some((s) => (expected(s, w30.from.getTime(), w30.to.getTime()).orders_direct as number) > 0), 'direct orders');
+  t.ok(scenarios.some((s) => (expected(s, w30.from.getTime(), w30.to.getTime()).orders_direct as number) < (expected(s, w30.from.getTime(), w30.to.getTime()) as { total_users_chatted_purchased: number }).total_users_chatted_purchased), 'after-chat orders that are not direct');
   t.ok(all.some((o) => o.token === ''), 'orders without a token');
   const ids = all.map((o) => `${o.chatbot_id}/${o.order_id}`);
   t.ok(new Set(ids).size < ids.length, 'several reports per order');

@@ -44,6 +44,20 @@ function conversationStarts(events: readonly StoredEvent[], chatbotId: string): 
   return [...first.values()];
 }
 
+/** Products clicked in the chat: click_through events with data.item_id, each at its earliest copy (not a bot's). */
+function clicks(events: readonly StoredEvent[], chatbotId: string): { token: string; at: number; item: string }[] {
+  const first = new Map<string, { token: string; at: number; item: string }>();
+  for (const e of events) {
+    if (e.chatbot_id !== chatbotId || e.is_bot === true || e.event !== 'click_through') continue;
+    const item = (JSON.parse(e.data) as { item_id?: unknown }).item_id;
+    if (item === undefined || item === null) continue;
+    const at = parseChTime(e.received_at);
+    const seen = first.get(e.event_id);
+    if (!seen || at < seen.at) first.set(e.event_id, { token: e.token, at, item: String(item) });
+  }
+  return [...first.values()];
+}
+
 export function oraclePurchasesFromOrders(
   events: readonly StoredEvent[], reports: readonly StoredOrder[], refunds: readonly StoredRefund[],
   chatbotId: string, from: number, to: number, windowDays: number, abTestEnabled: boolean,
@@ -52,11 +66,15 @@ export function oraclePurchasesFromOrders(
   const v = tokensOf(w, 'visitor');
   const chatted = new Set([...tokensOf(w, 'convo_started')].filter((x) => v.has(x)));
   const starts = conversationStarts(events, chatbotId);
+  const clicked = clicks(events, chatbotId);
   const P = latestStates(reports, chatbotId)
-    .map((o) => ({ token: o.token, at: parseChTime(o.placed_at), revenue: netEur(o, refunds) }))
+    .map((o) => ({ token: o.token, at: parseChTime(o.placed_at), revenue: netEur(o, refunds), items: o.item_ids }))
     .filter((o) => o.at >= from && o.at <= to && v.has(o.token));
   // After chat: the token started a conversation in [at − window, at).
   const afterChat = (o: { token: string; at: number }) => starts.some((c) => c.token === o.token && c.at >= o.at - windowDays * DAY_MS && c.at < o.at);
+  const inSpan = (at: number, o: { at: number }) => at >= o.at - windowDays * DAY_MS && at < o.at;
+  // Direct: after chat, and one of its items clicked in the chat in the same span.
+  const direct = (o: (typeof P)[number]) => afterChat(o) && clicked.some((c) => c.token === o.token && o.items.includes(c.item) && inSpan(c.at, o));
   const revenue = (os: typeof P) => os.reduce((s, o) => s + o.revenue, 0);
   const after = P.filter(afterChat);
   const other = P.filter((o) => !afterChat(o));
@@ -74,6 +92,8 @@ export function oraclePurchasesFromOrders(
     conversion_rate_without_chat: percent(purchased - chattedPurchased, v.size),
     aov_with_chat: ratio(revenue(after), after.length),
     aov_without_chat: ratio(revenue(other), other.length),
+    orders_direct: P.filter(direct).length,
+    total_revenue_direct: round2(revenue(P.filter(direct))),
   };
   if (abTestEnabled) {
     const group = (g: 'control' | 'test') => {

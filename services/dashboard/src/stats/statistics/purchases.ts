@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../ab-significance.js';
-import { percent, ratio, round2 } from '../numbers.js';
+import { percent, ratio, round2, toInt } from '../numbers.js';
 import { EUR_PARAMS, numbersOf, readRows, type Row } from '../params.js';
 import type { StatsChatbot } from '../conversation-stats-repository.js';
 import { Count, Money, Rate, Window, WindowedQuery } from '../schemas.js';
@@ -37,6 +37,8 @@ export const PurchasesResponse = Type.Object({
   conversion_rate_without_chat: Rate,
   aov_with_chat: Money,
   aov_without_chat: Money,
+  orders_direct: Type.Optional(Type.Integer({ minimum: 0, description: 'Revenue source orders only: after-chat orders with a product the visitor clicked in the chat (click_through with item_id)' })),
+  total_revenue_direct: Type.Optional(Type.Number({ description: 'Revenue source orders only: their net revenue, EUR' })),
   ab_test: Type.Optional(Type.Object({
     control: AbGroup,
     test: AbGroup,
@@ -146,16 +148,18 @@ export const purchases = defineStatistic()({
   compare: true,
   querystring: WindowedQuery,
   response: PurchasesResponse,
-  async read({ clickhouse }, ctx): Promise<PurchaseTotals & { ab?: AbTotals }> {
+  async read({ clickhouse }, ctx): Promise<PurchaseTotals & { ab?: AbTotals; direct?: { orders: number; revenue: number } }> {
     const withAb = ctx.chatbot.abTestEnabled;
     const attribution = attributionOf(ctx.chatbot);
     const [row] = attribution.source === 'orders'
       ? await readRows(clickhouse, ORDERS_QUERY, ctx, { ab_block: String(withAb), window_days: attribution.window_days, ...EUR_PARAMS })
       : await readRows(clickhouse, QUERY, ctx, { ab_block: String(withAb) });
-    return withAb ? { ...funnelOf(row), ab: abOf(row) } : funnelOf(row);
+    const direct = attribution.source === 'orders' ? { direct: { orders: toInt(row?.orders_direct), revenue: Number(row?.revenue_direct ?? 0) } } : {};
+    return withAb ? { ...funnelOf(row), ...direct, ab: abOf(row) } : { ...funnelOf(row), ...direct };
   },
   present: (t, ctx) => {
-    const body = { attribution: attributionOf(ctx.chatbot), ...funnelBody(t) };
+    const direct = t.direct ? { orders_direct: t.direct.orders, total_revenue_direct: round2(t.direct.revenue) } : {};
+    const body = { attribution: attributionOf(ctx.chatbot), ...funnelBody(t), ...direct };
     return t.ab ? { ...body, ab_test: abTest(t.ab) } : body;
   },
   // The A/B switch changes the body's shape, the revenue rule its numbers: both belong in the key.
