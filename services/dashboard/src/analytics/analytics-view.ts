@@ -11,6 +11,7 @@ import { changeBadge, compareLine } from './compare-view.js';
 import { keptFields, keptSuffix } from './segment-view.js';
 import { barChart, intervalChart } from './svg-charts.js';
 import { setAsideNote } from '../chatbots/tracking-settings-views.js';
+import { attributionNote } from './attribution-note.js';
 
 export interface AnalyticsData {
   overview: Answer<typeof overview>;
@@ -181,6 +182,7 @@ ${figure('Popup share', 'popup-metrics.conversations.popup_ratio', (b) => b.conv
 </dl></section>
 
 <section aria-labelledby="h-purchases"><h2 id="h-purchases">Purchases and revenue</h2>
+${attributionNote(u.attribution, d.chatbotId)}
 <dl class="stats">
 ${figure('Revenue', 'purchases.total_revenue_purchased', (b) => b.total_revenue_purchased, U, fmtEur)}
 ${figure('Revenue after chat', 'purchases.total_revenue_chatted_purchased', (b) => b.total_revenue_chatted_purchased, U, fmtEur)}
