@@ -48,7 +48,7 @@ for (const variant of databaseVariants()) {
     const url = `/app/${IDS.bot}/tracking`;
     const apiChatbot = async () => (await app.inject({ method: 'GET', url: `/api/dashboard/chatbots/${IDS.bot}`, headers: { authorization: `Bearer ${KEY_A}` } })).json().data.chatbot;
 
-    t.match((await get(`/app/${IDS.bot}/analytics?timeframe=7`)).body, /data-stat="purchases.attribution" data-value="tracker">Revenue from purchase events/, 'the analytics page names the rule beside the revenue');
+    t.match((await get(`/app/${IDS.bot}/analytics?timeframe=7`)).body, /data-stat="purchases.attribution.source" data-value="tracker">Revenue from purchase events/, 'the analytics page names the rule beside the revenue');
     const page = await get(url);
     t.equal(page.statusCode, 200);
     t.match(page.body, /id="revenueSource-tracker"[^>]*checked/);

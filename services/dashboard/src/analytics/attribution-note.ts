@@ -9,5 +9,5 @@ export function attributionNote(a: { source: 'tracker' | 'orders'; window_days: 
     ? `Revenue from the shop's orders, net of refunds and cancellations. After chat: the visitor started a chat within ${a.window_days} ${a.window_days === 1 ? 'day' : 'days'} before the order.`
     : 'Revenue from purchase events on the shop\'s pages. After chat: after the visitor\'s first chat in this window.';
   const link = chatbotId ? html` <a href="/app/${chatbotId}/tracking">Change the rule</a>` : '';
-  return html`<p class="hint" data-stat="purchases.attribution" data-value="${a.source}">${text}${link}</p>`;
+  return html`<p class="hint" data-stat="purchases.attribution.source" data-value="${a.source}">${text}${link}</p>`;
 }
