@@ -47,6 +47,7 @@ function textOf(input: DigestMailInput): string {
   for (const bot of content.chatbots) {
     lines.push(`== ${plainText(bot.name)} ==`);
     for (const r of rows(bot)) lines.push(`${r.label}: ${r.value} (previous 7 days: ${r.previous}; ${r.change})`);
+    if (bot.revenueRule) lines.push(`Revenue counted from ${bot.revenueRule}.`);
     const list = (title: string, items: { item: string; count: number }[]) => {
       lines.push(`${title}:`);
       if (items.length === 0) lines.push('  none in analysed conversations');
@@ -98,6 +99,7 @@ function mjmlChatbot(bot: ChatbotDigest, appUrl: string): string {
 <mj-column>
 <mj-text font-size="18px" font-weight="bold" padding-bottom="4px">${e(bot.name)}</mj-text>
 <mj-table font-size="14px" line-height="20px" color="#1f2933" cellpadding="0">${table}</mj-table>
+${bot.revenueRule ? `<mj-text font-size="12px" color="#52606d" padding-top="4px">Revenue counted from ${e(bot.revenueRule)}.</mj-text>` : ''}
 ${mjmlList('Top complaints', bot.topComplaints)}
 ${mjmlList('Top missing information', bot.topMissingInformation)}
 ${mjmlAlerts(bot)}
