@@ -34,7 +34,7 @@ const FIELDS = {
   overview: [...WINDOW, 'total_conversations', 'total_ai_messages', 'saved_hours'],
   engagement: [...WINDOW, 'total_users', 'total_users_approached', 'total_users_opened', 'total_users_chatted', 'approached_ratio', 'opened_ratio', 'chatted_ratio'],
   'popup-metrics': [...WINDOW, 'metrics', 'conversations'],
-  timeseries: [...WINDOW, 'days'],
+  timeseries: [...WINDOW, 'attribution', 'days'],
   purchases: [...WINDOW, 'attribution', 'total_users', 'total_users_chatted', 'total_users_purchased', 'total_users_chatted_purchased', 'total_revenue_purchased',
     'total_revenue_chatted_purchased', 'conversion_rate_with_chat', 'conversion_rate_without_chat', 'aov_with_chat', 'aov_without_chat'],
   'conversation-insights': ['most_clicked_products', 'most_talked_about_products', 'most_frequent_intents', 'most_common_complaints', 'mood_percentages',

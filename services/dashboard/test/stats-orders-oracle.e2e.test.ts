@@ -13,7 +13,7 @@ import { round2 } from '../src/stats/numbers.js';
 import { createStatsRepository } from '../src/stats/readers.js';
 import { daysWindow } from '../src/stats/window.js';
 import { insertEvents, openClickHouse } from './stats-fixtures.js';
-import { latestStates, oraclePurchasesFromOrders } from './stats-orders-oracle.js';
+import { latestStates, oracleOrderDays, oraclePurchasesFromOrders } from './stats-orders-oracle.js';
 
 const SEED_COUNT = Number(process.env.STATS_SEEDS ?? 6);
 const NOW = Date.parse('2026-05-20T12:34:56.789Z');
@@ -165,6 +165,12 @@ for (const [engineName, engine] of [['embedded', ch.embedded], ['server via HTTP
           t.same(await repo.purchases(bot, w), expected({ ...s, bot: { ...s.bot, abTestEnabled: ab } }, w.from.getTime(), w.to.getTime()),
             `seed ${s.seed}, window ${s.bot.windowDays} d, ${days} day(s), A/B ${ab}`);
         }
+        const bot = { id: s.bot.id, abTestEnabled: false, revenueSource: 'orders' as const, attributionWindowDays: s.bot.windowDays };
+        const series = await repo.timeseries(bot, w);
+        const byDay = oracleOrderDays(s.events, s.orders, s.refunds, s.bot.id, w.from.getTime(), w.to.getTime());
+        t.same(series.attribution, { source: 'orders', window_days: s.bot.windowDays });
+        t.same(series.days.map((d) => [d.date, d.purchases, d.revenue]), series.days.map((d) => [d.date, byDay.get(d.date)?.purchases ?? 0, byDay.get(d.date)?.revenue ?? 0]),
+          `timeseries from orders, seed ${s.seed}, ${days} day(s)`);
       }
     }
   });

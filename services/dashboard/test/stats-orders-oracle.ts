@@ -106,3 +106,22 @@ export function oraclePurchasesFromOrders(
   }
   return result;
 }
+
+/** The orders of P (as oraclePurchasesFromOrders) by the UTC day of placed_at: count and net EUR revenue (2 decimals). */
+export function oracleOrderDays(
+  events: readonly StoredEvent[], reports: readonly StoredOrder[], refunds: readonly StoredRefund[], chatbotId: string, from: number, to: number,
+): Map<string, { purchases: number; revenue: number }> {
+  const v = tokensOf(windowEvents(events, chatbotId, from, to), 'visitor');
+  const days = new Map<string, { purchases: number; revenue: number }>();
+  for (const o of latestStates(reports, chatbotId)) {
+    const at = parseChTime(o.placed_at);
+    if (at < from || at > to || !v.has(o.token)) continue;
+    const day = new Date(at).toISOString().slice(0, 10);
+    const d = days.get(day) ?? { purchases: 0, revenue: 0 };
+    d.purchases++;
+    d.revenue += netEur(o, refunds);
+    days.set(day, d);
+  }
+  for (const d of days.values()) d.revenue = round2(d.revenue);
+  return days;
+}
