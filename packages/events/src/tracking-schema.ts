@@ -103,6 +103,11 @@ export const TrackingData = Type.Object({
     Type.Literal('popup'), Type.Literal('chat_button'), Type.Literal(''), Type.Null(),
   ], { errorMessage: 'must be popup or chat_button' })),
   currency: Type.Optional(Currency),
+  /**
+   * click_through: the product clicked in the chat (its id as the shop's orders name it). An
+   * order with this product is then *direct* (services/dashboard/docs/statistics.md, "Revenue source").
+   */
+  item_id: Type.Optional(ItemId),
   url: Type.Optional(boundedString(L.urlMaxLength)),
   /** document.referrer of the page (the tracker sends it with `visitor`): the traffic source when the URL has no utm_source. */
   referrer: Type.Optional(boundedString(L.urlMaxLength)),

@@ -9,6 +9,8 @@ export interface TrackerData {
   chatbot_id?: string;
   items?: { item_id?: string; id?: string; value?: number | string; price?: number | string; quantity?: number; currency?: string }[];
   orderNum?: string;
+  /** click_through: the product clicked in the chat, as the shop's orders name it. */
+  item_id?: string | number;
   currency?: string;
   popup_version?: string;
   open_way?: 'popup' | 'chat_button';

@@ -48,6 +48,7 @@ for (const variant of databaseVariants()) {
     const url = `/app/${IDS.bot}/tracking`;
     const apiChatbot = async () => (await app.inject({ method: 'GET', url: `/api/dashboard/chatbots/${IDS.bot}`, headers: { authorization: `Bearer ${KEY_A}` } })).json().data.chatbot;
 
+    t.match((await get(`/app/${IDS.bot}/analytics?timeframe=7`)).body, /data-stat="purchases.attribution.source" data-value="tracker">Revenue from purchase events/, 'the analytics page names the rule beside the revenue');
     const page = await get(url);
     t.equal(page.statusCode, 200);
     t.match(page.body, /id="revenueSource-tracker"[^>]*checked/);
@@ -57,6 +58,7 @@ for (const variant of databaseVariants()) {
     const saved = await post(`${url}/revenue`, 'revenueSource=orders&attributionWindowDays=14&shopifyWebhookSecret=shpss_typed-secret-1&woocommerceWebhookSecret=');
     t.equal(saved.statusCode, 302, saved.body.slice(0, 300));
     t.match(await apiChatbot(), { revenueSource: 'orders', attributionWindowDays: 14, hasShopifyWebhookSecret: true, hasWoocommerceWebhookSecret: false });
+    t.match((await get(`/app/${IDS.bot}/analytics?timeframe=7`)).body, /data-value="orders">Revenue from the shop&#39;s orders, net of refunds and cancellations\. After chat: the visitor started a chat within 14 days before the order\./);
     const after = await get(url);
     t.match(after.body, /id="revenueSource-orders"[^>]*checked/);
     t.match(after.body, /Shopify webhook secret \(set\)/);

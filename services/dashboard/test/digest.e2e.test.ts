@@ -104,6 +104,7 @@ t.test('two dashboards send one digest per user; its figures are the statistics 
     t.same(line('Visitors'), [cur.engagement.total_users, prev.engagement.total_users], `${name}: visitors = engagement.total_users`);
     t.same(line('Analysed conversations'), [cur.overview.total_conversations, prev.overview.total_conversations], `${name}: conversations = overview.total_conversations`);
     t.same(line('Conversion with chat'), [cur.purchases.conversion_rate_with_chat, prev.purchases.conversion_rate_with_chat], `${name}: conversion_rate_with_chat`);
+    t.match(section, /^Revenue counted from purchase events on the shop's pages; after chat: after the first chat in the week\.$/m, `${name}: the revenue rule beside the figure`);
     t.same(line('Revenue after chat'), [cur.purchases.total_revenue_chatted_purchased, prev.purchases.total_revenue_chatted_purchased], `${name}: total_revenue_chatted_purchased`);
     const insights = await get('conversation-insights', { chatbot_id: botId, timeframe: '2026-02-02..2026-02-08' });
     const listed = (title: string) => (section.split(`${title}:\n`)[1] ?? '').split('\n').filter((l) => /^ {2}\d\. /.test(l)).slice(0, 3)

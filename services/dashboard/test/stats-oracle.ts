@@ -132,6 +132,8 @@ export function oraclePurchases(events: readonly StoredEvent[], chatbotId: strin
   const chattedPurchased = new Set(after.map((p) => p.token)).size;
 
   const result: Record<string, unknown> = {
+    // The default revenue source, named in every answer (docs/statistics.md, "Revenue source").
+    attribution: { source: 'tracker', window_days: null },
     total_users: v.size,
     total_users_chatted: chatted.size,
     total_users_purchased: purchased,

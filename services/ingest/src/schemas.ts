@@ -61,7 +61,8 @@ const successSchema = {
   required: ['success'],
 } as const;
 
-const errorSchema = (description: string) => ({
+/** The ingest's one error body (tracking and orders alike), with a description per status. */
+export const errorSchema = (description: string) => ({
   type: 'object',
   description,
   properties: {

@@ -18,7 +18,9 @@ import { buildStandalone } from '../src/index.js';
 type Json = Record<string, unknown>;
 const stripDescriptions = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema, (k, v) => (k === 'description' ? undefined : v)));
 
-const isTracking = (url: string) => /^\/api\/(analytics|events|save)(\/|$)/.test(url);
+/** The ingest's surface: tracking, and the orders routes (POST /api/orders, the shop receivers). */
+const isTracking = (url: string) => /^\/api\/(analytics|events|save|orders|integrations)(\/|$)/.test(url);
+const isOrders = (url: string) => /^\/api\/(orders|integrations)(\/|$)/.test(url);
 /** Operational and protocol routes with their own documented bodies (readiness report, ClickHouse's protocol). */
 const isOwnProtocol = (url: string) => /^\/(health|ready|metrics|docs|clickhouse)(\/|$)/.test(url);
 
@@ -68,6 +70,8 @@ t.test('every declared error response is its surface\'s one error shape', async 
 /** A request per route that must fail, with the status it must fail with. */
 function failingRequest(url: string, method: string): { url: string; status: number; headers?: Json; payload?: unknown } | null {
   const concrete = url.replace(/\{id\}/g, '00000000-0000-4000-8000-000000000000').replace(/\{token\}/g, 'x');
+  // Orders routes authenticate before reading the body: nothing sent, 401.
+  if (isOrders(url)) return { url: url.replace(/\{chatbot_id\}/g, '00000000-0000-4000-8000-000000000000'), status: 401, payload: {} };
   if (isTracking(url)) {
     if (method === 'options') return null;
     // The batch route refuses a body without an events array as malformed (400 ANALYTICS_001).

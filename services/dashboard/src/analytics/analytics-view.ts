@@ -12,6 +12,7 @@ import { keptFields, keptSuffix } from './segment-view.js';
 import { barChart, intervalChart } from './svg-charts.js';
 import { setAsideNote } from '../chatbots/tracking-settings-views.js';
 import { liftLead, type LiftAnswer } from './lift-view.js';
+import { attributionNote } from './attribution-note.js';
 
 export interface AnalyticsData {
   overview: Answer<typeof overview>;
@@ -189,6 +190,7 @@ ${figure('Popup share', 'popup-metrics.conversations.popup_ratio', (b) => b.conv
 </dl></section>
 
 <section aria-labelledby="h-purchases">${blockHead('h-purchases', 'Purchases and revenue', csv('purchases', 'Purchases'))}
+${attributionNote(u.attribution, d.chatbotId)}
 <dl class="stats">
 ${figure('Revenue', 'purchases.total_revenue_purchased', (b) => b.total_revenue_purchased, U, fmtEur)}
 ${figure('Revenue after chat', 'purchases.total_revenue_chatted_purchased', (b) => b.total_revenue_chatted_purchased, U, fmtEur)}

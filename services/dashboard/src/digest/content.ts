@@ -30,6 +30,8 @@ export interface ChatbotDigest {
   conversionWithChat: Compared;
   /** purchases.total_revenue_chatted_purchased (EUR) */
   revenueAfterChat: Compared;
+  /** The rule the revenue follows (purchases.attribution of the current window), named beside the figure. */
+  revenueRule?: string;
   /** conversation-insights of the current window: the first 3 of each ranked list. */
   topComplaints: { item: string; count: number }[];
   topMissingInformation: { item: string; count: number }[];
@@ -62,6 +64,7 @@ export function createDigestContent(deps: { stats: StatsService; chatbots: Chatb
       conversations: o.total_conversations,
       conversionWithChat: p.conversion_rate_with_chat,
       revenueAfterChat: p.total_revenue_chatted_purchased,
+      revenueRule: revenueRuleText(p.attribution),
     };
   }
 
@@ -73,7 +76,7 @@ export function createDigestContent(deps: { stats: StatsService; chatbots: Chatb
       const current = await figures(accountId, bot.id, windows.current);
       const previous = await figures(accountId, bot.id, windows.previous);
       const insights = await stats.answer(conversationInsights, { account: accountId, chatbot: bot.id, frame: `${windows.current.from}..${windows.current.to}` });
-      const compared = (k: keyof typeof current): Compared => ({ current: current[k], previous: previous[k] });
+      const compared = (k: Exclude<keyof typeof current, 'revenueRule'>): Compared => ({ current: current[k], previous: previous[k] });
       const top = (list: { item: string; count: number }[]) => list.slice(0, TOP_ITEMS).map(({ item, count }) => ({ item, count }));
       const alerts = deps.firedAlerts
         ? await deps.firedAlerts(bot.id, new Date(`${windows.current.from}T00:00:00.000Z`), new Date(`${windows.current.to}T23:59:59.999Z`))
@@ -83,7 +86,7 @@ export function createDigestContent(deps: { stats: StatsService; chatbots: Chatb
       chatbots.push({
         id: bot.id, name: bot.name,
         visitors: compared('visitors'), conversations: compared('conversations'),
-        conversionWithChat: compared('conversionWithChat'), revenueAfterChat: compared('revenueAfterChat'),
+        conversionWithChat: compared('conversionWithChat'), revenueAfterChat: compared('revenueAfterChat'), revenueRule: current.revenueRule,
         topComplaints: top(insights.most_common_complaints), topMissingInformation: top(insights.missing_information_overview),
         alerts, lift: liftOfWeek,
       });
@@ -91,4 +94,11 @@ export function createDigestContent(deps: { stats: StatsService; chatbots: Chatb
     return { windows, chatbots };
   };
 }
+/** How the digest names the revenue rule (docs/statistics.md, "Revenue source"). */
+export function revenueRuleText(a: { source: 'tracker' | 'orders'; window_days: number | null }): string {
+  return a.source === 'orders'
+    ? `the shop's orders, net of refunds and cancellations; after chat: a chat within ${a.window_days} ${a.window_days === 1 ? 'day' : 'days'} before the order`
+    : 'purchase events on the shop\'s pages; after chat: after the first chat in the week';
+}
+
 export type DigestContentReader = ReturnType<typeof createDigestContent>;

@@ -54,6 +54,7 @@ function textOf(input: DigestMailInput): string {
     lines.push(`== ${plainText(bot.name)} ==`);
     if (bot.lift) lines.push(bot.lift.headline, ...bot.lift.caveats, '');
     for (const r of rows(bot)) lines.push(`${r.label}: ${r.value} (previous 7 days: ${r.previous}; ${r.change})`);
+    if (bot.revenueRule) lines.push(`Revenue counted from ${bot.revenueRule}.`);
     const list = (title: string, items: { item: string; count: number }[]) => {
       lines.push(`${title}:`);
       if (items.length === 0) lines.push('  none in analysed conversations');
@@ -106,6 +107,7 @@ function mjmlChatbot(bot: ChatbotDigest, appUrl: string, content: DigestContent)
 <mj-text font-size="18px" font-weight="bold" padding-bottom="4px">${e(bot.name)}</mj-text>
 ${bot.lift ? `<mj-text font-size="16px"><strong>${e(bot.lift.headline)}</strong>${bot.lift.caveats.map((c) => `<br><span style="font-size:13px;color:#52606d">${e(c)}</span>`).join('')}</mj-text>` : ''}
 <mj-table font-size="14px" line-height="20px" color="#1f2933" cellpadding="0">${table}</mj-table>
+${bot.revenueRule ? `<mj-text font-size="12px" color="#52606d" padding-top="4px">Revenue counted from ${e(bot.revenueRule)}.</mj-text>` : ''}
 ${mjmlList('Top complaints', bot.topComplaints)}
 ${mjmlList('Top missing information', bot.topMissingInformation)}
 ${mjmlAlerts(bot)}

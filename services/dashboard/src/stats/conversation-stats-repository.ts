@@ -12,6 +12,10 @@ export interface StatsChatbot {
   abTestEnabled: boolean;
   /** The holdout's share of visitors (the lift statistic); absent: 0. */
   holdoutPercent?: number;
+  /** Where purchases and revenue come from (docs/statistics.md, "Revenue source"); 'tracker' when absent. */
+  revenueSource?: 'tracker' | 'orders';
+  /** The attribution window of the 'orders' source, days (default 7). */
+  attributionWindowDays?: number;
 }
 
 export interface OverviewTotals {
@@ -57,11 +61,17 @@ export function createConversationStatsRepository(db: Database): ConversationSta
       // chatbots.id is a uuid column: any other text names no chatbot (and would be a SQL error).
       if (!UUID.test(chatbotId) || !UUID.test(accountId)) return null;
       const [row] = await db
-        .select({ id: chatbots.id, settings: chatbots.settings, holdoutPercent: chatbots.holdoutPercent })
+        .select({
+          id: chatbots.id, settings: chatbots.settings, holdoutPercent: chatbots.holdoutPercent,
+          revenueSource: chatbots.revenueSource, attributionWindowDays: chatbots.attributionWindowDays,
+        })
         .from(chatbots)
         .where(and(eq(chatbots.id, chatbotId), eq(chatbots.accountId, accountId)))
         .limit(1);
-      return row ? { id: row.id, abTestEnabled: row.settings?.abTestEnabled === true, holdoutPercent: row.holdoutPercent } : null;
+      return row ? {
+        id: row.id, abTestEnabled: row.settings?.abTestEnabled === true, holdoutPercent: row.holdoutPercent,
+        revenueSource: row.revenueSource === 'orders' ? 'orders' : 'tracker', attributionWindowDays: row.attributionWindowDays,
+      } : null;
     },
 
     async overview(chatbotId, w, visitorTokens) {

@@ -1,6 +1,6 @@
 import { AppError } from '@chatlytics/core';
 import type { FieldErrors } from '@chatlytics/events';
-import Type from 'typebox';
+import { errorSchema } from '../schemas.js';
 
 /**
  * Every way the orders routes (POST /api/orders and the shop receivers) refuse a request, in
@@ -43,11 +43,11 @@ export function ordersErrorOf(err: unknown): OrdersError {
   return new OrdersError('ORDERS_005', { cause: err });
 }
 
-const errorSchema = Type.Object({
-  success: Type.Literal(false),
-  error: Type.Object({ code: Type.String(), message: Type.String() }),
-  errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
-});
-
-/** The error statuses every orders route declares. */
-export const ordersErrorResponses = { 400: errorSchema, 401: errorSchema, 422: errorSchema, 500: errorSchema, 503: errorSchema };
+/** The error statuses every orders route declares, in the ingest's one error body. */
+export const ordersErrorResponses = {
+  400: errorSchema('ORDERS_002: the body is not JSON, or over 1 MiB'),
+  401: errorSchema('ORDERS_001: credentials missing, wrong, or another chatbot\'s'),
+  422: errorSchema('ORDERS_003: the order breaks a rule; `errors` names each field'),
+  500: errorSchema('ORDERS_005: unexpected error (no details)'),
+  503: errorSchema('ORDERS_004: not durable, or the credentials could not be read; retry after Retry-After seconds'),
+};

@@ -1,4 +1,4 @@
-import type { EventBus } from '@chatlytics/bus';
+import type { BusMessage, EventBus } from '@chatlytics/bus';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createConsumer, type Consumer } from '@chatlytics/consumer';
 import type { Config, Logger } from '@chatlytics/core';
@@ -25,7 +25,7 @@ export interface BusSinkDeps {
  * committed every message published before `stored()` was called: the bus's oldest uncommitted
  * message is younger than the last publish, or there is none.
  */
-export async function openBusSink(deps: BusSinkDeps): Promise<EventSink & { close(): Promise<void> }> {
+export async function openBusSink(deps: BusSinkDeps): Promise<EventSink & { publishMessages(messages: BusMessage[]): Promise<void>; close(): Promise<void> }> {
   let consumer: Consumer | undefined;
   if (!deps.consumerRunning) {
     consumer = createConsumer({ config: deps.config, bus: deps.bus, clickhouse: deps.clickhouse, log: deps.log });
@@ -35,6 +35,11 @@ export async function openBusSink(deps: BusSinkDeps): Promise<EventSink & { clos
   return {
     async publish(rows) {
       await deps.bus.publish(rows.map(encodeStoredEvent));
+      publishedAt = Date.now();
+    },
+    /** Messages already encoded (order states: cli import-orders). */
+    async publishMessages(messages) {
+      await deps.bus.publish(messages);
       publishedAt = Date.now();
     },
     async stored() {

@@ -22,6 +22,8 @@ export async function runCommand(input: CommandInput, ctx: CommandContext): Prom
       return (await import('./sql-key-commands.js')).runSqlKeyCommand(ctx, input);
     case 'digest:send':
       return (await import('./digest-commands.js')).sendDigest(ctx, input.email);
+    case 'import-orders':
+      return (await import('./import-orders.js')).importOrders(ctx, input);
     default:
       return (await import('./data-commands.js')).runDataCommand(ctx, input);
   }

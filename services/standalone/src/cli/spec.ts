@@ -11,6 +11,7 @@ import { parseArgs, required, UsageError } from './args.js';
 export type CommandInput =
   | { command: 'migrate'; print: boolean; cluster?: string; backfill: boolean }
   | { command: 'import'; file: string; json: unknown }
+  | { command: 'import-orders'; file: string; chatbot: string; lines: string[] }
   | { command: 'users:create'; email: string; password: string; account?: string }
   | { command: 'api-keys:create'; email: string; name?: string; scope: 'read' | 'manage' }
   | { command: 'api-keys:list'; email: string }
@@ -30,6 +31,7 @@ export type CommandName = CommandInput['command'];
 export const USAGE: Record<CommandName, string> = {
   migrate: 'migrate [--backfill] | migrate --print [--cluster NAME]',
   import: 'import <file.json>',
+  'import-orders': 'import-orders <file.jsonl> --chatbot ID',
   'users:create': 'users:create --email E --password P [--account NAME]',
   'api-keys:create': 'api-keys:create --email E [--name N] [--scope read|manage]',
   'api-keys:list': 'api-keys:list --email E',
@@ -82,6 +84,18 @@ export function parseCommand(name: CommandName, argv: string[]): CommandInput {
       if (!file) throw new UsageError(`import needs a file (usage: ${USAGE.import})`);
       try {
         return { command: name, file, json: JSON.parse(fs.readFileSync(path.resolve(file), 'utf8')) };
+      } catch (err) {
+        throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+      }
+    }
+    case 'import-orders': {
+      // One order per line, the body of POST /api/orders; checked line by line by the command.
+      const file = args.positionals[0];
+      if (!file) throw new UsageError(`import-orders needs a file (usage: ${USAGE['import-orders']})`);
+      const chatbot = required(args, 'chatbot', USAGE['import-orders']);
+      if (!UUID.test(chatbot)) throw new UsageError(`--chatbot ${JSON.stringify(chatbot)} is not a chatbot id (a UUID)`);
+      try {
+        return { command: name, file, chatbot: chatbot.toLowerCase(), lines: fs.readFileSync(path.resolve(file), 'utf8').split('\n') };
       } catch (err) {
         throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
       }

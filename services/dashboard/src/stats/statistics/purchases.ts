@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../ab-significance.js';
-import { percent, ratio, round2 } from '../numbers.js';
-import { numbersOf, readRows, type Row } from '../params.js';
+import { percent, ratio, round2, toInt } from '../numbers.js';
+import { EUR_PARAMS, numbersOf, readRows, type Row } from '../params.js';
+import type { StatsChatbot } from '../conversation-stats-repository.js';
 import { Count, Money, Rate, Window, WindowedQuery } from '../schemas.js';
 import { defineStatistic } from '../statistic.js';
 
@@ -14,8 +15,18 @@ const AbGroup = Type.Object({
   conversion_rate_ci95: Type.Object({ lower: Rate, upper: Rate }, { description: 'Wilson score interval (beyond the required fields)' }),
 });
 
+/** Which rule a money figure follows (docs/statistics.md, "Revenue source"). */
+export const Attribution = Type.Object({
+  source: Type.Union([Type.Literal('tracker'), Type.Literal('orders')], { description: '`tracker`: purchase events; `orders`: the shop\'s orders, net of refunds and cancellations' }),
+  window_days: Type.Union([Type.Integer(), Type.Null()], { description: 'orders: an order is after chat when its token started a conversation within this many days before it; tracker: null (after the first chat in the window)' }),
+});
+export const attributionOf = (chatbot: StatsChatbot) => (chatbot.revenueSource === 'orders'
+  ? { source: 'orders' as const, window_days: chatbot.attributionWindowDays ?? 7 }
+  : { source: 'tracker' as const, window_days: null });
+
 export const PurchasesResponse = Type.Object({
   ...Window,
+  attribution: Attribution,
   total_users: Count,
   total_users_chatted: Count,
   total_users_purchased: Count,
@@ -26,6 +37,8 @@ export const PurchasesResponse = Type.Object({
   conversion_rate_without_chat: Rate,
   aov_with_chat: Money,
   aov_without_chat: Money,
+  orders_direct: Type.Optional(Type.Integer({ minimum: 0, description: 'Revenue source orders only: after-chat orders with a product the visitor clicked in the chat (click_through with item_id)' })),
+  total_revenue_direct: Type.Optional(Type.Number({ description: 'Revenue source orders only: their net revenue, EUR' })),
   ab_test: Type.Optional(Type.Object({
     control: AbGroup,
     test: AbGroup,
@@ -38,6 +51,8 @@ export const PurchasesResponse = Type.Object({
 });
 
 const QUERY = 'stats/purchases';
+/** The same funnel with the shop's orders as the purchases (revenue source 'orders'). */
+const ORDERS_QUERY = 'stats/purchases_orders';
 
 /** Raw counts and sums; rates and rounding are derived by the presenter. */
 export interface PurchaseTotals {
@@ -133,12 +148,20 @@ export const purchases = defineStatistic()({
   compare: true,
   querystring: WindowedQuery,
   response: PurchasesResponse,
-  async read({ clickhouse }, ctx): Promise<PurchaseTotals & { ab?: AbTotals }> {
+  async read({ clickhouse }, ctx): Promise<PurchaseTotals & { ab?: AbTotals; direct?: { orders: number; revenue: number } }> {
     const withAb = ctx.chatbot.abTestEnabled;
-    const [row] = await readRows(clickhouse, QUERY, ctx, { ab_block: String(withAb) });
-    return withAb ? { ...funnelOf(row), ab: abOf(row) } : funnelOf(row);
+    const attribution = attributionOf(ctx.chatbot);
+    const [row] = attribution.source === 'orders'
+      ? await readRows(clickhouse, ORDERS_QUERY, ctx, { ab_block: String(withAb), window_days: attribution.window_days, ...EUR_PARAMS })
+      : await readRows(clickhouse, QUERY, ctx, { ab_block: String(withAb) });
+    const direct = attribution.source === 'orders' ? { direct: { orders: toInt(row?.orders_direct), revenue: Number(row?.revenue_direct ?? 0) } } : {};
+    return withAb ? { ...funnelOf(row), ...direct, ab: abOf(row) } : { ...funnelOf(row), ...direct };
   },
-  present: (t) => (t.ab ? { ...funnelBody(t), ab_test: abTest(t.ab) } : funnelBody(t)),
-  // The A/B switch changes the body's shape: it belongs in the key.
-  cacheKey: (chatbot) => String(chatbot.abTestEnabled),
+  present: (t, ctx) => {
+    const direct = t.direct ? { orders_direct: t.direct.orders, total_revenue_direct: round2(t.direct.revenue) } : {};
+    const body = { attribution: attributionOf(ctx.chatbot), ...funnelBody(t), ...direct };
+    return t.ab ? { ...body, ab_test: abTest(t.ab) } : body;
+  },
+  // The A/B switch changes the body's shape, the revenue rule its numbers: both belong in the key.
+  cacheKey: (chatbot) => `${chatbot.abTestEnabled}:${attributionOf(chatbot).source}:${attributionOf(chatbot).window_days ?? ''}`,
 });
