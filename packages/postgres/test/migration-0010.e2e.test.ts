@@ -1,5 +1,5 @@
 /**
- * Migration 0011 on a database with chatbots: each existing chatbot gets no holdout (0 %) and a
+ * Migration 0010 on a database with chatbots: each existing chatbot gets no holdout (0 %) and a
  * holdout key of its own (the assignment's HMAC key: two chatbots sharing one would still get
  * independent arms, since the chatbot id is hashed too, but a key is meant to be per chatbot).
  */
@@ -29,11 +29,11 @@ const ACCOUNT = '00000000-0000-4000-8000-000000000001';
 const BOTS = ['00000000-0000-4000-8000-0000000000b1', '00000000-0000-4000-8000-0000000000b2', '00000000-0000-4000-8000-0000000000b3'];
 
 for (const variant of databaseVariants()) {
-  t.test(`migration 0011 gives every chatbot no holdout and a key of its own (${variant.name})`, { skip: variant.skip }, async (t) => {
+  t.test(`migration 0010 gives every chatbot no holdout and a key of its own (${variant.name})`, { skip: variant.skip }, async (t) => {
     const tdb = await variant.open({ migrate: false });
     t.teardown(() => tdb.destroy());
     const { db } = tdb.postgres;
-    const before = migrationsBefore('0011_lift_holdout');
+    const before = migrationsBefore('0010_lift_holdout');
     t.teardown(() => fs.rmSync(before, { recursive: true, force: true }));
     await migrate(db as never, { migrationsFolder: before });
     await db.execute(sql`insert into accounts (id, name) values (${ACCOUNT}, 'Shop')`);
