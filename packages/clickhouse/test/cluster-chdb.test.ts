@@ -23,6 +23,8 @@ t.teardown(async () => {
   await keeper.engine.close();
 });
 const rendered = renderMigrations(readMigrations(), { cluster: TEST_CLUSTER, database: 'cluster_ddl' });
+/** The ClickHouse code the promise fails with (0: it resolved). */
+const codeOf = (p: Promise<unknown>) => p.then(() => 0, (err: { clickhouseCode?: number }) => err.clickhouseCode ?? -1);
 const sqlOf = (sql: string) => sql.replace(/--[^\n]*\n/g, '').trim();
 // A replicated table without an interserver port is read-only (testing.ts): it takes no insert
 // and no ALTER, but its CREATE and DROP hold and free its Keeper path, which is what finding 3 is:
@@ -80,11 +82,11 @@ t.test('the writable form: every migration and view in one run, through the runn
 
 t.test('reverted: a subquery over a Distributed table without distributed_product_mode is code 288', async (t) => {
   const sql = "SELECT count() AS n FROM events WHERE chatbot_id = 'a' AND token IN (SELECT token FROM events WHERE chatbot_id = 'a')";
-  await t.rejects(node.engine.query(`${sql} SETTINGS distributed_product_mode = 'deny'`), { clickhouseCode: 288 }, 'the default mode');
+  t.equal(await codeOf(node.engine.query(`${sql} SETTINGS distributed_product_mode = 'deny'`)), 288, 'the default mode');
   t.same(await node.engine.query(sql), [{ n: '0' }], "the services' profile (distributed_product_mode = 'local')");
 });
 
 t.test('reverted: a partition of a Distributed table cannot be dropped (code 48), and it has no parts', async (t) => {
-  await t.rejects(node.engine.command('ALTER TABLE token_hour_sets DROP PARTITION 202606'), { clickhouseCode: 48 }, 'NOT_IMPLEMENTED');
+  t.equal(await codeOf(node.engine.command('ALTER TABLE token_hour_sets DROP PARTITION 202606')), 48, 'NOT_IMPLEMENTED');
   await t.resolves(node.engine.command('ALTER TABLE token_hour_sets_local DROP PARTITION 202606'), 'its local table\'s can');
 });
