@@ -24,4 +24,5 @@ export {
   type ClickHouseHttpOptions, type SqlPrincipal, type QueryLogWriter, type SqlQueryLogEntry,
 } from './http-bridge/index.js';
 export { verifyAggregates, daysToRepair, repairDays, TOKEN_ID_CHECKS, type VerifyScope, type Difference, type RepairResult } from './verify.js';
+export { storeCluster } from './cluster-store.js';
 export { repairTokenIds, type TokenIdRepair } from './repair-token-ids.js';

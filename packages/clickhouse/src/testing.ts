@@ -15,6 +15,8 @@ import type { ClickHouseEngine } from './types.js';
  * tables' paths. What clickhouse-local cannot do is emulated, and only that:
  * - it runs no distributed DDL queue (`ON CLUSTER` is code 392): the node is every node of the
  *   cluster, so the clause is dropped and the statement runs once;
+ * - both shards are this node, so an INSERT … SELECT between Distributed tables runs on the
+ *   initiator (parallel_distributed_insert_select = 0), not once per shard over the same rows;
  * - it has no interserver port, so a replicated table stays read-only (it is created, and takes
  *   its Keeper path: code 253 is real); `tables: 'plain'` gives each one its MergeTree engine
  *   without the Keeper arguments, for the runs that insert.
@@ -82,6 +84,9 @@ async function freePort(): Promise<number> {
 export function forOneNode(sql: string, opts: { cluster?: string; tables?: 'replicated' | 'plain' } = {}): string {
   const cluster = opts.cluster ?? TEST_CLUSTER;
   let out = sql.replace(new RegExp(`\\s+ON\\s+CLUSTER\\s+${cluster}\\b`, 'gi'), '');
+  // Both shards are this node: an INSERT … SELECT between Distributed tables, run on every shard
+  // (parallel_distributed_insert_select, 2 by default), would read and write the same rows twice.
+  out = out.replace(/^(\s*INSERT\s+INTO\s+[A-Za-z_][A-Za-z0-9_]*)(\s+)(?=(WITH|SELECT)\b)/i, '$1 SETTINGS parallel_distributed_insert_select = 0$2');
   if (opts.tables === 'plain') out = out.replace(/\bReplicated(\w*MergeTree)\(\s*'[^']*'\s*,\s*'[^']*'\s*(?:,\s*)?/g, '$1(');
   return out;
 }
@@ -100,7 +105,9 @@ export async function createChdbCluster(opts: ChdbClusterOptions): Promise<ChdbC
     tcpPort = await freePort();
     writeFileSync(configFile, clusterConfig(tcpPort));
   }
-  const settings = opts.settings ?? clusterProfileSettings();
+  // Both shards are this one node: an INSERT … SELECT between Distributed tables run on every
+  // shard (parallel_distributed_insert_select, 2 by default) would run twice over the same rows.
+  const settings = { ...(opts.settings ?? clusterProfileSettings()) };
   const inner = await createChdbEngine({
     path: path.join(opts.path, 'data'),
     database: opts.database,

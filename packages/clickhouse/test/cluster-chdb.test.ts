@@ -1,8 +1,9 @@
 import t from 'tap';
 import { createLogger } from '@chatlytics/core';
-import { readMigrations, renderMigrations, runMigrations } from '@chatlytics/clickhouse';
+import { generateEvents } from '@chatlytics/testkit';
+import { daysToRepair, readMigrations, rebuildRollups, renderMigrations, repairDays, runMigrations, verifyAggregates } from '@chatlytics/clickhouse';
 import { createChdbCluster, TEST_CLUSTER } from '@chatlytics/clickhouse/testing';
-import { tempDataDir } from './helpers.js';
+import { insertEvents, tempDataDir } from './helpers.js';
 
 /**
  * The cluster form on the embedded engine (clickhouse/deploy/README.md, "What runs in CI"): one
@@ -89,4 +90,82 @@ t.test('reverted: a subquery over a Distributed table without distributed_produc
 t.test('reverted: a partition of a Distributed table cannot be dropped (code 48), and it has no parts', async (t) => {
   t.equal(await codeOf(node.engine.command('ALTER TABLE token_hour_sets DROP PARTITION 202606')), 48, 'NOT_IMPLEMENTED');
   await t.resolves(node.engine.command('ALTER TABLE token_hour_sets_local DROP PARTITION 202606'), 'its local table\'s can');
+});
+
+// Events of several chatbots, on both shards (cityHash64(chatbot_id) % 2), through the Distributed
+// events_input_v2 as the consumer inserts (token ids first, then the rows).
+const NOW = Date.UTC(2026, 5, 20, 12);
+// bot-a and bot-b on shard 1, bot-d and bot-e on shard 2 (cityHash64(chatbot_id) % 2).
+const BOTS = ['bot-a', 'bot-d', 'bot-b', 'bot-e'];
+const shardOf = async (bot: string) => Number((await node.engine.query<{ s: string }>('SELECT cityHash64({b:String}) % 2 + 1 AS s', { b: bot }))[0].s);
+
+t.test('inserts through the Distributed input table reach the shard of their chatbot', async (t) => {
+  const shards = new Set(await Promise.all(BOTS.map(shardOf)));
+  t.same([...shards].sort(), [1, 2], 'the chatbots are on both shards');
+  const events = generateEvents({ seed: 456, now: NOW, chatbotId: BOTS[0], otherChatbotIds: BOTS.slice(1), users: 40, spanDays: 20 });
+  // Without an insert token: both shards are one table here, so the two halves of a block, each
+  // sent with the block's token, would be one block twice and the second half dropped as a retry.
+  for (let i = 0; i < events.length; i += 500) await insertEvents(node.engine, events.slice(i, i + 500));
+  const local = await node.engine.query<{ chatbot_id: string; n: string }>('SELECT chatbot_id, count() AS n FROM events_local GROUP BY chatbot_id ORDER BY chatbot_id');
+  t.same(local.map((r) => r.chatbot_id), [...new Set(events.map((e) => e.chatbot_id))].sort(), 'every chatbot stored');
+  for (const r of local.filter((x) => x.chatbot_id !== '')) {
+    const [{ n }] = await node.engine.query<{ n: string }>('SELECT count() AS n FROM events WHERE chatbot_id = {b:String}', { b: r.chatbot_id });
+    t.equal(n, r.n, `'${r.chatbot_id}': a read by chatbot asks its shard only`);
+  }
+  const [{ n }] = await node.engine.query<{ n: string }>('SELECT count() AS n FROM events');
+  t.equal(Number(n), 2 * local.reduce((s, r) => s + Number(r.n), 0), 'a read of every chatbot reads both shards: here, the one node twice');
+});
+
+// The truth of the aggregates, read from the shards' local tables (the one node holds both shards'
+// rows once); of the rows with a chatbot (a rebuild on a cluster recomputes chatbot by chatbot).
+const snapshot = async () => ({
+  counts: await node.engine.query(`SELECT chatbot_id, hour, event, popup_version, open_way, sum(events) AS n FROM event_hour_counts_local WHERE chatbot_id != '' GROUP BY ALL HAVING n != 0 ORDER BY ALL`),
+  sets: await node.engine.query(`SELECT chatbot_id, hour, kind, bitmapCardinality(groupBitmapMergeState(tokens)) AS n FROM token_hour_sets_local WHERE chatbot_id != '' GROUP BY ALL ORDER BY ALL`),
+  days: await node.engine.query(`SELECT chatbot_id, day, kind, bitmapCardinality(groupBitmapMergeState(tokens)) AS n FROM token_day_sets_local WHERE chatbot_id != '' GROUP BY ALL ORDER BY ALL`),
+  purchases: await node.engine.query(`SELECT chatbot_id, count() AS n FROM purchases_local WHERE chatbot_id != '' GROUP BY ALL ORDER BY ALL`),
+});
+const mutate = (sql: string) => node.engine.command(`${sql} SETTINGS mutations_sync = 2`);
+/** The UTC day with most of the chatbot's visitor and purchase rows. */
+const busiestDay = async (bot: string) => (await node.engine.query<{ day: string }>(
+  "SELECT toString(toDate(received_at)) AS day FROM events WHERE chatbot_id = {b:String} AND event IN ('visitor', 'purchase') AND NOT is_bot GROUP BY day ORDER BY uniqExact(event) DESC, count() DESC, day LIMIT 1", { b: bot }))[0].day;
+
+t.test('verify on the cluster: nothing to report, then a loss on each shard found and repaired on the shards', async (t) => {
+  t.same(await verifyAggregates(node.engine), [], 'the views wrote every aggregate');
+  const before = await snapshot();
+  // One chatbot on each shard.
+  const a = BOTS[0];
+  const shardA = await shardOf(a);
+  let b = a;
+  for (const x of BOTS.slice(1)) if (await shardOf(x) !== shardA && b === a) b = x;
+  const [dayA, dayB] = [await busiestDay(a), await busiestDay(b)];
+  await mutate(`ALTER TABLE event_hour_counts_local DELETE WHERE chatbot_id = '${a}' AND toDate(hour) = '${dayA}'`);
+  await mutate(`ALTER TABLE token_hour_sets_local DELETE WHERE chatbot_id = '${a}' AND toDate(hour) = '${dayA}' AND kind = 'visitor'`);
+  await mutate(`ALTER TABLE token_day_sets_local DELETE WHERE chatbot_id = '${a}' AND day = '${dayA}' AND kind = 'visitor'`);
+  await mutate(`ALTER TABLE purchases_local DELETE WHERE chatbot_id = '${b}' AND toDate(received_at) = '${dayB}'`);
+
+  const found = await verifyAggregates(node.engine);
+  const checks = new Set(found.map((d) => d.check));
+  for (const check of ['event_hour_counts', 'token_hour_sets', 'token_day_sets', 'purchases']) t.ok(checks.has(check), `${check} found`);
+  const days = daysToRepair(found);
+  t.same(days.map((d) => `${d.chatbotId} ${d.day}`).sort(), [`${a} ${dayA}`, `${b} ${dayB}`].sort(), 'where the losses were made');
+
+  // Reverted: the day's rows deleted through the Distributed tables.
+  t.equal(await codeOf(node.engine.command(`DELETE FROM event_hour_counts WHERE chatbot_id = '${a}'`)), 36, 'a Distributed table takes no DELETE (BAD_ARGUMENTS)');
+  const repaired = await repairDays(node.engine, days, 0);
+  t.equal(repaired.repaired.length, 2);
+  t.same(await verifyAggregates(node.engine), [], 'after the repair: nothing to report');
+  t.same(await snapshot(), before, 'the shards hold what the views had written');
+});
+
+t.test('rollups:rebuild on the cluster rebuilds the shards\' local tables', async (t) => {
+  const before = await snapshot();
+  const bot = BOTS[2];
+  await mutate(`ALTER TABLE token_hour_sets_local DELETE WHERE chatbot_id = '${bot}'`);
+  await mutate(`ALTER TABLE conversation_starts_local DELETE WHERE chatbot_id = '${bot}'`);
+  await node.engine.insert('event_hour_counts_local', [{ chatbot_id: bot, hour: '2026-06-10 10:00:00', event: 'visitor', popup_version: '', open_way: '', events: 3 }]);
+  t.not((await verifyAggregates(node.engine, { chatbotId: bot })).length, 0, 'the losses are found');
+  const result = await rebuildRollups(node.engine);
+  t.ok(result.partitions >= 1, `${result.partitions} months rebuilt`);
+  t.same(await verifyAggregates(node.engine), [], 'after the rebuild: nothing to report');
+  t.same(await snapshot(), before, 'the shards hold what the views had written');
 });
