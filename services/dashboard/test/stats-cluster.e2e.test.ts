@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { runMigrations, type ClickHouseEngine } from '@chatlytics/clickhouse';
-import { createChdbCluster } from '@chatlytics/clickhouse/testing';
+import { clusterProfileSettings, createChdbCluster } from '@chatlytics/clickhouse/testing';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng, generateConversations, generateEvents } from '@chatlytics/testkit';
 import { createStatsRepository, type StatsRepository } from '../src/stats/readers.js';
@@ -116,4 +116,19 @@ t.test('the figures are not both zero: the seeded chatbots have visitors and pur
     const e = await repo.engagement(s.bot.id, w) as { total_users: number };
     t.ok(e.total_users > 0, `seed ${s.seed}: ${e.total_users} visitors`);
   }
+});
+
+t.test('reverted: without the profile\'s read settings the statistics fail (288) or read every shard', async (t) => {
+  const profile = clusterProfileSettings();
+  const deny = await createChdbCluster({ path: dir, database: 'analytics', log: silentLog, tables: 'plain', settings: { ...profile, distributed_product_mode: 'deny' } });
+  t.teardown(() => deny.engine.close());
+  const everyShard = await createChdbCluster({ path: dir, database: 'analytics', log: silentLog, tables: 'plain', settings: { ...profile, optimize_skip_unused_shards: 0 } });
+  t.teardown(() => everyShard.engine.close());
+  const repoOf = (clickhouse: ClickHouseEngine) => createStatsRepository({ clickhouse, db: undefined as never, appUrl: APP_URL });
+  const w = daysWindow(30, new Date(NOW));
+  const s = scenarios[0];
+  const code = await repoOf(deny.engine).purchases(s.bot, w).then(() => 0, (err: { clickhouseCode?: number }) => err.clickhouseCode);
+  t.equal(code, 288, 'purchases: a subquery over a Distributed table (distributed_product_mode = deny)');
+  const [mine, theirs] = [await repoOf(everyShard.engine).popupMetrics(s.bot.id, w), await repoOf(single.engine).popupMetrics(s.bot.id, w)];
+  t.not(JSON.stringify(mine), JSON.stringify(theirs), 'popup-metrics read on every shard (optimize_skip_unused_shards = 0): here each row twice');
 });
