@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createLogger } from '@chatlytics/core';
 import { generateEvents } from '@chatlytics/testkit';
-import { daysToRepair, readMigrations, rebuildRollups, renderMigrations, repairDays, runMigrations, verifyAggregates } from '@chatlytics/clickhouse';
+import { daysToRepair, readMigrations, rebuildRollups, renderMigrations, repairDays, repairTokenIds, runMigrations, verifyAggregates } from '@chatlytics/clickhouse';
 import { createChdbCluster, TEST_CLUSTER } from '@chatlytics/clickhouse/testing';
 import { insertEvents, tempDataDir } from './helpers.js';
 
@@ -168,4 +168,19 @@ t.test('rollups:rebuild on the cluster rebuilds the shards\' local tables', asyn
   t.ok(result.partitions >= 1, `${result.partitions} months rebuilt`);
   t.same(await verifyAggregates(node.engine), [], 'after the rebuild: nothing to report');
   t.same(await snapshot(), before, 'the shards hold what the views had written');
+});
+
+t.test('token ids against the rule on a shard: verify finds them, the repair renumbers on the shards', async (t) => {
+  const bot = BOTS[1];
+  await mutate(`ALTER TABLE events_local UPDATE token_id = token_id + 1 WHERE chatbot_id = '${bot}' AND NOT is_bot AND event = 'visitor' AND toMinute(received_at) % 2 = 0`);
+  const found = await verifyAggregates(node.engine, { chatbotId: bot });
+  const checks = new Set(found.map((d) => d.check));
+  t.ok(['token_has_several_ids', 'id_names_several_tokens', 'token_id_not_in_token_ids'].some((c) => checks.has(c)), `found: ${[...checks].join(', ')}`);
+  const repair = await repairTokenIds(node.engine, bot);
+  t.ok(repair.tokens > 0, `${repair.tokens} tokens renumbered`);
+  await repairDays(node.engine, repair.days, 0);
+  t.same(await verifyAggregates(node.engine), [], 'after the repair and its days: nothing to report');
+  const [{ tokens, ids }] = await node.engine.query<{ tokens: string; ids: string }>(
+    'SELECT uniqExact(token) AS tokens, uniqExact(token_id) AS ids FROM events_local WHERE chatbot_id = {b:String} AND NOT is_bot', { b: bot });
+  t.equal(ids, tokens, 'one id per token, one token per id');
 });
