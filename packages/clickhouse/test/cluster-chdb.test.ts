@@ -79,6 +79,12 @@ t.test('the writable form: every migration and view in one run, through the runn
   const tables = await node.engine.query<{ name: string; engine: string }>(
     "SELECT name, engine FROM system.tables WHERE database = 'cluster' AND name IN ('events', 'events_local', 'events_input_v2', 'events_input_v2_local') ORDER BY name");
   t.same(tables.map((r) => `${r.name} ${r.engine}`), ['events Distributed', 'events_input_v2 Distributed', 'events_input_v2_local Null', 'events_local ReplacingMergeTree']);
+  // A retried block (its dedup token) must reach the shard of its first attempt: no table is sharded by rand() (finding 7).
+  const keys = await node.engine.query<{ name: string; engine_full: string }>(
+    "SELECT name, engine_full FROM system.tables WHERE database = 'cluster' AND engine = 'Distributed' ORDER BY name");
+  t.ok(keys.length >= 10, `${keys.length} Distributed tables`);
+  t.same(keys.filter((k) => /rand\(/i.test(k.engine_full)).map((k) => k.name), [], 'each sharded by a column of its rows');
+  t.match(keys.find((k) => k.name === 'events_rejected')?.engine_full ?? '', /cityHash64\(received_at\)/, 'events_rejected by its time');
 });
 
 t.test('reverted: a subquery over a Distributed table without distributed_product_mode is code 288', async (t) => {
