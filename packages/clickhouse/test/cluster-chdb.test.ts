@@ -190,3 +190,26 @@ t.test('token ids against the rule on a shard: verify finds them, the repair ren
     'SELECT uniqExact(token) AS tokens, uniqExact(token_id) AS ids FROM events_local WHERE chatbot_id = {b:String} AND NOT is_bot', { b: bot });
   t.equal(ids, tokens, 'one id per token, one token per id');
 });
+
+t.test('an insert that fails on the shard after events_local took its rows: the retry with its token completes every aggregate once (finding 1, without a quorum)', async (t) => {
+  // One chatbot's rows: the block reaches one shard whole (two halves of one block would share the token here, testing.ts).
+  const bot = 'bot-retry';
+  const rows = generateEvents({ seed: 789, now: NOW, chatbotId: bot, otherChatbotIds: [], users: 30, spanDays: 5 }).filter((e) => e.chatbot_id === bot);
+  rows[Math.floor(rows.length / 2)] = { ...rows[Math.floor(rows.length / 2)], data: '{"note":"fault-marker"}' };
+  await node.engine.command('CREATE TABLE fault_switch (on UInt8) ENGINE = Memory');
+  await node.engine.command('CREATE TABLE fault_sink (x UInt8) ENGINE = Null');
+  await node.engine.command("CREATE MATERIALIZED VIEW fault_mv TO fault_sink AS SELECT throwIf(data LIKE '%fault-marker%' AND (SELECT count() FROM fault_switch) > 0, 'injected fault') AS x FROM events_local");
+  t.teardown(async () => {
+    for (const name of ['fault_mv', 'fault_sink', 'fault_switch']) await node.engine.command(`DROP TABLE IF EXISTS ${name}`);
+  });
+  await node.engine.command('INSERT INTO fault_switch VALUES (1)');
+  await t.rejects(insertEvents(node.engine, rows, 'retry-batch-1'), /injected fault/, 'the insert fails on the shard');
+  const [{ n }] = await node.engine.query<{ n: string }>('SELECT count() AS n FROM events_local WHERE chatbot_id = {b:String}', { b: bot });
+  t.ok(Number(n) > 0, `events_local took ${n} rows before the failure`);
+  t.not((await verifyAggregates(node.engine, { chatbotId: bot })).length, 0, 'the aggregates miss them');
+  await node.engine.command('TRUNCATE TABLE fault_switch');
+  await insertEvents(node.engine, rows, 'retry-batch-1');
+  t.same(await verifyAggregates(node.engine, { chatbotId: bot }), [], 'after the retry: every aggregate is what events says');
+  const [{ again }] = await node.engine.query<{ again: string }>('SELECT count() AS again FROM events_local WHERE chatbot_id = {b:String}', { b: bot });
+  t.equal(again, n, 'events_local took nothing twice');
+});
