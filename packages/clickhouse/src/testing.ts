@@ -20,8 +20,10 @@ import type { ClickHouseEngine } from './types.js';
  * - it has no interserver port, so a replicated table stays read-only (it is created, and takes
  *   its Keeper path: code 253 is real); `tables: 'plain'` gives each one its MergeTree engine
  *   without the Keeper arguments, for the runs that insert.
- * Both shards are one node: a read that is not narrowed to one shard reads every row twice (a
- * chatbot's read must be: `optimize_skip_unused_shards`). A test's figures then show it.
+ * Both shards are one node and one set of tables: a read that is not narrowed to one shard reads
+ * every row twice (a chatbot's read must be: `optimize_skip_unused_shards`), and a block split
+ * over both shards must carry no insert token (its two halves, one token, would be one block
+ * twice): insert one chatbot per block when a test needs the token.
  */
 export interface ChdbClusterOptions {
   /** The engine's data directory (one per process: a chdb limit); the config is written beside it. */

@@ -7,9 +7,10 @@ import { insertEvents, tempDataDir } from './helpers.js';
 
 /**
  * The cluster form on the embedded engine (clickhouse/deploy/README.md, "What runs in CI"): one
- * chdb node that is two shards (127.0.0.1 and localhost) with an in-process Keeper. First the
- * failures the cluster form had are reproduced here (each fix reverted in the statement), so the
- * suite below can catch them.
+ * chdb node that is two shards (127.0.0.1 and localhost) with an in-process Keeper. The failures
+ * the cluster form had are reproduced with each fix reverted in the statement (253/342, 288, 48);
+ * then the migrations and views apply in one run, inserts go through the Distributed input
+ * table, and verify, its repairs and the rebuild work on the shards' local tables.
  */
 const dir = tempDataDir(t);
 const log = createLogger('silent');
