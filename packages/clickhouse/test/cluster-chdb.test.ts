@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createLogger } from '@chatlytics/core';
 import { generateEvents } from '@chatlytics/testkit';
-import { daysToRepair, readMigrations, rebuildRollups, renderMigrations, repairDays, repairTokenIds, runMigrations, verifyAggregates } from '@chatlytics/clickhouse';
+import { VIEWS, daysToRepair, readMigrations, rebuildRollups, renderMigrations, repairDays, repairTokenIds, runMigrations, verifyAggregates } from '@chatlytics/clickhouse';
 import { createChdbCluster, TEST_CLUSTER } from '@chatlytics/clickhouse/testing';
 import { insertEvents, tempDataDir } from './helpers.js';
 
@@ -86,6 +86,12 @@ t.test('the writable form: every migration and view in one run, through the runn
   t.ok(keys.length >= 10, `${keys.length} Distributed tables`);
   t.same(keys.filter((k) => /rand\(/i.test(k.engine_full)).map((k) => k.name), [], 'each sharded by a column of its rows');
   t.match(keys.find((k) => k.name === 'events_rejected')?.engine_full ?? '', /cityHash64\(received_at\)/, 'events_rejected by its time');
+  // Each view made by its file (CREATE, then MODIFY QUERY: nothing dropped while writers insert,
+  // finding 4's fix), on every node, reading and writing that node's local tables.
+  const views = await node.engine.query<{ name: string; create_table_query: string }>(
+    "SELECT name, create_table_query FROM system.tables WHERE database = 'cluster' AND engine = 'MaterializedView' ORDER BY name");
+  t.same(views.map((v) => v.name).sort(), VIEWS.map((v) => v.name).sort(), 'the views of clickhouse/views/, no other');
+  for (const v of views) t.match(v.create_table_query, /\bTO cluster\.\w+_local\b/, `${v.name} writes its shard's table`);
 });
 
 t.test('reverted: a subquery over a Distributed table without distributed_product_mode is code 288', async (t) => {
