@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sqlFile } from './sql-files.js';
 import { claimRunSlot, createTokenIdStore, KnownTokenIds, TokenIdAllocator, type TokenIdRow, type TokenIdStore } from './token-ids.js';
 import type { ClickHouseEngine } from './types.js';
+import { LOCAL_SUFFIX } from './cluster-ddl.js';
+import { storeCluster } from './cluster-store.js';
 
 const TARGETS_SQL = sqlFile('verify/token_id_targets');
 /** Tokens per statement: their texts and ids travel as parameters. */
@@ -43,6 +45,9 @@ export async function repairTokenIds(engine: ClickHouseEngine, chatbotId: string
 
   const tokens = [...final.keys()];
   const days = new Set<string>();
+  // On a cluster the mutations run on the shards' local tables (a Distributed table takes none).
+  const cluster = await storeCluster(engine);
+  const onShards = (table: string) => (cluster ? `${table}${LOCAL_SUFFIX} ON CLUSTER ${cluster}` : table);
   for (let i = 0; i < tokens.length; i += CHUNK) {
     const chunk = tokens.slice(i, i + CHUNK);
     const ids = chunk.map((t) => final.get(t)!.toString());
@@ -53,10 +58,10 @@ export async function repairTokenIds(engine: ClickHouseEngine, chatbotId: string
     const rows: Omit<TokenIdRow, 'key'>[] = chunk.map((token, k) => ({ chatbot_id: chatbotId, token, token_id: BigInt(ids[k]) }));
     await engine.insert('token_ids', rows.map((r) => ({ ...r, token_id: r.token_id.toString() })));
     await engine.command(
-      'ALTER TABLE token_ids DELETE WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} '
+      `ALTER TABLE ${onShards('token_ids')} DELETE WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} `
         + 'AND token_id != transform(token, {tokens:Array(String)}, CAST({ids:Array(String)}, \'Array(UInt64)\'), toUInt64(0)) SETTINGS mutations_sync = 2', p);
     await engine.command(
-      'ALTER TABLE events UPDATE token_id = transform(token, {tokens:Array(String)}, CAST({ids:Array(String)}, \'Array(UInt64)\'), token_id) '
+      `ALTER TABLE ${onShards('events')} UPDATE token_id = transform(token, {tokens:Array(String)}, CAST({ids:Array(String)}, \'Array(UInt64)\'), token_id) `
         + 'WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} AND NOT is_bot SETTINGS mutations_sync = 2', p);
   }
   return { tokens: tokens.length, days: [...days].sort().map((day) => ({ chatbotId, day })) };

@@ -2,7 +2,8 @@ import { sqlFile } from './sql-files.js';
 import { splitStatements } from './sql-split.js';
 import { clickhouseTime } from './time.js';
 import type { ClickHouseEngine } from './types.js';
-import { recomputeSql } from './views.js';
+import { recomputeSql, VIEW_FED_TABLES } from './views.js';
+import { deleteOnShards, storeCluster, storedChatbots } from './cluster-store.js';
 
 /**
  * `npm run cli -- verify`: every aggregate `events` feeds, and the token ids, computed again from
@@ -46,9 +47,18 @@ const params = (scope: VerifyScope) => ({
  */
 export const KEPT_PAST_RETENTION = new Set(['token_hour_sets', 'token_day_sets', 'event_hour_counts']);
 
-/** Every difference in the scope, in check order. */
+/**
+ * Every difference in the scope, in check order (on a cluster, per chatbot: each chatbot's checks
+ * read its own shard, where its rows and aggregates are, instead of every shard's rows at once).
+ */
 export async function verifyAggregates(engine: ClickHouseEngine, scope: VerifyScope = {}): Promise<Difference[]> {
   const out: Difference[] = [];
+  if (scope.chatbotId === undefined && await storeCluster(engine)) {
+    for (const chatbotId of await storedChatbots(engine, VIEW_FED_TABLES)) {
+      if (chatbotId !== '') out.push(...await verifyAggregates(engine, { ...scope, chatbotId }));
+    }
+    return out;
+  }
   for (const name of CHECKS) {
     out.push(...await engine.query<Difference>(sqlFile(name), params(scope)));
   }
@@ -84,13 +94,18 @@ export interface RepairResult {
 }
 
 /**
- * Each chatbot's day computed again from `events`: its aggregate rows deleted (verify/clear_day.sql),
+ * Each chatbot's day computed again from `events`: its aggregate rows deleted (verify/clear_day.sql;
+ * on a cluster from the `_local` tables of every shard),
  * then each view's own SELECT run over the day's rows (views.ts, recomputeSql). Unless `quietMs` is 0
  * (nothing else writes: the consumer repairing before it starts), a day that received rows in
  * the last `quietMs` is left alone and reported busy.
  */
 export async function repairDays(engine: ClickHouseEngine, days: readonly { chatbotId: string; day: string }[], quietMs = 120_000): Promise<RepairResult> {
-  const statements = [...splitStatements(sqlFile('verify/clear_day')), ...recomputeSql(sqlFile('verify/scope_events')).map((r) => r.sql)];
+  // On a cluster the day's aggregate rows are deleted on the shards (a Distributed table takes no
+  // DELETE); the recomputed rows go through the Distributed tables to the chatbot's shard.
+  const cluster = await storeCluster(engine);
+  const clear = splitStatements(sqlFile('verify/clear_day')).map((sql) => deleteOnShards(sql, cluster));
+  const statements = [...clear, ...recomputeSql(sqlFile('verify/scope_events')).map((r) => r.sql)];
   const result: RepairResult = { repaired: [], busy: [] };
   for (const d of days) {
     const start = Date.parse(`${d.day}T00:00:00Z`);

@@ -108,3 +108,18 @@ t.test('ClickHouse runs as the cluster CLICKHOUSE_CLUSTER names: two replicas, t
   t.equal(Number(all(inserts, 'insert_quorum')[0]), replicas.length, 'an acknowledged insert is on every replica (copy detection)');
   t.equal(all(inserts, 'distributed_foreground_insert')[0], '1', 'acknowledged once stored, not queued');
 });
+
+t.test('the fault-drill cluster: two shards of two replicas, one Keeper, the services\' profile', async (t) => {
+  const drill = parse(fs.readFileSync(path.join(root, 'clickhouse/deploy/cluster-compose.yml'), 'utf8'), { merge: true });
+  const nodes = Object.keys(drill.services).filter((n) => n.startsWith('ch-'));
+  t.same(nodes.map((n) => `${drill.services[n].environment.CH_SHARD}/${drill.services[n].environment.CH_REPLICA}`),
+    ['01/ch-s1-r1', '01/ch-s1-r2', '02/ch-s2-r1', '02/ch-s2-r2']);
+  const xml = fs.readFileSync(path.join(root, 'clickhouse/deploy/cluster-2x2/cluster.xml'), 'utf8').replace(/<!--[\s\S]*?-->/g, '');
+  const shards = [...xml.matchAll(/<shard>([\s\S]*?)<\/shard>/g)].map((m) => [...m[1].matchAll(/<host>([^<]+)<\/host>/g)].map((h) => h[1]));
+  t.same(shards, [['ch-s1-r1', 'ch-s1-r2'], ['ch-s2-r1', 'ch-s2-r2']], 'remote_servers names every node under its shard');
+  for (const n of nodes) {
+    t.ok(drill.services[n].volumes.some((v: string) => v.startsWith('./users.d/cluster_inserts.xml:')), `${n} has the services' profile`);
+    t.ok(fs.existsSync(path.join(root, 'clickhouse/deploy', drill.services[n].volumes[0].split(':')[0])), `${n}'s config exists`);
+  }
+  t.ok(drill.services.keeper.healthcheck, 'the Keeper has a health check');
+});
