@@ -150,7 +150,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
       x.engagement.total_users === 0 && x.popup.conversations.total === 0 && x.purchases.total_users_purchased === 0;
     if (nothing({ engagement: e, popup, purchases: p }) && (!compare || nothing({ engagement: e.previous!, popup: popup.previous!, purchases: p.previous! }))
       && !((await stats.eventsLastDay(accountId, [current.id])).get(current.id))) {
-      return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}${setupSteps(current.id)}` });
+      return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${setupSteps(current.id)}${forms}` });
     }
     const downloads = csvLinks(current.id, frame, kept);
     const previous = compare
