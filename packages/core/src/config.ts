@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import path from 'node:path';
 import { SQL_LIMIT_DEFAULTS, SQL_QUOTA_DEFAULTS, type SqlLimits, type SqlQuota } from './sql-limits.js';
+import { localAppUrl } from './app-url.js';
 
 /**
  * Every environment variable of the configuration table in README.md, parsed and validated once at start-up.
@@ -167,6 +168,7 @@ export interface Config {
 }
 
 export { SQL_LIMIT_DEFAULTS, SQL_QUOTA_DEFAULTS, type SqlLimits, type SqlQuota } from './sql-limits.js';
+export { listeningOn, localAppUrl } from './app-url.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -181,29 +183,6 @@ const list = (v: string | undefined) =>
 const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 /** `1`–`7` or a name the schema accepted (`Monday`, `mon`, …) as the ISO weekday number. */
 const weekdayNumber = (v: string) => (/^[1-7]$/.test(v) ? Number(v) : WEEKDAYS.indexOf(v.slice(0, 3).toLowerCase()) + 1);
-
-const LOCAL_HOSTS = new Set(['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost']);
-
-/**
- * The base of every generated link when APP_URL is not set: the address the server listens on
- * (a loopback or wildcard HOST is written `localhost`, which the browser and the origin rule treat
- * as this machine).
- */
-export function localAppUrl(host: string, port: number): string {
-  const name = LOCAL_HOSTS.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `http://${name}:${port}`;
-}
-
-/**
- * The config of a server that listens on `port` (PORT=0 resolved to a real port before start-up):
- * the links' base follows it unless APP_URL (or INGEST_PUBLIC_URL) was set.
- */
-export function listeningOn(config: Config, port: number): Config {
-  if (config.appUrlExplicit) return { ...config, port };
-  const appUrl = localAppUrl(config.host, port);
-  const ingestDefaulted = config.ingestPublicUrl === config.appUrl;
-  return { ...config, port, appUrl, ingestPublicUrl: ingestDefaulted ? appUrl : config.ingestPublicUrl };
-}
 
 /** Parse the environment; throws ConfigError whose message is one line naming the variable. */
 export function loadConfig(rawEnv: Record<string, string | undefined>, cwd = process.cwd()): Config {

@@ -1,6 +1,6 @@
 /**
  * The header on every chatbot page (issue 58): the switcher shows the page's chatbot and keeps
- * its view when switching, and the Setup tab (the tag and the tracking settings) is reachable
+ * its view (on analytics also the window and filter) when switching, and the Setup tab (the tag and the tracking settings) is reachable
  * from each; account pages name no chatbot.
  */
 import t from 'tap';
@@ -56,6 +56,16 @@ t.test('the switcher and the Setup tab on every chatbot page', async (t) => {
     t.equal(go.headers.location, `/app/${IDS.botB}/${view}`);
   }
   t.equal((await get(`/app/go?chatbot_id=${IDS.botOther}&view=setup`)).statusCode, 404, "another account's chatbot");
+
+  // On analytics the switcher keeps the window and the filter too.
+  const filtered = (await get(`/app/${bot}/analytics?timeframe=30&device=mobile&compare=none`)).body;
+  const form = /<form class="switcher"[\s\S]*?<\/form>/.exec(filtered)?.[0] ?? '';
+  for (const [k, v] of [['timeframe', '30'], ['compare', 'none'], ['device', 'mobile']]) {
+    t.match(form, `<input type="hidden" name="${k}" value="${v}">`, `the switcher keeps ${k}`);
+  }
+  const go = await get(`/app/go?chatbot_id=${IDS.botB}&view=analytics&timeframe=30&compare=none&device=mobile`);
+  t.equal(go.headers.location, `/app/${IDS.botB}/analytics?timeframe=30&compare=none&device=mobile`, 'the next chatbot opens on the same window and filter');
+  t.equal((await get(`/app/go?chatbot_id=${IDS.botB}&view=live&timeframe=30`)).headers.location, `/app/${IDS.botB}/live`, 'other views take no window');
 
   // Account pages name no chatbot: the switcher asks for one.
   for (const url of ['/app', '/app/settings', '/app/chatbots/new', '/app/data-sources']) {

@@ -42,5 +42,5 @@ export function setupSteps(chatbotId: string): RawHtml {
 <li>Put it on every page of the shop, before <code>&lt;/body&gt;</code>; list the shop's address under <a href="/app/${chatbotId}/tracking">Tracking settings</a> if you restrict origins.</li>
 <li>Open the shop in a browser: the first events show on the <a href="/app/${chatbotId}/live">Live</a> tab within seconds. Requests sent from scripts or servers count as bots and are left out.</li>
 </ol>
-<p class="hint">Installed it a while ago? Choose a longer timeframe above.</p></section>`;
+<p class="hint">Installed it a while ago? Choose a longer timeframe below.</p></section>`;
 }

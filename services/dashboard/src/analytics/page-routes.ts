@@ -102,11 +102,14 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
   app.get('/app/go', {
     config,
     schema: schema('The chatbot switcher: go to a chatbot\'s view', {
-      querystring: Type.Object({ chatbot_id: Uuid, view: Type.Optional(Type.Union(APP_VIEWS.map((v) => Type.Literal(v)))) }),
+      // The analytics page's window and filter come along (the analytics page judges them).
+      querystring: Type.Object({ chatbot_id: Uuid, view: Type.Optional(Type.Union(APP_VIEWS.map((v) => Type.Literal(v)))), ...AnalyticsQuery.properties }),
     }),
   }, async (req, reply) => {
-    await chatbotPage(principalOf(req).accountId, req.query.chatbot_id);
-    return reply.redirect(`/app/${req.query.chatbot_id}/${req.query.view ?? 'analytics'}`, 302);
+    const { chatbot_id: chatbotId, view = 'analytics', ...rest } = req.query;
+    await chatbotPage(principalOf(req).accountId, chatbotId);
+    const kept = view === 'analytics' ? new URLSearchParams(Object.entries(rest).filter((kv): kv is [string, string] => typeof kv[1] === 'string' && kv[1] !== '')).toString() : '';
+    return reply.redirect(`/app/${chatbotId}/${view}${kept ? `?${kept}` : ''}`, 302);
   });
 
   // A chatbot's own address (the digest's and older links): its analytics, the query kept.
@@ -130,7 +133,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
       ...(compare ? [] : [['compare', 'none'] as [string, string]]),
     ];
     const forms = html`<div class="controlbar" data-controls>${timeframeForm(action, typeof frame === 'number' ? frame : null, daysError, !compare, kept)}${rangeForm(action, range, utcDate(deps.clock()), rangeErrors, !compare, kept)}${filterBar(action, windowPairs, state)}</div>`;
-    const viewFrame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view } });
+    const viewFrame = (view: AppView) => ({ chatbots: all, current: { chatbotId: current.id, view, keep: [...windowPairs.filter(([, v]) => v !== ''), ...kept] } });
     if (frame === null) {
       return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}` }, 422);
     }
@@ -150,7 +153,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
       x.engagement.total_users === 0 && x.popup.conversations.total === 0 && x.purchases.total_users_purchased === 0;
     if (nothing({ engagement: e, popup, purchases: p }) && (!compare || nothing({ engagement: e.previous!, popup: popup.previous!, purchases: p.previous! }))
       && !((await stats.eventsLastDay(accountId, [current.id])).get(current.id))) {
-      return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${forms}${setupSteps(current.id)}` });
+      return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${setupSteps(current.id)}${forms}` });
     }
     const downloads = csvLinks(current.id, frame, kept);
     const previous = compare

@@ -77,7 +77,7 @@ export interface AppPageOptions {
   body: RawHtml;
   /** The chatbot switcher's list and current choice (omit on pages about no chatbot). */
   chatbots?: ChatbotChoice[];
-  current?: { chatbotId: string; view: AppView };
+  current?: { chatbotId: string; view: AppView; /** The window and filter the switcher keeps for the next chatbot. */ keep?: [string, string][] };
   /** The switcher's choice on a page about one chatbot's thing but none of its views (a data source). */
   selectedChatbot?: string;
   /** Extra script files (besides app.js), e.g. the chart library. */
@@ -110,6 +110,7 @@ ${selected && chatbots.some((c) => c.id === selected) ? '' : html`<option value=
 ${chatbots.map((c) => html`<option value="${c.id}"${c.id === selected ? raw(' selected') : ''}>${c.name}</option>`)}
 </select>
 <input type="hidden" name="view" value="${current?.view ?? 'analytics'}">
+${(current?.keep ?? []).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
 <button type="submit" class="secondary">Open</button>
 </form>`;
 }
