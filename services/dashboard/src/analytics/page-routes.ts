@@ -10,7 +10,7 @@ import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { parseFrame, utcDate } from '../stats/window.js';
 import type { AnyStatistic } from '../stats/statistic.js';
 import type { Answer, StatsService } from '../stats/run.js';
-import { cart, conversationInsights, engagement, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries } from '../stats/statistics/index.js';
+import { cart, conversationInsights, engagement, liveEvents, overview, popupMetrics, purchases, reconciliation, setAsidePurchases, sources, timeseries } from '../stats/statistics/index.js';
 import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-view.js';
 import { segmentOf } from '../stats/segment.js';
 import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view.js';
@@ -131,16 +131,17 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     const asked = { account: accountId, chatbot: current.id, frame, at: deps.clock(), segment };
     const both = <S extends AnyStatistic>(s: S): Promise<Answer<S> & { previous: Answer<S> | null }> =>
       compare ? stats.compared(s, asked) : stats.answer(s, asked).then((body) => ({ ...body, previous: null }));
-    const [p, ts, c, e, popup, bySource, o, setAside] = await Promise.all([
+    const [p, ts, c, e, popup, bySource, o, setAside, recon] = await Promise.all([
       both(purchases), both(timeseries), both(cart), both(engagement), both(popupMetrics),
       stats.answer(sources, { ...asked, extra: { by: state.by } }), both(overview), stats.answer(setAsidePurchases, { ...asked, segment: undefined }),
+      stats.answer(reconciliation, { ...asked, segment: undefined }),
     ]);
     const previous = compare
       ? { overview: o.previous!, engagement: e.previous!, popup: popup.previous!, purchases: p.previous!, timeseries: ts.previous!, cart: c.previous! }
       : null;
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, chatbotId: current.id }, {
+      body: html`<h1>${current.name}</h1>${forms}${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, reconciliation: recon, chatbotId: current.id }, {
         action, frame, downloads: csvLinks(current.id, frame, kept), previous, kept, sources: sourcesSection(action, windowPairs, state, bySource),
       })}`,
     });
