@@ -9,7 +9,7 @@ import { loadConfig } from '@chatlytics/core';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { createRng } from '@chatlytics/testkit';
 import { createOrdersCredentialRepository } from '@chatlytics/ingest';
-import { ordersKeyHash } from '@chatlytics/events';
+import { isOrderProblem, ordersKeyHash, toStoredOrder } from '@chatlytics/events';
 import dashboardApp from '../src/app.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
@@ -29,6 +29,10 @@ const fixture: Fixture = {
 
 const ch = await openClickHouse();
 t.teardown(() => ch.close());
+// One order the shop reported an hour ago, which no tracker purchase matches.
+const shopOrder = toStoredOrder(IDS.bot, { order_id: 'SHOP-1', placed_at: new Date(Date.now() - 3_600_000).toISOString(), currency: 'EUR', items: [{ item_id: 'p1', quantity: 1, value: 10 }], status: 'paid' }, 'api', new Date());
+if (isOrderProblem(shopOrder)) throw new Error(shopOrder.message);
+await ch.embedded.insert('orders', [shopOrder]);
 
 for (const variant of databaseVariants()) {
   t.test(`revenue settings page (${variant.name})`, { skip: variant.skip }, async (t) => {
@@ -59,6 +63,7 @@ for (const variant of databaseVariants()) {
     t.equal(saved.statusCode, 302, saved.body.slice(0, 300));
     t.match(await apiChatbot(), { revenueSource: 'orders', attributionWindowDays: 14, hasShopifyWebhookSecret: true, hasWoocommerceWebhookSecret: false });
     t.match((await get(`/app/${IDS.bot}/analytics?timeframe=7`)).body, /data-value="orders">Revenue from the shop&#39;s orders, net of refunds and cancellations\. After chat: the visitor started a chat within 14 days before the order\./);
+    t.match((await get(`/app/${IDS.bot}/analytics?timeframe=7`)).body, /0 matched, 0 only in the tracker \(forged, test or lost orders\), 1 only in the shop/, 'the reconciliation under the revenue');
     const after = await get(url);
     t.match(after.body, /id="revenueSource-orders"[^>]*checked/);
     t.match(after.body, /Shopify webhook secret \(set\)/);

@@ -64,6 +64,8 @@ export function oracleSources(events: readonly StoredEvent[], chatbotId: string,
   const ranked = [...byValue].sort(([a, ta], [b, tb]) => tb.size - ta.size || Buffer.compare(Buffer.from(a), Buffer.from(b)));
   const rest = ranked.slice(50);
   return {
+    // The default revenue source, named in every answer (docs/statistics.md, "Revenue source").
+    attribution: { source: 'tracker', window_days: null },
     by,
     rows: ranked.slice(0, 50).map(([value, tokens]) => ({ value, ...figures(tokens) })),
     other: { values: rest.length, ...figures(new Set(rest.flatMap(([, tokens]) => [...tokens]))) },

@@ -171,6 +171,15 @@ for (const [engineName, engine] of [['embedded', ch.embedded], ['server via HTTP
         t.same(series.attribution, { source: 'orders', window_days: s.bot.windowDays });
         t.same(series.days.map((d) => [d.date, d.purchases, d.revenue]), series.days.map((d) => [d.date, byDay.get(d.date)?.purchases ?? 0, byDay.get(d.date)?.revenue ?? 0]),
           `timeseries from orders, seed ${s.seed}, ${days} day(s)`);
+        // sources: each token of V has one value, so its rows (and `other`) sum to the funnel's figures.
+        const funnel = await repo.purchases(bot, w);
+        const src = await repo.sources(bot, w, 'device');
+        t.same(src.attribution, { source: 'orders', window_days: s.bot.windowDays });
+        const all = [...src.rows, src.other];
+        t.equal(all.reduce((n, r) => n + r.purchasers, 0), funnel.total_users_purchased, `sources' purchasers from orders, seed ${s.seed}, ${days} day(s)`);
+        // Each row's revenue is rounded to cents: their sum is within half a cent per row.
+        const revenue = all.reduce((n, r) => n + r.revenue, 0);
+        t.ok(Math.abs(revenue - funnel.total_revenue_purchased) <= 0.005 * all.length + 1e-9, `sources' revenue from orders (${revenue} vs ${funnel.total_revenue_purchased}), seed ${s.seed}, ${days} day(s)`);
       }
     }
   });

@@ -70,12 +70,12 @@ t.test('sources and segment filters over HTTP', async (t) => {
       const res = await get('sources', { chatbot_id: IDS.bot, timeframe: '30', by });
       t.equal(res.statusCode, 200);
       const body = res.json();
-      t.same(Object.keys(body), ['timeframe_days', 'start_date', 'end_date', 'by', 'rows', 'other']);
+      t.same(Object.keys(body), ['timeframe_days', 'start_date', 'end_date', 'attribution', 'by', 'rows', 'other']);
       t.same(Object.keys(body.rows[0]), ['value', 'visitors', 'chatted', 'purchasers', 'revenue', 'conversion_rate_with_chat', 'conversion_rate_without_chat']);
       const { timeframe_days: _d, start_date: _s, end_date: _e, ...rest } = body;
       t.same(rest, oracleSources(events, IDS.bot, from, to, by), `by ${by}`);
     }
-    t.same(Object.keys((await get('sources', { chatbot_id: IDS.bot })).json()).slice(3, 4), ['by'], 'by defaults to source');
+    t.same(Object.keys((await get('sources', { chatbot_id: IDS.bot })).json()).slice(4, 5), ['by'], 'by defaults to source');
     t.equal((await get('sources', { chatbot_id: IDS.bot })).json().by, 'source');
 
     const compared = (await get('sources', { chatbot_id: IDS.bot, timeframe: '30', by: 'device', source: 'google', compare: 'previous' })).json();

@@ -4,7 +4,7 @@ import { html, raw, type RawHtml } from '../html/html.js';
 import type { DateRange } from '../stats/window.js';
 import { percent } from '../stats/numbers.js';
 import type { Answer } from '../stats/run.js';
-import type { cart, engagement, overview, popupMetrics, purchases, setAsidePurchases, timeseries } from '../stats/statistics/index.js';
+import type { cart, engagement, overview, popupMetrics, purchases, reconciliation, setAsidePurchases, timeseries } from '../stats/statistics/index.js';
 import { fmtDec, fmtEur, fmtInt, fmtPercent } from '../html/format.js';
 import { jsonBlock } from '../html/layout.js';
 import { changeBadge, compareLine } from './compare-view.js';
@@ -12,7 +12,7 @@ import { keptFields, keptSuffix } from './segment-view.js';
 import { barChart, intervalChart } from './svg-charts.js';
 import { setAsideNote } from '../chatbots/tracking-settings-views.js';
 import { liftLead, type LiftAnswer } from './lift-view.js';
-import { attributionNote } from './attribution-note.js';
+import { attributionNote, reconciliationNote } from './attribution-note.js';
 
 export interface AnalyticsData {
   overview: Answer<typeof overview>;
@@ -26,6 +26,7 @@ export interface AnalyticsData {
   setAside?: Answer<typeof setAsidePurchases>;
   /** The lift statistic, when the chatbot runs a holdout: the page leads with it. */
   lift?: LiftAnswer;
+  reconciliation?: Answer<typeof reconciliation>;
 }
 
 /** The window's page: where its links point, and the previous period's statistics when compared. */
@@ -200,7 +201,7 @@ ${figure('Conversion with chat', 'purchases.conversion_rate_with_chat', (b) => b
 ${figure('Conversion without chat, of all visitors', 'purchases.conversion_rate_without_chat', (b) => b.conversion_rate_without_chat, U, fmtPercent)}
 ${figure('Order value with chat', 'purchases.aov_with_chat', (b) => b.aov_with_chat, U, fmtEur)}
 ${figure('Order value without chat', 'purchases.aov_without_chat', (b) => b.aov_without_chat, U, fmtEur)}
-</dl>${d.setAside ? setAsideNote(d.chatbotId ?? '', d.setAside) : ''}</section>
+</dl>${d.setAside ? setAsideNote(d.chatbotId ?? '', d.setAside) : ''}${d.reconciliation ? reconciliationNote(d.reconciliation) : ''}</section>
 ${'ab_test' in u ? abBlock(u.ab_test) : ''}`;
 }
 

@@ -11,3 +11,12 @@ export function attributionNote(a: { source: 'tracker' | 'orders'; window_days: 
   const link = chatbotId ? html` <a href="/app/${chatbotId}/tracking">Change the rule</a>` : '';
   return html`<p class="hint" data-stat="purchases.attribution.source" data-value="${a.source}">${text}${link}</p>`;
 }
+
+/**
+ * The reconciliation of the window (docs/statistics.md, "reconciliation") under the revenue
+ * figures, once the shop reports orders: a trust figure for the owner.
+ */
+export function reconciliationNote(r: { matched: number; tracker_only: number; shop_only: number }): RawHtml | '' {
+  if (r.matched + r.shop_only === 0) return '';
+  return html`<p class="hint" id="reconciliation">The shop's orders against the tracker's purchases in this window: ${r.matched} matched, ${r.tracker_only} only in the tracker (forged, test or lost orders), ${r.shop_only} only in the shop (the tracker missed them).</p>`;
+}

@@ -10,7 +10,7 @@ import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { parseFrame, utcDate } from '../stats/window.js';
 import type { AnyStatistic } from '../stats/statistic.js';
 import type { Answer, StatsService } from '../stats/run.js';
-import { cart, conversationInsights, engagement, lift, liveEvents, overview, popupMetrics, purchases, setAsidePurchases, sources, timeseries } from '../stats/statistics/index.js';
+import { cart, conversationInsights, engagement, lift, liveEvents, overview, popupMetrics, purchases, reconciliation, setAsidePurchases, sources, timeseries } from '../stats/statistics/index.js';
 import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-view.js';
 import { segmentOf } from '../stats/segment.js';
 import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view.js';
@@ -143,11 +143,12 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     const asked = { account: accountId, chatbot: current.id, frame, at: deps.clock(), segment };
     const both = <S extends AnyStatistic>(s: S): Promise<Answer<S> & { previous: Answer<S> | null }> =>
       compare ? stats.compared(s, asked) : stats.answer(s, asked).then((body) => ({ ...body, previous: null }));
-    const [p, ts, c, e, popup, bySource, o, setAside, liftAnswer] = await Promise.all([
+    const [p, ts, c, e, popup, bySource, o, setAside, liftAnswer, recon] = await Promise.all([
       both(purchases), both(timeseries), both(cart), both(engagement), both(popupMetrics),
       stats.answer(sources, { ...asked, extra: { by: state.by } }), both(overview), stats.answer(setAsidePurchases, { ...asked, segment: undefined }),
       // Only a chatbot with a holdout has a lift to lead with.
       holdoutPercent > 0 ? stats.answer(lift, asked) : undefined,
+      stats.answer(reconciliation, { ...asked, segment: undefined }),
     ]);
     const nothing = (x: { engagement: { total_users: number }; popup: { conversations: { total: number } }; purchases: { total_users_purchased: number } }) =>
       x.engagement.total_users === 0 && x.popup.conversations.total === 0 && x.purchases.total_users_purchased === 0;
@@ -161,7 +162,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
       : null;
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}</h1>${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, lift: liftAnswer, chatbotId: current.id }, {
+      body: html`<h1>${current.name}</h1>${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, lift: liftAnswer, reconciliation: recon, chatbotId: current.id }, {
         action, frame, downloads, previous, kept, sources: sourcesSection(action, windowPairs, state, bySource, downloads('sources', 'Sources')),
         headline: headlineRow({ purchases: p, engagement: e, popup, timeseries: ts }, previous, utcDate(deps.clock())), controls: forms,
       })}`,

@@ -1,7 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { compareBytes } from '../insights-report.js';
 import { percent, round2 } from '../numbers.js';
-import { numbersOf, readRows } from '../params.js';
+import { EUR_PARAMS, numbersOf, readRows } from '../params.js';
+import { Attribution, attributionOf } from './purchases.js';
 import { Count, Money, Rate, Window, WindowedQuery } from '../schemas.js';
 import type { SegmentBy } from '../segment.js';
 import { defineStatistic } from '../statistic.js';
@@ -24,6 +25,7 @@ const SourceFigures = {
 
 export const SourcesResponse = Type.Object({
   ...Window,
+  attribution: Attribution,
   by: Type.String({ description: '`source`, `utm_campaign` or `device`' }),
   rows: Type.Array(Type.Object({ value: Type.String({ description: "the attribute's value ('' for visits stored before segments existed)" }), ...SourceFigures }), {
     maxItems: 50, description: 'the 50 values with the most visitors (ties: value in byte order), most first',
@@ -32,6 +34,8 @@ export const SourcesResponse = Type.Object({
 });
 
 const QUERY = 'stats/sources';
+/** The same with the shop's orders as the purchases (revenue source 'orders'). */
+const ORDERS_QUERY = 'stats/sources_orders';
 
 /** Per the definitions: the sources statistic shows this many values, the rest summed in `other`. */
 export const SOURCES_SHOWN = 50;
@@ -80,9 +84,16 @@ export const sources = defineStatistic<{ by: SegmentBy }>()({
   args: ['by'],
   extra: (q) => ({ by: (q.by ?? 'source') as SegmentBy }),
   // One row per value of the attribute among V's segments, unsorted.
-  read: async ({ clickhouse }, ctx): Promise<SourceCounts[]> => (await readRows(clickhouse, QUERY, ctx, { by: ctx.extra.by }))
-    .map((r) => ({ value: String(r.value), ...numbersOf(r, ['visitors', 'chatted', 'purchasers', 'chatted_purchasers', 'revenue'] as const) })),
-  present: (rows, { extra }) => ({ by: extra.by, ...boundSourceRows(rows) }),
+  read: async ({ clickhouse }, ctx): Promise<SourceCounts[]> => {
+    const attribution = attributionOf(ctx.chatbot);
+    const rows = attribution.source === 'orders'
+      ? await readRows(clickhouse, ORDERS_QUERY, ctx, { by: ctx.extra.by, window_days: attribution.window_days, ...EUR_PARAMS })
+      : await readRows(clickhouse, QUERY, ctx, { by: ctx.extra.by });
+    return rows.map((r) => ({ value: String(r.value), ...numbersOf(r, ['visitors', 'chatted', 'purchasers', 'chatted_purchasers', 'revenue'] as const) }));
+  },
+  present: (rows, { extra, chatbot }) => ({ attribution: attributionOf(chatbot), by: extra.by, ...boundSourceRows(rows) }),
+  // The revenue rule changes the numbers: it belongs in the key.
+  cacheKey: (chatbot) => `${attributionOf(chatbot).source}:${attributionOf(chatbot).window_days ?? ''}`,
   csvName: (q) => ({ afterFrame: q.by ? `by_${q.by}` : undefined }),
   // The rest summed is the last row, its value "(other: N values)"; no such row when there is none.
   csvTable: (body: Static<typeof SourcesResponse>) => {
