@@ -28,6 +28,7 @@ export const BENCHES: Record<string, () => Module> = {
   lcp: () => import('./dashboard/lcp.js'),
   'sql-sandbox': () => import('./sql-sandbox.js'),
   'slow-clients': () => import('./slow-clients/index.js'),
+  'privacy-erase': () => import('./privacy-erase.js'),
 };
 
 async function main(argv: string[]): Promise<number> {

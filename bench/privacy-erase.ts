@@ -1,0 +1,77 @@
+/**
+ * `npm run bench -- privacy-erase --dir <dir>`: one visitor erased on the big shop (README.md,
+ * "Personal data"). On the bench:stats data set (generated into `--dir` if it is empty, reused
+ * otherwise), the visitor with the most events of the shop is erased as the erasure job does it
+ * (listed in erased_tokens, then eraseTokenRows: every row naming it, its ids out of the
+ * aggregates). Figures: how long the ClickHouse part takes, the rows it removed, and the
+ * purchases statistic's latency before and while it runs (calls back to back on a second
+ * connection). The erasure changes the data set: one visitor fewer on every run.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createChdbEngine, eraseTokenRows, markTokenErased, runMigrations } from '@chatlytics/clickhouse';
+import { createEventStatsRepository, daysWindow } from '@chatlytics/dashboard/stats';
+import { opt } from './lib/args.js';
+import { defineBench } from './lib/bench.js';
+import { benchLogger } from './lib/report.js';
+import { quantile } from './lib/stats.js';
+import { botId, loadClickHouse, statsProfile } from './stats/data.js';
+
+export default defineBench({
+  summary: 'One visitor erased on the big shop: the ClickHouse part of the erasure, and the purchases statistic before and while it runs.',
+  options: {
+    dir: opt.string(undefined, 'the bench:stats big-shop data directory (generated when empty)'),
+    events: opt.number(10_000_000, 'events of the generated data set', { min: 1, integer: true }),
+    calls: opt.number(10, 'timed purchases calls before the erasure', { min: 1, integer: true }),
+  },
+  async run(o, report) {
+    const profile = statsProfile('big-shop', o.events);
+    const dataDir = o.dir ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-bench-erase-')), 'clickhouse');
+    const engine = await createChdbEngine({ path: dataDir, database: 'analytics', log: benchLogger('warn'), connections: 2 });
+    try {
+      await runMigrations(engine);
+      const now = await loadClickHouse(engine, profile, dataDir, 500_000, report);
+      const chatbotId = botId(0);
+      const window = daysWindow(30, now);
+      const stats = createEventStatsRepository(engine);
+      const [top] = await engine.query<{ token: string; events: string }>(
+        'SELECT token, count() AS events FROM events WHERE chatbot_id = {c:String} GROUP BY token ORDER BY events DESC LIMIT 1', { c: chatbotId });
+      const call = async () => {
+        const t0 = performance.now();
+        await stats.purchases(chatbotId, window);
+        return performance.now() - t0;
+      };
+      for (let i = 0; i < 3; i++) await call();
+      const before: number[] = [];
+      for (let i = 0; i < o.calls; i++) before.push(await call());
+
+      const during: number[] = [];
+      let erasing = true;
+      const started = performance.now();
+      const erasure = (async () => {
+        await markTokenErased(engine, chatbotId, top.token);
+        try {
+          return await eraseTokenRows(engine, { chatbotId, token: top.token, erasureId: randomUUID() });
+        } finally {
+          erasing = false;
+        }
+      })();
+      while (erasing) during.push(await call());
+      const removed = await erasure;
+      const seconds = (performance.now() - started) / 1000;
+      const q = (xs: number[], p: number) => quantile([...xs].sort((a, b) => a - b), p) ?? 0;
+      report.text(`erased a visitor of ${top.events} events in ${seconds.toFixed(1)} s: ${JSON.stringify(removed)}`);
+      report.text(`purchases before p50 ${q(before, 0.5).toFixed(1)} / p95 ${q(before, 0.95).toFixed(1)} ms; during (${during.length} calls) p50 ${q(during, 0.5).toFixed(1)} / p95 ${q(during, 0.95).toFixed(1)} ms`);
+      report.figures({ events: o.events, visitorEvents: Number(top.events) }, [
+        ['erasure, ClickHouse part', seconds, 's'], ['rows removed from events', removed.events, 'rows'],
+        ['purchases before p50', q(before, 0.5), 'ms'], ['purchases before p95', q(before, 0.95), 'ms'],
+        ['purchases during p50', q(during, 0.5), 'ms'], ['purchases during p95', q(during, 0.95), 'ms'],
+      ]);
+      process.exitCode = seconds <= 60 ? 0 : 1;
+    } finally {
+      await engine.close();
+    }
+  },
+});
