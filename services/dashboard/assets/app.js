@@ -2,7 +2,7 @@
 // - the chatbot switcher opens the chosen chatbot at once; copy buttons copy their field;
 // - day-by-day and live charts are drawn with uPlot from the page's JSON data blocks (the
 //   day-by-day one with the previous period dashed when the page compares);
-// - the live view refreshes itself every 5 seconds.
+// - the live view refreshes itself every 5 seconds; the Setup tab checks for the tag's first events.
 (function () {
   'use strict';
   document.documentElement.classList.add('js');
@@ -68,6 +68,30 @@
       series: [{}, { label: 'Events per minute', stroke: COLORS[0], fill: 'rgba(29,78,216,0.15)', width: 2 }],
       scales: { x: { time: true } },
     }, liveData(minutes), el);
+  }
+
+  // The Setup tab's install check: whether the tag has sent anything in the last 30 minutes
+  // (the live view's statistic, bots left out), asked every 5 seconds until it has.
+  var check = document.querySelector('[data-install-check]');
+  if (check) {
+    var ask = function () {
+      fetch(check.getAttribute('data-install-check'), { credentials: 'same-origin', headers: { accept: 'application/json' } })
+        .then(function (res) { if (!res.ok) throw new Error('HTTP ' + res.status); return res.json(); })
+        .then(function (body) {
+          var seen = body.minutes.filter(function (m) { return m.events > 0; });
+          if (seen.length) {
+            check.textContent = '\u2713 Events received: the latest in the minute of ' + seen[seen.length - 1].minute.slice(11, 16) + ' UTC. The tag works.';
+            check.setAttribute('data-installed', 'true');
+            clearInterval(timer);
+          } else {
+            check.textContent = 'Waiting for the first event (checked every 5 seconds): open a page of the shop that has the tag.';
+            check.setAttribute('data-installed', 'false');
+          }
+        })
+        .catch(function () { check.textContent = 'Could not check for events; retrying.'; });
+    };
+    var timer = setInterval(ask, 5000);
+    ask();
   }
 
   if (typeof uPlot === 'undefined') return;

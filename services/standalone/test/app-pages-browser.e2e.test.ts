@@ -119,6 +119,15 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   await page.waitForURL(/\/app\/[0-9a-f-]+\/setup$/);
   const newBotId = /\/app\/([0-9a-f-]+)\/setup$/.exec(page.url())![1];
   t.match(await page.locator('#snippet').inputValue(), new RegExp(`data-chatbot-id="${newBotId}"`), 'the snippet names the new chatbot');
+  // The install check: waiting while nothing was tracked, then the first event, without a reload.
+  await page.locator('#install-check[data-installed="false"]').waitFor({ timeout: 15_000 });
+  const first = await fetch(`${origin}/api/analytics/track`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
+    body: JSON.stringify({ event: 'visitor', token: 'install-check-token', data: { chatbot_id: newBotId } }),
+  });
+  t.equal(first.status, 200, 'the first event tracked');
+  await page.locator('#install-check[data-installed="true"]').waitFor({ timeout: 30_000 });
+  t.match(await page.locator('#install-check').textContent(), /Events received/, 'the setup tab says the tag works');
   await shoot('setup');
 
   // Settings: a key created on the page works until it is revoked on the page.

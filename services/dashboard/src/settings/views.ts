@@ -139,5 +139,6 @@ ${flashMessages(flash)}
 <textarea id="snippet" class="copy" readonly rows="4">${embed.snippet}</textarea>
 <p>${copyButton('snippet', 'Copy the tag')} <span class="copied" data-copied="snippet" role="status"></span></p>
 <p class="hint">Copy it with the button, or select the field and copy it. The tracker is served from <code>${embed.trackerUrl}</code>.</p>
+<p id="install-check" data-install-check="/api/dashboard/analytics/stats/live-events?chatbot_id=${bot.id}" role="status">Then open the shop in a browser: the <a href="/app/${bot.id}/live">Live</a> tab shows its events within seconds.</p>
 <p><a href="/app/${bot.id}/analytics">Open ${bot.name}'s analytics</a> · <a href="/app/${bot.id}/tracking">Tracking settings: allowed origins, signed purchases</a> · <a href="/app">All chatbots</a></p></section>`;
 }
