@@ -153,6 +153,8 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     const nothing = (x: { engagement: { total_users: number }; popup: { conversations: { total: number } }; purchases: { total_users_purchased: number } }) =>
       x.engagement.total_users === 0 && x.popup.conversations.total === 0 && x.purchases.total_users_purchased === 0;
     if (nothing({ engagement: e, popup, purchases: p }) && (!compare || nothing({ engagement: e.previous!, popup: popup.previous!, purchases: p.previous! }))
+      // Purchases set aside and the shop's own orders are data arriving too: not a chatbot to set up.
+      && setAside.total === 0 && recon.matched + recon.tracker_only + recon.shop_only === 0
       && !((await stats.eventsLastDay(accountId, [current.id])).get(current.id))) {
       return sendAppPage(reply, { title: `${current.name}: analytics`, ...viewFrame('analytics'), body: html`<h1>${current.name}</h1>${setupSteps(current.id)}${forms}` });
     }
