@@ -1,5 +1,5 @@
 import { stateBadge } from '../html/components.js';
-import { html, type RawHtml } from '../html/html.js';
+import { html, raw, type RawHtml } from '../html/html.js';
 import { fmtEur, fmtInt, headlineChange } from '../html/format.js';
 import { OVERVIEW_DAYS, type ChatbotFigures } from './account-overview.js';
 import { jsonBlock } from '../html/layout.js';
@@ -43,11 +43,17 @@ ${figureCells(r.figures)}
 </tr>`)}</tbody></table></div>`;
 }
 
-export function liveBody(chatbotId: string, minutes: { minute: string; events: number }[]): RawHtml {
+/** The live view's word on bot filtering (app.js writes the same sentence on each refresh). */
+export function botNote(requests: number): string {
+  return `${fmtInt(requests)} ${requests === 1 ? 'request' : 'requests'} in the last 30 minutes came from bots or scripts (e.g. a Node.js test) and ${requests === 1 ? 'is' : 'are'} not counted.`;
+}
+
+export function liveBody(chatbotId: string, minutes: { minute: string; events: number }[], botRequests = 0): RawHtml {
   const total = minutes.reduce((s, m) => s + m.events, 0);
   return html`<p class="window">Events per minute, last 30 minutes. Refreshes every 5 seconds while this page is open.</p>
 <dl class="stats"><div class="stat"><dt>Events in 30 minutes</dt><dd id="live-total" aria-live="polite">${fmtInt(total)}</dd></div>
 <div class="stat"><dt>Updated</dt><dd id="live-updated"><time>${new Date().toISOString().slice(11, 19)}</time> UTC</dd></div></dl>
+<p class="banner bot-note" id="live-bots" data-bot-requests="${botRequests}" aria-live="polite"${botRequests === 0 ? raw(' hidden') : raw('')}>${botNote(botRequests)}</p>
 <div class="series" data-live="/api/dashboard/analytics/stats/live-events?chatbot_id=${chatbotId}" aria-hidden="true"></div>
 ${jsonBlock('live-data', minutes)}
 <noscript><p>Reload the page to refresh the numbers.</p></noscript>`;

@@ -217,7 +217,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     const live = await stats.answer(liveEvents, { account: accountId, chatbot: current.id });
     return sendAppPage(reply, {
       title: `${current.name}: live`, chatbots: all, current: { chatbotId: current.id, view: 'live' }, scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}: live</h1>${liveBody(current.id, live.minutes)}`,
+      body: html`<h1>${current.name}: live</h1>${liveBody(current.id, live.minutes, live.bot_requests)}`,
     });
   });
 };
