@@ -107,6 +107,7 @@
     charts.push([liveEl, live]);
     var total = document.getElementById('live-total');
     var updated = document.getElementById('live-updated');
+    var bots = document.getElementById('live-bots');
     var refresh = function () {
       fetch(liveEl.getAttribute('data-live'), { credentials: 'same-origin', headers: { accept: 'application/json' } })
         .then(function (res) { if (!res.ok) throw new Error('HTTP ' + res.status); return res.json(); })
@@ -114,6 +115,13 @@
           live.setData(liveData(body.minutes));
           total.textContent = body.minutes.reduce(function (s, m) { return s + m.events; }, 0).toLocaleString('en');
           updated.textContent = new Date().toISOString().slice(11, 19) + ' UTC';
+          // The same sentence as the page's (list-views.ts botNote), shown while there are bot requests.
+          if (bots && typeof body.bot_requests === 'number') {
+            var n = body.bot_requests;
+            bots.setAttribute('data-bot-requests', String(n));
+            bots.textContent = n.toLocaleString('en') + (n === 1 ? ' request' : ' requests') + ' in the last 30 minutes came from bots or scripts (e.g. a Node.js test) and ' + (n === 1 ? 'is' : 'are') + ' not counted.';
+            bots.hidden = n === 0;
+          }
           liveEl.setAttribute('data-refreshed', String(Date.now()));
         })
         .catch(function () { updated.textContent = 'refresh failed, retrying'; });

@@ -30,7 +30,7 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   t.equal(new URL(anonymousPage.url()).pathname, '/login', 'GET / without a session lands on /login');
   await anonymous.close();
   t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Your chatbots', 'logged in at 127.0.0.1 without APP_URL');
-  t.equal(await page.locator('table.chatbots tbody tr').count(), 3, 'the demo account\'s three chatbots');
+  t.equal(await page.locator('table.chatbots tbody tr[data-chatbot]').count(), 3, 'the demo account\'s three chatbots');
   await shoot('chatbots');
 
   await page.getByRole('link', { name: AB_BOT }).click();
@@ -107,6 +107,17 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   await page.locator('#live-total', { hasText: String(before + 3) }).waitFor({ timeout: 30_000 });
   t.comment(`live view showed the tracked events ${Date.now() - tracked} ms after they were acknowledged`);
   t.ok(await page.locator('[data-live][data-refreshed]').count() === 1, 'refreshed by itself, no reload');
+  // A request from Node.js itself (its own User-Agent): not counted, but the page says so.
+  const botsBefore = Number(await page.locator('#live-bots').getAttribute('data-bot-requests'));
+  const fromNode = await fetch(`${origin}/api/analytics/track`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ event: 'visitor', token: 'live-view-node-token', data: { chatbot_id: chatbotId } }),
+  });
+  t.equal(fromNode.status, 200, 'accepted, classified a bot');
+  await page.locator(`#live-bots[data-bot-requests="${botsBefore + 1}"]`).waitFor({ timeout: 30_000 });
+  t.ok(await page.locator('#live-bots').isVisible(), 'the bot note is shown');
+  t.match(await page.locator('#live-bots').textContent(), /came from bots or scripts \(e\.g\. a Node\.js test\) and (is|are) not counted\./);
+  t.equal(Number((await page.locator('#live-total').textContent())?.replace(/,/g, '')), before + 3, 'and the events stay uncounted');
   await shoot('live');
 
   // Onboarding: the list's link, the form, the new chatbot's snippet page.

@@ -20,6 +20,7 @@ import type { ConversationRepository } from './conversation-repository.js';
 import { APP_VIEWS, sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
 import { chatbotListBody, liveBody, setupSteps } from './list-views.js';
 import { headlineRow } from './headline-view.js';
+import { accountFigures, accountTotals } from './account-overview.js';
 
 const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });
@@ -90,12 +91,13 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
   app.get('/app', { config, schema: schema('Chatbot list') }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const rows = await deps.repos.chatbots.listForAccount(accountId);
-    const events = await stats.eventsLastDay(accountId, rows.map((r) => r.id));
     const now = deps.clock();
+    // The 24-hour activity and every chatbot's window figures, all side by side.
+    const [events, figures] = await Promise.all([stats.eventsLastDay(accountId, rows.map((r) => r.id)), accountFigures(stats, accountId, rows.map((r) => r.id), now)]);
     return sendAppPage(reply, {
       title: 'Chatbots',
       chatbots: rows.map((r) => ({ id: r.id, name: r.name })),
-      body: chatbotListBody(rows.map((r) => ({ ...presentChatbot(r, now), events24h: events.get(r.id) ?? 0 }))),
+      body: chatbotListBody(rows.map((r) => ({ ...presentChatbot(r, now), events24h: events.get(r.id) ?? 0, figures: figures.get(r.id)! })), accountTotals(figures.values())),
     });
   });
 
@@ -218,7 +220,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     const live = await stats.answer(liveEvents, { account: accountId, chatbot: current.id });
     return sendAppPage(reply, {
       title: `${current.name}: live`, chatbots: all, current: { chatbotId: current.id, view: 'live' }, scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
-      body: html`<h1>${current.name}: live</h1>${liveBody(current.id, live.minutes)}`,
+      body: html`<h1>${current.name}: live</h1>${liveBody(current.id, live.minutes, live.bot_requests)}`,
     });
   });
 };
