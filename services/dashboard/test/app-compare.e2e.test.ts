@@ -136,7 +136,7 @@ for (const variant of databaseVariants()) {
       t.notMatch(res.body, 'timeseries-previous-data', 'no previous series');
       t.match(res.body, `href="/app/${IDS.bot}/analytics?timeframe=30" data-compare-toggle="on">Compare with the previous period</a>`);
       t.match(res.body, `href="/app/${IDS.bot}/analytics?timeframe=7&amp;compare=none"`, 'the quick picks keep it off');
-      t.equal(res.body.match(/<input type="hidden" name="compare" value="none">/g)?.length, 3, 'the three forms (days, range, filter) keep it off');
+      t.equal(res.body.match(/<input type="hidden" name="compare" value="none">/g)?.length, 4, 'the four forms (the chatbot switcher, days, range, filter) keep it off');
       const range = await page(`/app/${IDS.bot}/analytics?from=2026-01-01&to=2026-01-31&compare=none`);
       t.match(range.body, `href="/app/${IDS.bot}/analytics?from=2026-01-01&amp;to=2026-01-31" data-compare-toggle="on"`, 'a range keeps its days');
       const on = await page(`/app/${IDS.bot}/analytics?timeframe=30`);
