@@ -4,10 +4,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import { setFlash } from '../auth/flash.js';
 import type { DashboardDeps } from '../deps.js';
-import { Errors, type FieldErrors } from '../http/errors.js';
+import type { FieldErrors } from '../http/errors.js';
 import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
 import { sendAppPage } from '../html/layout.js';
+import { setupPages } from './setup-pages.js';
 import { html } from '../html/html.js';
 import { RevenueSettingsFields } from './revenue-settings.js';
 import { ordersKeyBody, revenueSettingsSection } from './revenue-settings-views.js';
@@ -37,15 +38,7 @@ export const revenueSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardD
   const schema = <E extends object>(summary: string, extra: E, ok: Record<number, typeof Page | typeof Redirect>) => ({
     tags: ['pages'], summary, security: SESSION_SECURITY, ...extra, response: { ...ok, ...errorResponses(401, 403, 404, 422, 500) },
   });
-  // Under the chatbot's Setup tab, like the tracking settings it extends.
-  const frame = async (accountId: string, chatbotId: string) => ({
-    chatbots: (await chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name })), current: { chatbotId, view: 'setup' as const },
-  });
-  const own = async (accountId: string, id: string) => {
-    const row = await chatbots.findForAccount(accountId, id);
-    if (!row) throw Errors.notFound();
-    return row;
-  };
+  const { frame, own } = setupPages(chatbots);
 
   app.post('/app/:id/tracking/revenue', {
     config, schema: schema('Save where revenue comes from, the attribution window and the shop webhook secrets', { params: Params, body: RevenueFormBody }, { 302: Redirect }),

@@ -4,12 +4,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/auth-plugin.js';
 import { setFlash, takeFlash } from '../auth/flash.js';
 import type { DashboardDeps } from '../deps.js';
-import { Errors, type FieldErrors } from '../http/errors.js';
+import type { FieldErrors } from '../http/errors.js';
 import type { ChatbotRow } from '../repositories/chatbot-repository.js';
 import { ChatbotSettingsBody } from './routes.js';
 import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
 import { sendAppPage } from '../html/layout.js';
+import { setupPages } from './setup-pages.js';
 import { signingSecretBody, trackingSettingsBody, type TrackingForm } from './tracking-settings-views.js';
 import { revenueSettingsSection } from './revenue-settings-views.js';
 import { html } from '../html/html.js';
@@ -44,15 +45,7 @@ export const trackingSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: Dashboard
   const schema = <E extends object>(summary: string, extra: E, ok: Record<number, typeof Page | typeof Redirect> = { 200: Page }) => ({
     tags: ['pages'], summary, security: SESSION_SECURITY, ...extra, response: { ...ok, ...errorResponses(401, 403, 404, 422, 500) },
   });
-  // Under the chatbot's Setup tab: the switcher shows it, and switching keeps the tab.
-  const frame = async (accountId: string, chatbotId: string) => ({
-    chatbots: (await chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name })), current: { chatbotId, view: 'setup' as const },
-  });
-  const own = async (accountId: string, id: string) => {
-    const row = await chatbots.findForAccount(accountId, id);
-    if (!row) throw Errors.notFound();
-    return row;
-  };
+  const { frame, own } = setupPages(chatbots);
   const secretPage = async (accountId: string, row: ChatbotRow, secret: string) =>
     ({ title: `${row.name}: purchase signing secret`, ...(await frame(accountId, row.id)), body: signingSecretBody(row, secret) });
 
