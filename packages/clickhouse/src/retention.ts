@@ -1,3 +1,4 @@
+import { LOCAL_SUFFIX } from './cluster-ddl.js';
 import { rendererAfterMigrations } from './migrations.js';
 import { splitStatements } from './sql-split.js';
 import { sqlFile } from './sql-files.js';
@@ -40,4 +41,24 @@ export async function applyRetention(
   }
   await engine.insert('retention_cutoffs', [{ chatbot_id: chatbotId, cutoff: clickhouseTime(cutoff).slice(0, 10) }]);
   return { deleted: true, tokens: tokens.length };
+}
+
+/**
+ * The rows of `events` erasures masked (privacy/erase_token.sql), removed from the disk
+ * (privacy/purge_deleted_rows.sql) when a part of it holds a mask; resolves with the number of
+ * such parts (0: nothing was rewritten). `cluster`: CLICKHOUSE_CLUSTER, whose `_local` parts on
+ * every node are looked at and rewritten.
+ */
+export async function purgeDeletedRows(engine: ClickHouseEngine, opts: { cluster?: string } = {}): Promise<number> {
+  // The cluster's name comes from the configuration and is checked there; system.parts of every node.
+  const parts = opts.cluster ? `clusterAllReplicas('${opts.cluster}', system.parts)` : 'system.parts';
+  const [{ masked }] = await engine.query<{ masked: string }>(
+    `SELECT count() AS masked FROM ${parts} WHERE database = {database:String} AND table = {table:String} AND active AND has_lightweight_delete`,
+    { database: engine.database, table: opts.cluster ? `events${LOCAL_SUFFIX}` : 'events' });
+  if (Number(masked) === 0) return 0;
+  const render = rendererAfterMigrations({ cluster: opts.cluster, database: engine.database });
+  for (const statement of splitStatements(sqlFile('privacy/purge_deleted_rows'))) {
+    for (const r of render(statement)) if (!r.skipped) await engine.command(r.sql);
+  }
+  return Number(masked);
 }
