@@ -134,16 +134,17 @@ WHERE received_at <= {now:DateTime64(3, 'UTC')}`;
  * purchase with an order number (the order the shop confirms; an order number's later purchases
  * report it again, the largest version wins), 2 % of them cancelled; 5 % of the shop's orders
  * the tracker never saw (from go_to_cart rows, as a buyer with an ad blocker); a refund of a
- * fifth of the value on 10 % (order_refunds). Run after generateSql and retriesSql.
+ * fifth of the value on 10 % (order_refunds). Each with its token's id, as the consumer stores
+ * it (migration 0200). Run after generateSql and retriesSql.
  */
 export const ORDERS_SQL = [`
-INSERT INTO orders (chatbot_id, order_id, token, placed_at, currency, item_ids, item_quantities, item_values, status,
+INSERT INTO orders (chatbot_id, order_id, token, token_id, placed_at, currency, item_ids, item_quantities, item_values, status,
                     refund_ids, refund_ats, refund_amounts, gross_value, refunded_value, net_value, net_value_base, source, received_at, version)
-SELECT chatbot_id, order_id, token, received_at, 'EUR', [concat('p', toString(h % 500))], [1], [value],
+SELECT chatbot_id, order_id, token, token_id, received_at, 'EUR', [concat('p', toString(h % 500))], [1], [value],
     if(h % 50 = 0, 'cancelled', 'paid') AS status, [], [], [], value, 0, if(status = 'paid', value, 0), if(status = 'paid', value, 0), 'api', received_at, h
 FROM
 (
-    SELECT chatbot_id, if(event = 'purchase', order_num, concat('SHOP-', toString(event_id))) AS order_id, token, received_at,
+    SELECT chatbot_id, if(event = 'purchase', order_num, concat('SHOP-', toString(event_id))) AS order_id, token, token_id, received_at,
         if(event = 'purchase', total_value, (cityHash64(event_id) % 20000) / 100) AS value, cityHash64(event_id, 'o') AS h
     FROM events
     WHERE NOT is_bot AND prev_copy_at = toDateTime64(0, 3, 'UTC')

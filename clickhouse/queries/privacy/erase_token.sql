@@ -33,5 +33,5 @@ ALTER TABLE events_rejected DELETE WHERE chatbot_id IN ({chatbot_id:String}, '')
 -- Last: a retry after a failure above still finds the ids here.
 -- The shop's orders stay (they are the shop's books, counted as orders without a visitor); only
 -- the token leaves them.
-ALTER TABLE orders UPDATE token = '' WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS mutations_sync = 2;
+ALTER TABLE orders UPDATE token = '', token_id = 0 WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS mutations_sync = 2;
 ALTER TABLE token_ids DELETE WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS mutations_sync = 2;

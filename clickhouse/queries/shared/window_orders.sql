@@ -5,17 +5,20 @@
 --   at = its placed_at; revenue = its net in EUR: 0 when cancelled or refunded, else its gross
 --   less the sum of its distinct refunds (each refund_id at its largest amount), never below 0,
 --   at the static rates ({eur_currencies}, {eur_rates}; 0 for a currency without one);
---   token_id = the id of its token in token_ids, 0 when it has none (no token, or a token never
---   tracked): such an order is in no visitor set, so it counts in no funnel figure.
+--   token_id = the id of its token: the one its writer stored with it (migration 0200), else
+--   (0: unknown when stored) looked up now (shared/late_order_token_ids.sql); 0 when
+--   it has none (no token, or a token never tracked): such an order is in no visitor set, so it
+--   counts in no funnel figure.
 -- Use: `FROM {{> shared/window_orders}}`; shared/window_orders_after_chat.sql adds the rule.
 (
-    SELECT s.order_id AS order_id, s.at AS at, s.item_ids AS item_ids, ids.token_id AS token_id,
+    SELECT s.order_id AS order_id, s.at AS at, s.item_ids AS item_ids, if(s.token_id != 0, s.token_id, ids.token_id) AS token_id,
         if(s.status = 'paid', greatest(0, s.gross - r.refunded), 0)
             * transform(s.currency, {eur_currencies:Array(String)}, {eur_rates:Array(Float64)}, toFloat64(0)) AS revenue
     FROM
     (
         SELECT order_id,
             argMax(token, version) AS token,
+            argMax(token_id, version) AS token_id,
             argMax(placed_at, version) AS at,
             argMax(status, version) AS status,
             argMax(gross_value, version) AS gross,
@@ -32,13 +35,6 @@
         FROM (SELECT order_id, refund_id, max(amount) AS amount FROM order_refunds WHERE chatbot_id = {chatbot_id:String} GROUP BY order_id, refund_id)
         GROUP BY order_id
     ) AS r ON r.order_id = s.order_id
-    LEFT JOIN
-    (
-        SELECT token, min(token_id) AS token_id
-        FROM token_ids
-        WHERE chatbot_id = {chatbot_id:String}
-          AND token IN (SELECT token FROM orders WHERE chatbot_id = {chatbot_id:String} AND token != '')
-        GROUP BY token
-    ) AS ids ON ids.token = s.token
+    LEFT JOIN {{> shared/late_order_token_ids}} AS ids ON ids.token = s.token
     SETTINGS join_use_nulls = 0
 ) AS o

@@ -8,6 +8,16 @@
 --   one of the order's items in that same span.
 -- Use: `FROM {{> shared/window_orders_after_chat}}`.
 (
+    -- The ids of the tokens with an order placed in W (a superset of the orders' tokens in V):
+    -- only their chats and clicks are read.
+    WITH order_tokens AS
+    (
+        SELECT token_id FROM orders
+        WHERE chatbot_id = {chatbot_id:String} AND token_id != 0
+          AND placed_at >= {from:DateTime64(3, 'UTC')} AND placed_at <= {to:DateTime64(3, 'UTC')}
+        UNION ALL
+        SELECT token_id FROM {{> shared/late_order_token_ids}}
+    )
     SELECT o.token_id AS token_id, o.at AS at, o.revenue AS revenue,
         o.token_id != 0 AND countIf(c.kind = 'chat' AND c.received_at >= o.at - toIntervalDay({window_days:UInt16}) AND c.received_at < o.at) > 0 AS after_chat,
         after_chat AND countIf(c.kind = 'click' AND has(o.item_ids, c.item_id) AND c.received_at >= o.at - toIntervalDay({window_days:UInt16}) AND c.received_at < o.at) > 0 AS direct
@@ -22,6 +32,7 @@
           AND token_id != 0
           -- A retried beacon's copy is not another start: each start at its first copy.
           AND prev_copy_at = toDateTime64(0, 3, 'UTC')
+          AND token_id IN order_tokens
         UNION ALL
         -- Products clicked in the chat: click_through rows with data.item_id (text or number).
         SELECT token_id, received_at, 'click' AS kind,
@@ -33,9 +44,12 @@
           AND received_at <= {to:DateTime64(3, 'UTC')}
           AND NOT is_bot
           AND token_id != 0
-          AND JSONHas(data, 'item_id')
           AND prev_copy_at = toDateTime64(0, 3, 'UTC')
+          AND token_id IN order_tokens
+          AND JSONHas(data, 'item_id')
     ) AS c ON c.token_id = o.token_id
     GROUP BY o.order_id, o.token_id, o.at, o.revenue, o.item_ids
-    SETTINGS join_use_nulls = 0
+    -- use_index_for_in_with_subqueries = 0: the token set is not a key of those tables, and
+    -- analysing their index with it costs more than the scan.
+    SETTINGS join_use_nulls = 0, use_index_for_in_with_subqueries = 0
 ) AS purchases_after_chat

@@ -36,8 +36,10 @@ export async function applyRetention(
   for (const statement of splitStatements(sqlFile('privacy/retention_delete'))) await run(statement, p);
   const tokens = (await engine.query<{ token: string }>(sqlFile('privacy/retention_expired_tokens'), p)).map((r) => r.token);
   for (let i = 0; i < tokens.length; i += TOKENS_PER_MUTATION) {
-    await run('ALTER TABLE token_ids DELETE WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} SETTINGS mutations_sync = 2',
-      { chatbot_id: chatbotId, tokens: tokens.slice(i, i + TOKENS_PER_MUTATION) });
+    const chunk = { chatbot_id: chatbotId, tokens: tokens.slice(i, i + TOKENS_PER_MUTATION) };
+    await run('ALTER TABLE token_ids DELETE WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} SETTINGS mutations_sync = 2', chunk);
+    // Their orders stay (the shop's books) without the id (migration 0200): a visitor who comes back gets a new one.
+    await run('ALTER TABLE orders UPDATE token_id = 0 WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} AND token_id != 0 SETTINGS mutations_sync = 2', chunk);
   }
   await engine.insert('retention_cutoffs', [{ chatbot_id: chatbotId, cutoff: clickhouseTime(cutoff).slice(0, 10) }]);
   return { deleted: true, tokens: tokens.length };
