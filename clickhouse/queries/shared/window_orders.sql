@@ -16,18 +16,16 @@
             * transform(s.currency, {eur_currencies:Array(String)}, {eur_rates:Array(Float64)}, toFloat64(0)) AS revenue
     FROM
     (
-        SELECT order_id,
-            argMax(token, version) AS token,
-            argMax(token_id, version) AS token_id,
-            argMax(placed_at, version) AS at,
-            argMax(status, version) AS status,
-            argMax(gross_value, version) AS gross,
-            argMax(item_ids, version) AS item_ids,
-            toString(argMax(currency, version)) AS currency
-        FROM orders
-        WHERE chatbot_id = {chatbot_id:String}
-        GROUP BY order_id
-        HAVING at >= {from:DateTime64(3, 'UTC')} AND at <= {to:DateTime64(3, 'UTC')}
+        -- FINAL: each order's row of the largest version (the same content when two share it),
+        -- merged before the time is tested outside on that row, so an order whose latest state
+        -- is outside W is left out even when an older report of it is inside.
+        SELECT * FROM
+        (
+            SELECT order_id, token, token_id, placed_at AS at, status, gross_value AS gross, item_ids, toString(currency) AS currency
+            FROM orders FINAL
+            WHERE chatbot_id = {chatbot_id:String}
+        )
+        WHERE at >= {from:DateTime64(3, 'UTC')} AND at <= {to:DateTime64(3, 'UTC')}
     ) AS s
     LEFT JOIN
     (
