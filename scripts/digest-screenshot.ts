@@ -16,14 +16,14 @@ const content = {
   chatbots: [
     {
       id: 'shop', name: 'Shop assistant (de)', visitors: { current: 12480, previous: 11020 }, conversations: { current: 1342, previous: 1410 },
-      conversionWithChat: { current: 8.42, previous: 7.1 }, revenueAfterChat: { current: 48210.5, previous: 39870 },
+      conversionWithChat: { current: 8.42, previous: 7.1 }, revenueAfterChat: { current: 48210.5, previous: 39870 }, currency: 'EUR',
       topComplaints: [{ item: 'Delivery takes too long', count: 41 }, { item: 'Size chart is confusing', count: 23 }, { item: 'Voucher code not accepted at checkout', count: 9 }],
       topMissingInformation: [{ item: 'Return policy for sale items', count: 17 }, { item: 'Material of the winter jacket', count: 8 }],
       alerts: [{ name: 'Conversion dropped', firedAt: new Date('2026-02-04T10:15:00Z'), detail: 'below 2 % for 3 hours' }],
     },
     {
       id: 'second', name: 'Second bot', visitors: { current: 310, previous: 0 }, conversations: { current: 12, previous: 15 },
-      conversionWithChat: { current: 0, previous: 0 }, revenueAfterChat: { current: 0, previous: 120 },
+      conversionWithChat: { current: 0, previous: 0 }, revenueAfterChat: { current: 0, previous: 120 }, currency: 'SEK',
       topComplaints: [], topMissingInformation: [], alerts: [],
     },
   ],

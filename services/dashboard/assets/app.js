@@ -30,19 +30,22 @@
   function width(el) { return Math.max(280, Math.min(el.clientWidth || 600, 1100)); }
   var COLORS = ['#1d4ed8', '#0f766e', '#b45309', '#7c3aed'];
 
-  var DAY_SERIES = [['Visitors', 'visitors', 'n'], ['Chats started', 'conversations', 'n'], ['Purchases', 'purchases', 'n'], ['Revenue (EUR)', 'revenue', 'eur']];
+  var DAY_SERIES = [['Visitors', 'visitors', 'n'], ['Chats started', 'conversations', 'n'], ['Purchases', 'purchases', 'n'], ['Revenue', 'revenue', 'money']];
 
   // `previous` (compare with the previous period): each series again, dashed, aligned by day
-  // index (the previous period's first day under this window's first day).
+  // index (the previous period's first day under this window's first day). The revenue is in
+  // the chatbot's display currency (the element's data-currency), converted by the page.
   function dayChart(el, days, previous) {
+    var currency = el.getAttribute('data-currency') || 'EUR';
+    var label = function (s) { return s[2] === 'money' ? s[0] + ' (' + currency + ')' : s[0]; };
     var xs = days.map(function (d) { return Date.parse(d.date + 'T00:00:00Z') / 1000; });
     var series = [{}].concat(DAY_SERIES.map(function (s, i) {
-      return { label: s[0], stroke: COLORS[i], width: 2, scale: s[2], points: { show: days.length < 40 } };
+      return { label: label(s), stroke: COLORS[i], width: 2, scale: s[2], points: { show: days.length < 40 } };
     }));
     var data = [xs].concat(DAY_SERIES.map(function (s) { return days.map(function (d) { return d[s[1]]; }); }));
     if (previous) {
       DAY_SERIES.forEach(function (s, i) {
-        series.push({ label: s[0] + ', previous period', stroke: COLORS[i], width: 1.5, dash: [6, 4], scale: s[2], points: { show: false } });
+        series.push({ label: label(s) + ', previous period', stroke: COLORS[i], width: 1.5, dash: [6, 4], scale: s[2], points: { show: false } });
         data.push(days.map(function (_d, j) { return j < previous.length ? previous[j][s[1]] : null; }));
       });
     }
@@ -53,7 +56,7 @@
         { space: 56, incrs: [86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400], values: function (u, splits) {
           return splits.map(function (s) { return new Date(s * 1000).toISOString().slice(5, 10); });
         } },
-        { scale: 'n', label: 'Count' }, { scale: 'eur', side: 1, label: 'EUR', grid: { show: false } },
+        { scale: 'n', label: 'Count' }, { scale: 'money', side: 1, label: currency, grid: { show: false } },
       ],
       scales: { x: { time: true } },
     }, data, el);

@@ -19,9 +19,9 @@ for (const variant of databaseVariants()) {
         data: {
           chatbots: [
             { id: IDS.alpha, name: 'Alpha', status: 'active', conversations: 2, visitors: 0, conversionRate: 0, language: 'de',
-              integratedAt: '2026-01-31', lastActive: '2 hours ago' },
+              integratedAt: '2026-01-31', lastActive: '2 hours ago', displayCurrency: 'EUR' },
             { id: IDS.beta, name: 'Beta', status: 'paused', conversations: 1, visitors: 0, conversionRate: 0, language: 'en',
-              integratedAt: null, lastActive: 'just now' },
+              integratedAt: null, lastActive: 'just now', displayCurrency: 'EUR' },
           ],
         },
       });
@@ -38,7 +38,7 @@ for (const variant of databaseVariants()) {
         data: {
           chatbot: {
             id: IDS.alpha, name: 'Alpha', status: 'active', conversations: 2, visitors: 0, conversionRate: 0, language: 'de',
-            integratedAt: '2026-01-31', lastActive: '2 hours ago', companyName: 'Shop A GmbH', supportEmail: 'help@shop-a.test',
+            integratedAt: '2026-01-31', lastActive: '2 hours ago', displayCurrency: 'EUR', companyName: 'Shop A GmbH', supportEmail: 'help@shop-a.test',
             allowedOrigins: [], maxPurchaseEur: 100_000, requireSignedPurchases: false, holdoutPercent: 0, hasSigningSecret: false,
             revenueSource: 'tracker', attributionWindowDays: 7, hasOrdersKey: false, hasShopifyWebhookSecret: false, hasWoocommerceWebhookSecret: false, retentionDays: 395,
           },

@@ -14,7 +14,7 @@ const skip = !fs.existsSync(CHROMIUM) && process.env.CI !== 'true' ? `${CHROMIUM
 
 const bot = (name: string, item: string): ChatbotDigest => ({
   id: 'b', name, visitors: { current: 1_234_567, previous: 1_100_000 }, conversations: { current: 98_765, previous: 0 },
-  conversionWithChat: { current: 12.34, previous: 56.78 }, revenueAfterChat: { current: 9_876_543.21, previous: 1_234_567.89 },
+  conversionWithChat: { current: 12.34, previous: 56.78 }, revenueAfterChat: { current: 9_876_543.21, previous: 1_234_567.89 }, currency: 'EUR',
   topComplaints: [{ item, count: 12_345 }, { item: 'Slow delivery', count: 3 }], topMissingInformation: [{ item, count: 1 }],
   alerts: [{ name: item, firedAt: new Date('2026-02-04T10:15:00Z'), detail: item }],
 });

@@ -5,6 +5,7 @@
 import t from 'tap';
 import { headlineChange } from '../src/html/format.js';
 import { conversionWithoutChat, headlines, sparkline } from '../src/analytics/headline-view.js';
+import { moneyIn } from '../src/html/money.js';
 
 t.test('headlineChange: percent for counts and money, "new" from a tiny previous value, "—" for two zeros', async (t) => {
   t.same(headlineChange(1100, 1), { kind: 'new', text: 'new' }, 'not +109,900 %');
@@ -37,7 +38,7 @@ t.test('conversion without chat: the buyers who did not chat over the visitors w
 t.test('the five headlines: values, bases, changes and lines', async (t) => {
   const now = figures({ users: 200, chatted: 50, bought: 20, boughtAfterChat: 5, revenue: 1000, afterChat: 400, chats: 60 });
   const before = figures({ users: 100, chatted: 40, bought: 10, boughtAfterChat: 2, revenue: 500, afterChat: 1, chats: 60 });
-  const h = headlines(now, before, '2026-02-03');
+  const h = headlines(now, before, '2026-02-03', moneyIn('EUR'));
   t.same(h.map((x) => x.metric), ['revenue_after_chat', 'conversion_with_chat', 'conversion_without_chat', 'visitors', 'chats_started']);
   t.same(h.map((x) => x.value), [400, 10, 10, 200, 60]);
   t.match(h[0].note, '40.00 % of all revenue');
@@ -46,7 +47,7 @@ t.test('the five headlines: values, bases, changes and lines', async (t) => {
   t.match(h[2].note, 'of 150 visitors who did not chat');
   t.same(h[3].change, { kind: 'up', text: '+100 %' });
   t.same(h[3].series, [10, 20], "today's partial day left out of the line");
-  t.same(headlines(now, null)[3].change, null, 'no comparison, no change');
+  t.same(headlines(now, null, undefined, moneyIn('EUR'))[3].change, null, 'no comparison, no change');
 });
 
 t.test('sparkline: a polyline over the values, nothing for fewer than two', async (t) => {

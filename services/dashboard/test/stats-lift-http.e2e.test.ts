@@ -22,6 +22,7 @@ import { createChatbotRepository } from '../src/repositories/chatbot-repository.
 import { createDigestContent } from '../src/digest/content.js';
 import { renderDigest } from '../src/digest/render.js';
 import { liftSummary } from '../src/analytics/lift-view.js';
+import { moneyIn } from '../src/html/money.js';
 import { daysWindow } from '../src/stats/window.js';
 import { leaves, parseCsv } from './csv-helpers.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
@@ -138,7 +139,7 @@ for (const variant of databaseVariants()) {
       // The digest sent on Tuesday 2026-02-10 covers 2026-02-02 to 2026-02-08.
       const content = await digestOf(IDS.accountA, '2026-02-10');
       const week = await json({ chatbot_id: IDS.bot, from: content.windows.current.from, to: content.windows.current.to });
-      const words = liftSummary(week);
+      const words = liftSummary(week, moneyIn('EUR'));
       t.same(content.chatbots[0].lift, words, 'the statistic of the digest\'s week, in the page\'s words');
       const mail = await renderDigest({ content, appUrl: APP_URL, unsubscribeUrl: `${APP_URL}/unsubscribe` });
       t.ok(mail.text.includes(words.headline), 'in the text part');

@@ -70,12 +70,19 @@ export const chatbots = pgTable('chatbots', {
    * never shown: only the ingest computes arms, so a page cannot choose its own.
    */
   holdoutKey: text('holdout_key').notNull().default(sql`gen_random_uuid()::text`),
+  /**
+   * The currency the app pages and the weekly digest show money in, converted from EUR by the
+   * ingest's static rates (@chatlytics/events EUR_RATES); the API answers in EUR whatever it is.
+   * The dashboard accepts only codes of that table; the check keeps the column to the codes' shape.
+   */
+  displayCurrency: text('display_currency').notNull().default('EUR'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [
   index('chatbots_account_id_idx').on(t.accountId, t.name),
   check('chatbots_revenue_source_check', sql`${t.revenueSource} IN ('tracker', 'orders')`),
   check('chatbots_attribution_window_days_check', sql`${t.attributionWindowDays} BETWEEN 1 AND 30`),
+  check('chatbots_display_currency_check', sql`${t.displayCurrency} ~ '^[A-Z]{3}$'`),
   // Target of data_sources' composite foreign key: a data source's account is its chatbot's account.
   unique('chatbots_id_account_id_key').on(t.id, t.accountId),
 ]);

@@ -2,10 +2,11 @@ import { MAX_TIMEFRAME_DAYS } from '@chatlytics/core';
 import type { FieldErrors } from '../http/errors.js';
 import { html, raw, type RawHtml } from '../html/html.js';
 import type { DateRange } from '../stats/window.js';
-import { percent } from '../stats/numbers.js';
+import { percent, round2 } from '../stats/numbers.js';
 import type { Answer } from '../stats/run.js';
 import type { cart, engagement, overview, popupMetrics, purchases, reconciliation, setAsidePurchases, timeseries } from '../stats/statistics/index.js';
-import { fmtDec, fmtEur, fmtInt, fmtPercent } from '../html/format.js';
+import { fmtDec, fmtInt, fmtPercent } from '../html/format.js';
+import { conversionNote, fromEur, moneyIn, shownCurrency, type Money } from '../html/money.js';
 import { jsonBlock } from '../html/layout.js';
 import { changeBadge, compareLine } from './compare-view.js';
 import { keptFields, keptSuffix } from './segment-view.js';
@@ -43,6 +44,8 @@ export interface AnalyticsPage {
   kept?: [string, string][];
   /** The sources table (segment-view.ts), after the overview. */
   sources?: RawHtml;
+  /** The chatbot's display currency: every amount is shown in it (html/money.ts), `data-value` stays the API's EUR. */
+  currency: string;
 }
 
 export const TIMEFRAME_CHOICES = [1, 7, 30, 90];
@@ -137,8 +140,13 @@ export function analyticsBody(d: AnalyticsData, page: AnalyticsPage): RawHtml {
   const C = (a: AnalyticsData) => a.cart;
   const str = (v: string) => v;
   const csv = page.downloads;
+  const money = moneyIn(page.currency);
+  const note = conversionNote(page.currency);
+  // The chart draws the shown currency too: its data block holds the converted day revenue.
+  const chartDays = (days: AnalyticsData['timeseries']['days']) => days.map((r) => ({ ...r, revenue: round2(fromEur(r.revenue, page.currency)) }));
   return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), ${isRange ? length : `last ${length}`}${compareLine(page.action, page.frame, prev ? prev.overview : null, page.kept)}</p>
-${page.headline ?? ''}${d.lift ? liftLead(d.lift) : ''}${page.controls ?? ''}
+${note ? html`<p class="hint" data-currency-note>${note}</p>` : ''}
+${page.headline ?? ''}${d.lift ? liftLead(d.lift, money) : ''}${page.controls ?? ''}
 <section aria-labelledby="h-overview">${blockHead('h-overview', 'Overview', csv('overview', 'Overview'), csv('engagement', 'Engagement'))}
 <dl class="stats">
 ${figure('Analysed conversations', 'overview.total_conversations', (b) => b.total_conversations, O, fmtInt)}
@@ -150,12 +158,12 @@ ${figure('Visitors', 'engagement.total_users', (b) => b.total_users, E, fmtInt)}
 ${page.sources ?? ''}
 
 <section aria-labelledby="h-series">${blockHead('h-series', 'Day by day', csv('timeseries', 'Day by day'))}
-<div class="series" data-series="timeseries" aria-hidden="true"></div>
-${jsonBlock('timeseries-data', ts.days)}
-${prev ? html`${jsonBlock('timeseries-previous-data', prev.timeseries.days)}
+<div class="series" data-series="timeseries" data-currency="${shownCurrency(page.currency)}" aria-hidden="true"></div>
+${jsonBlock('timeseries-data', chartDays(ts.days))}
+${prev ? html`${jsonBlock('timeseries-previous-data', chartDays(prev.timeseries.days))}
 <p class="hint">Dashed lines: the previous period (${prev.timeseries.start_date} to ${prev.timeseries.end_date}), its first day drawn under this window's first day.</p>` : ''}
-${dayTable('Table', ts.days)}
-${prev ? dayTable('Table of the previous period', prev.timeseries.days) : ''}
+${dayTable('Table', ts.days, money)}
+${prev ? dayTable('Table of the previous period', prev.timeseries.days, money) : ''}
 </section>
 
 <section aria-labelledby="h-funnel">${blockHead('h-funnel', 'Engagement funnel', csv('cart', 'Cart'))}
@@ -173,10 +181,10 @@ ${figure('Chatted', 'engagement.chatted_ratio', (b) => b.chatted_ratio, E, fmtPe
 ${figure('Added to cart', 'cart.users_added_to_cart', (b) => b.users_added_to_cart, C, fmtInt)}
 ${figure('Cart conversion', 'cart.cart_conversion_rate', (b) => b.cart_conversion_rate, C, fmtPercent)}
 ${figure('Abandoned carts after chat', 'cart.chatted.users_abandoned', (b) => b.chatted.users_abandoned, C, fmtInt, true)}
-${figure('Abandoned after chat, value', 'cart.chatted.abandoned_value', (b) => b.chatted.abandoned_value, C, fmtEur, true)}
+${figure('Abandoned after chat, value', 'cart.chatted.abandoned_value', (b) => b.chatted.abandoned_value, C, money, true)}
 </dl>
-<p class="abandoned" data-abandoned-after-chat>Abandoned carts after chat: ${fmtInt(c.chatted.users_abandoned)}, ${fmtEur(c.chatted.abandoned_value)} value
-(without chat: ${fmtInt(c.not_chatted.users_abandoned)}, ${fmtEur(c.not_chatted.abandoned_value)}). A cart is abandoned when the visitor added to it in this window and bought nothing in it.</p>
+<p class="abandoned" data-abandoned-after-chat>Abandoned carts after chat: ${fmtInt(c.chatted.users_abandoned)}, ${money(c.chatted.abandoned_value)} value
+(without chat: ${fmtInt(c.not_chatted.users_abandoned)}, ${money(c.not_chatted.abandoned_value)}). A cart is abandoned when the visitor added to it in this window and bought nothing in it.</p>
 </section>
 
 <section aria-labelledby="h-popup">${blockHead('h-popup', 'Popups', csv('popup-metrics', 'Popups'))}
@@ -193,16 +201,16 @@ ${figure('Popup share', 'popup-metrics.conversations.popup_ratio', (b) => b.conv
 <section aria-labelledby="h-purchases">${blockHead('h-purchases', 'Purchases and revenue', csv('purchases', 'Purchases'))}
 ${attributionNote(u.attribution, d.chatbotId)}
 <dl class="stats">
-${figure('Revenue', 'purchases.total_revenue_purchased', (b) => b.total_revenue_purchased, U, fmtEur)}
-${figure('Revenue after chat', 'purchases.total_revenue_chatted_purchased', (b) => b.total_revenue_chatted_purchased, U, fmtEur)}
+${figure('Revenue', 'purchases.total_revenue_purchased', (b) => b.total_revenue_purchased, U, money)}
+${figure('Revenue after chat', 'purchases.total_revenue_chatted_purchased', (b) => b.total_revenue_chatted_purchased, U, money)}
 ${figure('Buyers', 'purchases.total_users_purchased', (b) => b.total_users_purchased, U, fmtInt)}
 ${figure('Buyers after chat', 'purchases.total_users_chatted_purchased', (b) => b.total_users_chatted_purchased, U, fmtInt)}
 ${figure('Conversion with chat', 'purchases.conversion_rate_with_chat', (b) => b.conversion_rate_with_chat, U, fmtPercent)}
 ${figure('Conversion without chat, of all visitors', 'purchases.conversion_rate_without_chat', (b) => b.conversion_rate_without_chat, U, fmtPercent)}
-${figure('Order value with chat', 'purchases.aov_with_chat', (b) => b.aov_with_chat, U, fmtEur)}
-${figure('Order value without chat', 'purchases.aov_without_chat', (b) => b.aov_without_chat, U, fmtEur)}
+${figure('Order value with chat', 'purchases.aov_with_chat', (b) => b.aov_with_chat, U, money)}
+${figure('Order value without chat', 'purchases.aov_without_chat', (b) => b.aov_without_chat, U, money)}
 </dl>${d.setAside ? setAsideNote(d.chatbotId ?? '', d.setAside) : ''}${d.reconciliation ? reconciliationNote(d.reconciliation) : ''}</section>
-${'ab_test' in u ? abBlock(u.ab_test) : ''}`;
+${'ab_test' in u ? abBlock(u.ab_test, money) : ''}`;
 }
 
 /** The funnel's cart steps: of the visitors, who added to the cart, went to it, and bought after adding. */
@@ -216,14 +224,14 @@ function cartSteps(c: AnalyticsData['cart']) {
 }
 
 /** A day-by-day table (the charts' numbers as text), folded. */
-function dayTable(summary: string, days: AnalyticsData['timeseries']['days']): RawHtml {
+function dayTable(summary: string, days: AnalyticsData['timeseries']['days'], money: Money): RawHtml {
   return html`<details><summary>${summary}</summary><div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Chats started</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
-<tbody>${days.map((r) => html`<tr><th scope="row">${r.date}</th><td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.conversations)}</td><td>${fmtInt(r.purchases)}</td><td>${fmtEur(r.revenue)}</td></tr>`)}</tbody></table></div></details>`;
+<tbody>${days.map((r) => html`<tr><th scope="row">${r.date}</th><td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.conversations)}</td><td>${fmtInt(r.purchases)}</td><td>${money(r.revenue)}</td></tr>`)}</tbody></table></div></details>`;
 }
 
 type AbTest = Extract<AnalyticsData['purchases'], { ab_test: unknown }>['ab_test'];
 
-function abBlock(ab: AbTest): RawHtml {
+function abBlock(ab: AbTest, money: Money): RawHtml {
   const groups = [['Control', 'control', ab.control], ['Test', 'test', ab.test]] as const;
   const c = ab.comparison;
   return html`<section aria-labelledby="h-ab"><h2 id="h-ab">A/B test</h2>
@@ -235,7 +243,7 @@ ${intervalChart('Conversion rate per group with its 95 % interval', groups.map((
 <div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="cards"><thead><tr><th scope="col">Group</th><th scope="col">Visitors</th><th scope="col">Orders</th><th scope="col">Conversion</th><th scope="col">95 % interval</th><th scope="col">Order value</th><th scope="col">Revenue per visitor</th></tr></thead>
 <tbody>${groups.map(([label, key, g]) => html`<tr><th scope="row">${label}</th><td data-label="Visitors">${fmtInt(g.visitors)}</td><td data-label="Orders">${fmtInt(g.orders)}</td>
 <td data-label="Conversion" data-stat="purchases.ab_test.${key}.conversion_rate" data-value="${g.conversion_rate}">${fmtPercent(g.conversion_rate)}</td>
-<td data-label="95 % interval">${fmtDec(g.conversion_rate_ci95.lower)}–${fmtDec(g.conversion_rate_ci95.upper)} %</td><td data-label="Order value">${fmtEur(g.aov)}</td><td data-label="Revenue per visitor">${fmtEur(g.arpu)}</td></tr>`)}</tbody></table></div>
+<td data-label="95 % interval">${fmtDec(g.conversion_rate_ci95.lower)}–${fmtDec(g.conversion_rate_ci95.upper)} %</td><td data-label="Order value">${money(g.aov)}</td><td data-label="Revenue per visitor">${money(g.arpu)}</td></tr>`)}</tbody></table></div>
 <dl class="stats">
 ${stat('p-value (difference in conversion)', 'purchases.ab_test.comparison.p_value', c.p_value, String(c.p_value))}
 </dl>

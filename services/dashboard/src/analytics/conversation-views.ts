@@ -4,7 +4,8 @@ import type { ConversationDetail } from './conversation-repository.js';
 import { VISITOR_EVENTS_LIMIT, type VisitorEvent } from './visitor-event-repository.js';
 import type { Answer, StatsService } from '../stats/run.js';
 import type { conversationInsights } from '../stats/statistics/index.js';
-import { fmtDec, fmtEur, fmtInt, fmtPercent } from '../html/format.js';
+import { fmtDec, fmtInt, fmtPercent } from '../html/format.js';
+import { conversionNote, moneyIn, type Money } from '../html/money.js';
 import { stat } from './analytics-view.js';
 import { compareBytes } from '../stats/insights-report.js';
 
@@ -36,30 +37,33 @@ export const localLink = (link: string) => {
  * One ranked list with, beside each count, what its visitors bought after those conversations
  * (revenue by topic over the same window, matched by the item's case-insensitive key).
  */
-function ranked(title: string, list: Ranked, topic: Topic): RawHtml {
+function ranked(title: string, list: Ranked, topic: Topic, money: Money): RawHtml {
   const byKey = new Map(topic.items.map((i) => [i.item.trim().toLowerCase(), i]));
   return html`<section class="ranked" data-topics="${topic.dimension}"><h2>${title}</h2>
 ${list.length === 0 ? html`<p class="hint">None in this window.</p>` : html`<ol>${list.map((r) => {
     const t = byKey.get(r.item.trim().toLowerCase());
     return html`<li><span class="item">${r.item}</span> <span class="count">${fmtInt(r.count)}</span>
 <span class="links">${r.conversations.map((c, i) => html`<a href="${localLink(c)}" data-insight-link aria-label="${r.item}: conversation ${i + 1}">${i + 1}</a>`)}</span>
-${t ? html`<span class="revenue" data-revenue="${t.revenue}" data-conversion="${t.conversion_rate}">${fmtEur(t.revenue)} after chat · ${fmtPercent(t.conversion_rate)} of ${fmtInt(t.visitors)} bought</span>` : html`<span class="revenue hint">no revenue figure</span>`}</li>`;
+${t ? html`<span class="revenue" data-revenue="${t.revenue}" data-conversion="${t.conversion_rate}">${money(t.revenue)} after chat · ${fmtPercent(t.conversion_rate)} of ${fmtInt(t.visitors)} bought</span>` : html`<span class="revenue hint">no revenue figure</span>`}</li>`;
   })}</ol>`}
 </section>`;
 }
 
 /** Missing information ranked by what its visitors left in their carts: what the assistant did not know cost. */
-function missingCost(topic: Topic): RawHtml {
+function missingCost(topic: Topic, money: Money): RawHtml {
   const costly = topic.items.filter((i) => i.abandoned_carts > 0)
     .sort((a, b) => b.abandoned_value - a.abandoned_value || b.abandoned_carts - a.abandoned_carts || compareBytes(a.item, b.item)).slice(0, 10);
   return html`<section class="ranked" aria-labelledby="h-missing-cost" data-missing-cost><h2 id="h-missing-cost">What the assistant did not know</h2>
-<p data-missing-total="${topic.totals.abandoned_value}">What the assistant did not know cost you <strong>${fmtEur(topic.totals.abandoned_value)}</strong>: the carts left by ${fmtInt(topic.totals.abandoned_carts)} ${topic.totals.abandoned_carts === 1 ? 'visitor' : 'visitors'} whose conversations missed information and who bought nothing.</p>
+<p data-missing-total="${topic.totals.abandoned_value}">What the assistant did not know cost you <strong>${money(topic.totals.abandoned_value)}</strong>: the carts left by ${fmtInt(topic.totals.abandoned_carts)} ${topic.totals.abandoned_carts === 1 ? 'visitor' : 'visitors'} whose conversations missed information and who bought nothing.</p>
 ${costly.length === 0 ? html`<p class="hint">No abandoned cart after such a conversation in this window.</p>` : html`<ol>${costly.map((i) => html`<li><span class="item">${i.item}</span>
-<span class="count" data-abandoned-value="${i.abandoned_value}">${fmtEur(i.abandoned_value)}</span> <span class="hint">${fmtInt(i.abandoned_carts)} abandoned ${i.abandoned_carts === 1 ? 'cart' : 'carts'}</span></li>`)}</ol>`}
+<span class="count" data-abandoned-value="${i.abandoned_value}">${money(i.abandoned_value)}</span> <span class="hint">${fmtInt(i.abandoned_carts)} abandoned ${i.abandoned_carts === 1 ? 'cart' : 'carts'}</span></li>`)}</ol>`}
 </section>`;
 }
 
-export function insightsBody(r: Insights, topics: Topics): RawHtml {
+/** `currency`: the chatbot's display currency, the money's (html/money.ts). */
+export function insightsBody(r: Insights, topics: Topics, currency: string): RawHtml {
+  const money = moneyIn(currency);
+  const note = conversionNote(currency);
   return html`<dl class="stats">
 ${stat('Analysed conversations', 'conversation-insights.total_conversations_analyzed', r.total_conversations_analyzed, fmtInt(r.total_conversations_analyzed))}
 ${stat('Click-throughs', 'conversation-insights.total_click_throughs', r.total_click_throughs, fmtInt(r.total_click_throughs))}
@@ -74,14 +78,15 @@ ${stat('Likes / dislikes', 'conversation-insights.reactions.likes', r.reactions.
 <section><h2>Outcome</h2><ul class="plain"><li>Success ${fmtPercent(r.outcome_percentages.success)}</li><li>Neutral ${fmtPercent(r.outcome_percentages.neutral)}</li><li>Fail ${fmtPercent(r.outcome_percentages.fail)}</li></ul></section>
 </div>
 <div class="grid2">
-${ranked('Most clicked products', r.most_clicked_products, topics.clicked_product)}
-${ranked('Most talked-about products', r.most_talked_about_products, topics.product)}
-${ranked('Most frequent intents', r.most_frequent_intents, topics.intent)}
-${ranked('Most common complaints', r.most_common_complaints, topics.complaint)}
-${ranked('Missing information', r.missing_information_overview, topics.missing_information)}
-${missingCost(topics.missing_information)}
+${ranked('Most clicked products', r.most_clicked_products, topics.clicked_product, money)}
+${ranked('Most talked-about products', r.most_talked_about_products, topics.product, money)}
+${ranked('Most frequent intents', r.most_frequent_intents, topics.intent, money)}
+${ranked('Most common complaints', r.most_common_complaints, topics.complaint, money)}
+${ranked('Missing information', r.missing_information_overview, topics.missing_information, money)}
+${missingCost(topics.missing_information, money)}
 </div>
-<p class="hint">Revenue and conversion beside each count: the purchases of the item's visitors after one of their conversations naming it, over every conversation of the window with a known visitor (revenue by topic).</p>`;
+<p class="hint">Revenue and conversion beside each count: the purchases of the item's visitors after one of their conversations naming it, over every conversation of the window with a known visitor (revenue by topic).</p>
+${note ? html`<p class="hint" data-currency-note>${note}</p>` : ''}`;
 }
 
 const list = (items: readonly string[]) => (items.length ? items.join(', ') : '—');
@@ -107,12 +112,12 @@ ${a ? html`<dl class="facts">
 }
 
 /** What an event says beyond its name: the popup, how the chat was opened, the order. */
-function eventDetails(e: VisitorEvent): string {
+function eventDetails(e: VisitorEvent, money: Money): string {
   const parts = [
     e.popupVersion ? `popup ${e.popupVersion}` : '',
     e.openWay ? `opened by ${e.openWay.replace('_', ' ')}` : '',
     e.orderNum ? `order ${e.orderNum}` : '',
-    e.event === 'purchase' ? (e.valueEur === null ? 'value in an unknown currency' : fmtEur(e.valueEur)) : '',
+    e.event === 'purchase' ? (e.valueEur === null ? 'value in an unknown currency' : money(e.valueEur)) : '',
   ];
   return parts.filter(Boolean).join(' · ');
 }
@@ -126,14 +131,16 @@ const pagePath = (url: string) => {
  * The visitor's tracked events around the conversation (a day before it to a day after), or why
  * there are none: a conversation stored without a visitor token cannot be linked to events.
  */
-export function visitorEventsBody(token: string | null, read: { events: VisitorEvent[]; truncated: boolean } | null): RawHtml {
+export function visitorEventsBody(token: string | null, read: { events: VisitorEvent[]; truncated: boolean } | null, currency: string): RawHtml {
+  const money = moneyIn(currency);
+  const note = conversionNote(currency);
   const body = !token || !read
     ? html`<p class="hint">This conversation was stored without the visitor's tracker token, so its visitor's events cannot be shown.</p>`
     : read.events.length === 0
       ? html`<p class="hint">No tracked events of this visitor from a day before the conversation to a day after it.</p>`
       : html`<p class="hint">From a day before the conversation to a day after its last message, oldest first${read.truncated ? `; the first ${VISITOR_EVENTS_LIMIT} shown` : ''}. Bots are left out.</p>
 <div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="visitor-events"><thead><tr><th scope="col">Event</th><th scope="col">Time (UTC)</th><th scope="col">Page</th><th scope="col">Details</th></tr></thead>
-<tbody>${read.events.map((e) => html`<tr data-event-id="${e.eventId}"><th scope="row">${e.event}</th><td data-label="Time (UTC)"><time datetime="${e.at.toISOString()}">${formatDateTimeSeconds(e.at)}</time></td><td class="wrap" data-label="Page">${pagePath(e.url)}</td><td class="wrap" data-label="Details">${eventDetails(e)}</td></tr>`)}</tbody></table></div>`;
+<tbody>${read.events.map((e) => html`<tr data-event-id="${e.eventId}"><th scope="row">${e.event}</th><td data-label="Time (UTC)"><time datetime="${e.at.toISOString()}">${formatDateTimeSeconds(e.at)}</time></td><td class="wrap" data-label="Page">${pagePath(e.url)}</td><td class="wrap" data-label="Details">${eventDetails(e, money)}</td></tr>`)}</tbody></table></div>${note && read.events.some((e) => e.valueEur !== null) ? html`<p class="hint" data-currency-note>${note}</p>` : ''}`;
   return html`<section aria-labelledby="h-visitor-events"><h2 id="h-visitor-events">The visitor's events</h2>
 ${token ? html`<p class="window">Visitor token <code>${token}</code></p>` : ''}
 ${body}

@@ -1,5 +1,6 @@
 import { html, raw, type RawHtml } from '../html/html.js';
-import { fmtEur, fmtInt, fmtPercent, headlineChange, pointChange } from '../html/format.js';
+import { fmtInt, fmtPercent, headlineChange, pointChange } from '../html/format.js';
+import type { Money } from '../html/money.js';
 import { percent, round2 } from '../stats/numbers.js';
 import type { AnalyticsData } from './analytics-view.js';
 
@@ -58,7 +59,7 @@ interface Headline {
 }
 
 /** The five headlines of a window (and its previous period). */
-export function headlines(d: Figures, prev: Figures | null, today?: string): Headline[] {
+export function headlines(d: Figures, prev: Figures | null, today: string | undefined, money: Money): Headline[] {
   const u = d.purchases;
   // Today's partial day would drop every line at its end: the lines stop at yesterday.
   const days = d.timeseries.days.filter((r) => r.date !== today);
@@ -69,10 +70,10 @@ export function headlines(d: Figures, prev: Figures | null, today?: string): Hea
   const two = (now: number, before: number | undefined) => (before === undefined ? [] : [before, now]);
   return [
     {
-      metric: 'revenue_after_chat', label: 'Revenue after chat', value: u.total_revenue_chatted_purchased, shown: fmtEur(u.total_revenue_chatted_purchased),
-      note: `${fmtPercent(round2(share))} of all revenue (${fmtEur(u.total_revenue_purchased)})`,
+      metric: 'revenue_after_chat', label: 'Revenue after chat', value: u.total_revenue_chatted_purchased, shown: money(u.total_revenue_chatted_purchased),
+      note: `${fmtPercent(round2(share))} of all revenue (${money(u.total_revenue_purchased)})`,
       change: prev ? headlineChange(u.total_revenue_chatted_purchased, prev.purchases.total_revenue_chatted_purchased) : null,
-      previousShown: prev ? fmtEur(prev.purchases.total_revenue_chatted_purchased) : undefined,
+      previousShown: prev ? money(prev.purchases.total_revenue_chatted_purchased) : undefined,
       series: two(u.total_revenue_chatted_purchased, prev?.purchases.total_revenue_chatted_purchased),
     },
     {
@@ -109,9 +110,9 @@ export function headlines(d: Figures, prev: Figures | null, today?: string): Hea
 const ARROW: Record<string, string> = { up: '▲', down: '▼', new: '▲' };
 
 /** The row: one card per headline. */
-export function headlineRow(d: Figures, prev: Figures | null, today?: string): RawHtml {
+export function headlineRow(d: Figures, prev: Figures | null, today: string, money: Money): RawHtml {
   return html`<section class="headlines" aria-label="Headline figures"><dl class="headline-row">
-${headlines(d, prev, today).map((h) => html`<div class="headline" data-metric="${h.metric}" data-value="${h.value}">
+${headlines(d, prev, today, money).map((h) => html`<div class="headline" data-metric="${h.metric}" data-value="${h.value}">
 <dt>${h.label}</dt>
 <dd class="value">${h.shown}</dd>
 ${h.change ? html`<dd class="change ${h.change.kind}" data-change="${h.change.kind}">${ARROW[h.change.kind] ? html`<span aria-hidden="true">${ARROW[h.change.kind]}</span> ` : ''}${h.change.text}<span class="prev"> vs ${h.previousShown ?? ''}</span></dd>` : raw('')}

@@ -1,10 +1,11 @@
 import { stateBadge } from '../html/components.js';
 import { html, raw, type RawHtml } from '../html/html.js';
-import { fmtEur, fmtInt, headlineChange } from '../html/format.js';
+import { fmtInt, headlineChange } from '../html/format.js';
+import { conversionNote, moneyIn, shownCurrency, type Money } from '../html/money.js';
 import { OVERVIEW_DAYS, type ChatbotFigures } from './account-overview.js';
 import { jsonBlock } from '../html/layout.js';
 
-export interface ChatbotListRow { id: string; name: string; status: string; conversations: number; lastActive: string; events24h: number; figures: ChatbotFigures }
+export interface ChatbotListRow { id: string; name: string; status: string; conversations: number; lastActive: string; events24h: number; figures: ChatbotFigures; displayCurrency: string }
 
 const ARROW: Record<string, string> = { up: '▲', down: '▼', new: '▲' };
 
@@ -14,27 +15,45 @@ function figureCell(label: string, stat: string, current: number, previous: numb
   return html`<td data-label="${label}" data-stat="${stat}" data-value="${current}" data-previous="${previous}" data-change="${change.kind}"><span class="figure">${shown(current)} <span class="change ${change.kind}">${ARROW[change.kind] ? html`<span aria-hidden="true">${ARROW[change.kind]}</span> ` : ''}${change.text}<span class="sr-only"> against the ${OVERVIEW_DAYS} days before (${shown(previous)})</span></span></span></td>`;
 }
 
-const figureCells = (f: ChatbotFigures) => html`${figureCell('Visitors', 'chatbots.visitors', f.current.visitors, f.previous.visitors, fmtInt)}
-${figureCell('Revenue after chat', 'chatbots.revenue_after_chat', f.current.revenue, f.previous.revenue, fmtEur)}`;
+const figureCells = (f: ChatbotFigures, money: Money) => html`${figureCell('Visitors', 'chatbots.visitors', f.current.visitors, f.previous.visitors, fmtInt)}
+${figureCell('Revenue after chat', 'chatbots.revenue_after_chat', f.current.revenue, f.previous.revenue, money)}`;
+
+/**
+ * The currency of the account's totals: the chatbots' own when they all share one; EUR (what
+ * the amounts are stored in) when they differ, since kronor and złoty do not add up.
+ */
+export function totalsCurrency(rows: { displayCurrency: string }[]): { currency: string; mixed: boolean } {
+  const codes = new Set(rows.map((r) => shownCurrency(r.displayCurrency)));
+  return codes.size === 1 ? { currency: [...codes][0], mixed: false } : { currency: 'EUR', mixed: true };
+}
+
+/** What the small print says of the list's money: each row's currency and the totals'. */
+function currencyNote(rows: ChatbotListRow[]): string {
+  const { currency, mixed } = totalsCurrency(rows);
+  if (!mixed) return conversionNote(currency);
+  return 'Each chatbot\'s revenue is in its own display currency, converted from EUR at fixed rates; the totals are in EUR, as amounts in different currencies do not add up.';
+}
 
 /**
  * The account overview: the account's totals first, then each chatbot with its visitors and
- * revenue after chat over the last 7 days and their change against the 7 days before.
+ * revenue after chat over the last 7 days and their change against the 7 days before, in the
+ * chatbot's display currency (the totals' currency: totalsCurrency).
  */
 export function chatbotListBody(rows: ChatbotListRow[], totals: ChatbotFigures): RawHtml {
   if (rows.length === 0) return html`<h1>Your chatbots</h1><p>This account has no chatbot yet. <a href="/app/chatbots/new">Add a chatbot</a> to get its tracker snippet.</p>`;
   return html`<h1>Your chatbots</h1>
 <p class="window">Visitors and revenue after chat: the last ${OVERVIEW_DAYS} days, each with its change against the ${OVERVIEW_DAYS} days before (percent; "new" when the days before had next to nothing).</p>
+${currencyNote(rows) ? html`<p class="hint" data-currency-note>${currencyNote(rows)}</p>` : ''}
 <p><a class="add" href="/app/chatbots/new">Add a chatbot</a></p>
 <div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="chatbots"><thead><tr><th scope="col">Chatbot</th><th scope="col">Visitors (${OVERVIEW_DAYS} days)</th><th scope="col">Revenue after chat (${OVERVIEW_DAYS} days)</th><th scope="col">Status</th><th scope="col">Analysed conversations</th><th scope="col">Last active</th><th scope="col">Events (24 h)</th><th scope="col"><span class="sr-only">Views</span></th></tr></thead>
-<tbody><tr class="totals" data-totals>
-<th scope="row">All chatbots (${fmtInt(rows.length)})</th>
-${figureCells(totals)}
+<tbody><tr class="totals" data-totals data-currency="${totalsCurrency(rows).currency}">
+<th scope="row">All chatbots (${fmtInt(rows.length)})${totalsCurrency(rows).mixed ? html` <span class="hint">in EUR</span>` : ''}</th>
+${figureCells(totals, moneyIn(totalsCurrency(rows).currency))}
 <td colspan="5"></td>
 </tr>
-${rows.map((r) => html`<tr data-chatbot="${r.id}">
+${rows.map((r) => html`<tr data-chatbot="${r.id}" data-currency="${shownCurrency(r.displayCurrency)}">
 <th scope="row"><a href="/app/${r.id}/analytics">${r.name}</a></th>
-${figureCells(r.figures)}
+${figureCells(r.figures, moneyIn(r.displayCurrency))}
 <td data-label="Status">${stateBadge(r.status)}</td>
 <td data-label="Analysed conversations" data-stat="chatbots.conversations" data-value="${r.conversations}">${fmtInt(r.conversations)}</td>
 <td data-label="Last active">${r.lastActive}</td>

@@ -21,6 +21,7 @@ import { APP_VIEWS, sendAppPage, type AppView, type ChatbotChoice } from '../htm
 import { chatbotListBody, liveBody, setupSteps } from './list-views.js';
 import { headlineRow } from './headline-view.js';
 import { accountFigures, accountTotals } from './account-overview.js';
+import { moneyIn } from '../html/money.js';
 
 const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });
@@ -71,13 +72,13 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
   });
   const choices = async (accountId: string): Promise<ChatbotChoice[]> =>
     (await deps.repos.chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name }));
-  /** The account's chatbot list and the named one's name; 404 when it is not the account's. */
+  /** The account's chatbot list and the named one's name and settings; 404 when it is not the account's. */
   const chatbotPage = async (accountId: string, chatbotId: string) => {
     const rows = await deps.repos.chatbots.listForAccount(accountId);
     const row = rows.find((c) => c.id === chatbotId);
     if (!row) throw Errors.notFound();
     const all: ChatbotChoice[] = rows.map((c) => ({ id: c.id, name: c.name }));
-    return { all, current: all.find((c) => c.id === chatbotId)!, holdoutPercent: row.holdoutPercent };
+    return { all, current: all.find((c) => c.id === chatbotId)!, holdoutPercent: row.holdoutPercent, currency: row.displayCurrency };
   };
   const ids = { params: Type.Object({ id: Uuid }) };
 
@@ -123,7 +124,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
 
   app.get('/app/:id/analytics', { config, schema: schema('Analytics of one chatbot: the last N days, or from/to', { ...ids, querystring: AnalyticsQuery }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
-    const { all, current, holdoutPercent } = await chatbotPage(accountId, req.params.id);
+    const { all, current, holdoutPercent, currency } = await chatbotPage(accountId, req.params.id);
     const action = `/app/${current.id}/analytics`;
     const { frame, range, daysError, rangeErrors } = pageFrame(req.query, deps.clock());
     const compare = req.query.compare !== 'none';
@@ -167,15 +168,15 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
       body: html`<h1>${current.name}</h1>${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, lift: liftAnswer, reconciliation: recon, chatbotId: current.id }, {
-        action, frame, downloads, previous, kept, sources: sourcesSection(action, windowPairs, state, bySource, downloads('sources', 'Sources')),
-        headline: headlineRow({ purchases: p, engagement: e, popup, timeseries: ts }, previous, utcDate(deps.clock())), controls: forms,
+        action, frame, downloads, previous, kept, currency, sources: sourcesSection(action, windowPairs, state, bySource, moneyIn(currency), downloads('sources', 'Sources')),
+        headline: headlineRow({ purchases: p, engagement: e, popup, timeseries: ts }, previous, utcDate(deps.clock()), moneyIn(currency)), controls: forms,
       })}`,
     });
   });
 
   app.get('/app/:id/insights', { config, schema: schema('Conversation insights of one chatbot', { ...ids, querystring: TimeframeQuery }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
-    const { all, current } = await chatbotPage(accountId, req.params.id);
+    const { all, current, currency } = await chatbotPage(accountId, req.params.id);
     const timeframe = req.query.timeframe?.trim() || DEFAULT_INSIGHTS;
     const action = `/app/${current.id}/insights`;
     const page = { title: `${current.name}: insights`, chatbots: all, current: { chatbotId: current.id, view: 'insights' as const } };
@@ -185,7 +186,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
       ]);
       const csv = `/api/dashboard/analytics/stats/conversation-insights?${new URLSearchParams({ chatbot_id: current.id, timeframe, format: 'csv' })}`;
       const download = html`<nav class="downloads" aria-label="Download as CSV"><a class="button secondary" href="${csv}" download data-csv="conversation-insights">Download CSV<span class="sr-only"> of this report</span></a></nav>`;
-      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${download}${insightsBody(report, topics)}` });
+      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${download}${insightsBody(report, topics, currency)}` });
     } catch (err) {
       if (!(err instanceof DashboardError) || err.statusCode !== 422) throw err;
       const message = err.errors?.timeframe?.[0] ?? err.message;
@@ -198,7 +199,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     schema: schema('One conversation: messages in order, its analysis and the visitor\'s events', { params: Type.Object({ chatbotId: Uuid, conversationId: Uuid }) }),
   }, async (req, reply) => {
     const { accountId } = principalOf(req);
-    const { all, current } = await chatbotPage(accountId, req.params.chatbotId);
+    const { all, current, currency } = await chatbotPage(accountId, req.params.chatbotId);
     const conversation = await conversations.findForAccount(accountId, current.id, req.params.conversationId);
     if (!conversation) throw Errors.notFound();
     // The chatbot and token come from the account's own conversation (found above), never from the request.
@@ -210,7 +211,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     return sendAppPage(reply, {
       title: `Conversation · ${current.name}`, chatbots: all, current: { chatbotId: current.id, view: 'insights' },
       body: html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/app/${current.id}/insights">${current.name}: insights</a></nav>
-<h1>Conversation</h1>${conversationBody(conversation)}${visitorEventsBody(token, read)}`,
+<h1>Conversation</h1>${conversationBody(conversation)}${visitorEventsBody(token, read, currency)}`,
     });
   });
 

@@ -2,7 +2,8 @@ import { html, type RawHtml } from '../html/html.js';
 import { isFiltered, SEGMENT_BY, type SegmentBy, type SegmentFilter } from '../stats/segment.js';
 import type { Answer } from '../stats/run.js';
 import type { sources } from '../stats/statistics/index.js';
-import { fmtEur, fmtInt, fmtPercent } from '../html/format.js';
+import { fmtInt, fmtPercent } from '../html/format.js';
+import type { Money } from '../html/money.js';
 
 /**
  * The analytics page's segments (services/dashboard/docs/statistics.md, "Segments"): the filter bar and
@@ -57,11 +58,11 @@ const shownValue = (v: string) => (v === '' ? '(none)' : v);
  * The sources table: one row per value of the grouping (the 50 with the most visitors), then the
  * rest summed. Each value links to the page filtered by it; the grouping's links switch it.
  */
-export function sourcesSection(action: string, windowPairs: [string, string][], k: KeptState, s: SourcesBody, download: RawHtml = html``): RawHtml {
+export function sourcesSection(action: string, windowPairs: [string, string][], k: KeptState, s: SourcesBody, money: Money, download: RawHtml = html``): RawHtml {
   const by = s.by as SegmentBy;
   const link = (over: Partial<KeptState>) => `${action}?${new URLSearchParams([...windowPairs, ...keptPairs(k, over)]).toString()}`;
   // On a phone each row is a card, each figure with its column's name (data-label).
-  const figures = (r: Omit<SourcesBody['other'], 'values'>) => html`<td data-label="Visitors">${fmtInt(r.visitors)}</td><td data-label="Chatted">${fmtInt(r.chatted)}</td><td data-label="Buyers">${fmtInt(r.purchasers)}</td><td data-label="Revenue">${fmtEur(r.revenue)}</td><td data-label="Conversion with chat">${fmtPercent(r.conversion_rate_with_chat)}</td><td data-label="Conversion without chat">${fmtPercent(r.conversion_rate_without_chat)}</td>`;
+  const figures = (r: Omit<SourcesBody['other'], 'values'>) => html`<td data-label="Visitors">${fmtInt(r.visitors)}</td><td data-label="Chatted">${fmtInt(r.chatted)}</td><td data-label="Buyers">${fmtInt(r.purchasers)}</td><td data-label="Revenue">${money(r.revenue)}</td><td data-label="Conversion with chat">${fmtPercent(r.conversion_rate_with_chat)}</td><td data-label="Conversion without chat">${fmtPercent(r.conversion_rate_without_chat)}</td>`;
   return html`<section aria-labelledby="h-sources" data-sources="${by}"><div class="block-head"><h2 id="h-sources">Where visitors come from</h2><span class="block-csv">${download}</span></div>
 <div class="timeframe"><span class="label" id="by-label">Group by</span><span class="quick" role="group" aria-labelledby="by-label">${SEGMENT_BY.map((b) => html`<a href="${link({ by: b })}"${b === by ? html` aria-current="true"` : ''}>${BY_LABELS[b]}</a>`)}</span></div>
 ${s.rows.length ? html`<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="cards"><thead><tr><th scope="col">${BY_LABELS[by]}</th><th scope="col">Visitors</th><th scope="col">Chatted</th><th scope="col">Buyers</th><th scope="col">Revenue</th><th scope="col">Conversion with chat</th><th scope="col">Conversion without chat</th></tr></thead>

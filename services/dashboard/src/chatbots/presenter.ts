@@ -14,6 +14,7 @@ export const ChatbotListItem = Type.Object({
   language: Type.String(),
   integratedAt: Nullable(Type.String({ description: 'Y-m-d' })),
   lastActive: Type.String({ description: 'e.g. `2 hours ago`' }),
+  displayCurrency: Type.String({ description: 'The currency the app pages and the weekly digest show money in, converted from EUR at fixed rates (default `EUR`); the API answers in EUR' }),
 });
 
 export const ChatbotDetail = Type.Object({
@@ -42,6 +43,7 @@ export function presentChatbot(row: ChatbotRow, now: Date) {
     // A chatbot not integrated yet has no date; `date` columns arrive as 'YYYY-MM-DD' already.
     integratedAt: row.integratedAt ? formatDate(new Date(`${row.integratedAt}T00:00:00Z`)) : null,
     lastActive: timeAgo(row.updatedAt, now),
+    displayCurrency: row.displayCurrency,
   };
 }
 

@@ -14,6 +14,7 @@ import { RevenueSettingsFields } from './revenue-settings.js';
 import { ordersKeyBody, revenueSettingsSection } from './revenue-settings-views.js';
 import { trackingSettingsBody } from './tracking-settings-views.js';
 import { formOf } from './tracking-settings-routes.js';
+import { DisplaySettingsFields } from './routes.js';
 
 const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });
@@ -23,8 +24,9 @@ const RevenueFormBody = Type.Object({
   attributionWindowDays: Type.Optional(Type.String()),
   shopifyWebhookSecret: Type.Optional(Type.String()),
   woocommerceWebhookSecret: Type.Optional(Type.String()),
+  displayCurrency: Type.Optional(Type.String()),
 });
-const check = Compile(Type.Object(RevenueSettingsFields, { additionalProperties: false }));
+const check = Compile(Type.Object({ ...RevenueSettingsFields, ...DisplaySettingsFields }, { additionalProperties: false }));
 
 /**
  * The revenue part of a chatbot's tracking page (/app/:id/tracking): the same rules and
@@ -41,17 +43,21 @@ export const revenueSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardD
   const { frame, own } = setupPages(chatbots);
 
   app.post('/app/:id/tracking/revenue', {
-    config, schema: schema('Save where revenue comes from, the attribution window and the shop webhook secrets', { params: Params, body: RevenueFormBody }, { 302: Redirect }),
+    config, schema: schema('Save where revenue comes from, the attribution window, the display currency and the shop webhook secrets', { params: Params, body: RevenueFormBody }, { 302: Redirect }),
   }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const row = await own(accountId, req.params.id);
-    const text = { revenueSource: req.body.revenueSource ?? 'tracker', attributionWindowDays: (req.body.attributionWindowDays ?? '').trim() };
+    const text = {
+      revenueSource: req.body.revenueSource ?? 'tracker', attributionWindowDays: (req.body.attributionWindowDays ?? '').trim(), displayCurrency: req.body.displayCurrency ?? row.displayCurrency,
+    };
     const secret = (v: string | undefined) => (v && v.trim() !== '' ? v.trim() : undefined);
     const input = {
       revenueSource: text.revenueSource,
       attributionWindowDays: /^\d{1,2}$/.test(text.attributionWindowDays) ? Number(text.attributionWindowDays) : Number.NaN,
       ...(secret(req.body.shopifyWebhookSecret) ? { shopifyWebhookSecret: secret(req.body.shopifyWebhookSecret) } : {}),
       ...(secret(req.body.woocommerceWebhookSecret) ? { woocommerceWebhookSecret: secret(req.body.woocommerceWebhookSecret) } : {}),
+      // Left out by an older form: the currency stays.
+      ...(req.body.displayCurrency !== undefined ? { displayCurrency: req.body.displayCurrency } : {}),
     };
     const errors: FieldErrors | null = check.Check(input) ? null : fieldErrors(check.Errors(input) as unknown as SchemaError[]);
     if (errors) {
@@ -59,7 +65,9 @@ export const revenueSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardD
       const body = html`${tracking}${revenueSettingsSection(row, { ...text, errors }, ingestUrl)}`;
       return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId, row.id)), body }, 422);
     }
-    await ordersSettings.updateRevenueSettings(accountId, row.id, input as Parameters<typeof ordersSettings.updateRevenueSettings>[2]);
+    const { displayCurrency, ...revenue } = input;
+    await ordersSettings.updateRevenueSettings(accountId, row.id, revenue as Parameters<typeof ordersSettings.updateRevenueSettings>[2]);
+    if (displayCurrency !== undefined) await chatbots.updateTrackingSettings(accountId, row.id, { displayCurrency });
     setFlash(reply, { status: 'Revenue settings saved. The statistics use them at once; the receivers take a new secret within 15 seconds.' }, deps.cookies);
     return reply.redirect(`/app/${row.id}/tracking`, 302);
   });

@@ -1,9 +1,12 @@
 import type { FieldErrors } from '../http/errors.js';
 import { html, raw, type RawHtml } from '../html/html.js';
+import { DISPLAY_CURRENCIES } from '../html/money.js';
 
 export interface RevenueForm {
   revenueSource: string;
   attributionWindowDays: string;
+  /** The chatbot's display currency (html/money.ts). */
+  displayCurrency: string;
   errors: FieldErrors | null;
 }
 
@@ -19,7 +22,8 @@ const isSet = (set: boolean) => (set ? 'set' : 'not set');
 
 /**
  * The tracking page's section on revenue from the shop's own orders (services/ingest/README.md,
- * "Orders"): where revenue comes from, the attribution window, the shop webhook secrets
+ * "Orders"): where revenue comes from, the attribution window, the currency the pages and the
+ * digest show money in, the shop webhook secrets
  * (write-only: the page says whether one is set, never shows it) and the orders key.
  */
 export function revenueSettingsSection(bot: Bot, form: RevenueForm, ingestUrl: string): RawHtml {
@@ -35,6 +39,10 @@ ${errorOf(form.errors, 'revenueSource')}</fieldset>
 <input id="attributionWindowDays" name="attributionWindowDays" type="text" inputmode="numeric" maxlength="2" value="${form.attributionWindowDays}"${describedBy(form.errors, 'attributionWindowDays')}>
 <p class="hint" id="attributionWindowDays-hint">1 to 30. An order counts as after chat when its visitor started a conversation within this many days before it.</p>
 ${errorOf(form.errors, 'attributionWindowDays')}</div>
+<div class="field"><label for="displayCurrency">Currency shown in the app and the weekly digest</label>
+<select id="displayCurrency" name="displayCurrency"${describedBy(form.errors, 'displayCurrency')}>${DISPLAY_CURRENCIES.map((c) => html`<option value="${c}"${c === form.displayCurrency ? raw(' selected') : ''}>${c}</option>`)}</select>
+<p class="hint" id="displayCurrency-hint">Revenue and order values are stored in EUR; the pages and the digest show them in this currency, converted at fixed rates. The API and the CSV files stay in EUR.</p>
+${errorOf(form.errors, 'displayCurrency')}</div>
 <div class="field"><label for="shopifyWebhookSecret">Shopify webhook secret (${isSet(bot.hasShopifyWebhookSecret)})</label>
 <input id="shopifyWebhookSecret" name="shopifyWebhookSecret" type="password" autocomplete="off" maxlength="256" value=""${describedBy(form.errors, 'shopifyWebhookSecret')}>
 <p class="hint" id="shopifyWebhookSecret-hint">The app's secret that signs the webhooks sent to <code>${ingestUrl}/api/integrations/shopify/${bot.id}</code>. Never shown again; leave empty to keep the current one.</p>

@@ -9,6 +9,7 @@ import {
 import { ANY_CREDENTIAL_SECURITY, IdParams, Success, errorResponses } from '../http/schemas.js';
 import { RevenueSettingsFields, revenueSettingsOf } from './revenue-settings.js';
 import { RETENTION_DAYS } from '../privacy/retention-days.js';
+import { DISPLAY_CURRENCIES } from '../html/money.js';
 
 /**
  * One allowed origin, in the forms the tracking endpoint matches (services/ingest/README.md,
@@ -41,7 +42,14 @@ export const ChatbotCreateBody = Type.Object({
   ...TrackingSettingsFields,
 }, { additionalProperties: false });
 
-export const ChatbotSettingsBody = Type.Object({ ...TrackingSettingsFields, ...RevenueSettingsFields }, { additionalProperties: false });
+/** How the pages show a chatbot's money (html/money.ts); the settings page checks its form against it too. */
+export const DisplaySettingsFields = {
+  displayCurrency: Type.Optional(Type.Union(DISPLAY_CURRENCIES.map((code) => Type.Literal(code)), {
+    description: 'The currency the app pages and the weekly digest show money in, converted from EUR at the ingest\'s fixed rates (a code of its table, e.g. `SEK`). The API keeps answering in EUR',
+  })),
+};
+
+export const ChatbotSettingsBody = Type.Object({ ...TrackingSettingsFields, ...RevenueSettingsFields, ...DisplaySettingsFields }, { additionalProperties: false });
 
 const trimOrigins = (origins: string[] | undefined) => origins?.map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
 
@@ -111,7 +119,7 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
     config: { auth: 'credential' },
     schema: {
       tags: ['dashboard'],
-      summary: "Change a chatbot's tracking settings (allowed origins, purchase cap, signed purchases, revenue source and attribution window, shop webhook secrets, retention, holdout)",
+      summary: "Change a chatbot's tracking settings (allowed origins, purchase cap, signed purchases, revenue source and attribution window, shop webhook secrets, retention, holdout, display currency)",
       description: 'Fields left out keep their value. The tracking endpoint applies a change within 15 s. Turning signed purchases on for a chatbot without a secret generates one, returned this once as `signingSecret`.',
       security: ANY_CREDENTIAL_SECURITY,
       params: IdParams,
@@ -123,10 +131,12 @@ export const chatbotRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps }> =
     },
   }, async (req) => {
     const accountId = principalOf(req).accountId;
-    const { allowedOrigins, maxPurchaseEur, requireSignedPurchases, retentionDays, holdoutPercent } = req.body;
+    const { allowedOrigins, maxPurchaseEur, requireSignedPurchases, retentionDays, holdoutPercent, displayCurrency } = req.body;
     // The revenue rule and shop secrets first: the tracking update below answers with the row.
     if (!await deps.repos.ordersSettings.updateRevenueSettings(accountId, req.params.id, revenueSettingsOf(req.body))) throw Errors.notFound();
-    let row = await chatbots.updateTrackingSettings(accountId, req.params.id, { allowedOrigins: trimOrigins(allowedOrigins), maxPurchaseEur, requireSignedPurchases, retentionDays, holdoutPercent });
+    let row = await chatbots.updateTrackingSettings(accountId, req.params.id, {
+      allowedOrigins: trimOrigins(allowedOrigins), maxPurchaseEur, requireSignedPurchases, retentionDays, holdoutPercent, displayCurrency,
+    });
     if (!row) throw Errors.notFound();
     const signingSecret = row.requireSignedPurchases && !row.hasSigningSecret ? await chatbots.rotateSigningSecret(accountId, row.id) : null;
     if (signingSecret) row = { ...row, hasSigningSecret: true };

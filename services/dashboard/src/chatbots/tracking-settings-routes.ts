@@ -52,7 +52,7 @@ export const trackingSettingsRoutes: FastifyPluginAsyncTypebox<{ deps: Dashboard
   app.get('/app/:id/tracking', { config, schema: schema("A chatbot's tracking settings", { params: Params }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const row = await own(accountId, req.params.id);
-    const revenue = revenueSettingsSection(row, { revenueSource: row.revenueSource, attributionWindowDays: String(row.attributionWindowDays), errors: null }, deps.config.ingestPublicUrl);
+    const revenue = revenueSettingsSection(row, { revenueSource: row.revenueSource, attributionWindowDays: String(row.attributionWindowDays), displayCurrency: row.displayCurrency, errors: null }, deps.config.ingestPublicUrl);
     return sendAppPage(reply, { title: `${row.name}: tracking settings`, ...(await frame(accountId, row.id)), body: html`${trackingSettingsBody(row, formOf(row), takeFlash(req, reply))}${revenue}` });
   });
 

@@ -2,6 +2,7 @@ import type { ChatbotRepository } from '../repositories/chatbot-repository.js';
 import type { StatsService } from '../stats/run.js';
 import { conversationInsights, engagement, lift, overview, purchases } from '../stats/statistics/index.js';
 import { liftSummary } from '../analytics/lift-view.js';
+import { moneyIn, shownCurrency } from '../html/money.js';
 import { digestWindows, type DigestWindows } from './schedule.js';
 
 /**
@@ -28,8 +29,10 @@ export interface ChatbotDigest {
   conversations: Compared;
   /** purchases.conversion_rate_with_chat (percent) */
   conversionWithChat: Compared;
-  /** purchases.total_revenue_chatted_purchased (EUR) */
+  /** purchases.total_revenue_chatted_purchased (EUR, as the API answers; written in `currency`) */
   revenueAfterChat: Compared;
+  /** The chatbot's display currency: the e-mail writes its money in it, as the app pages do (html/money.ts). */
+  currency: string;
   /** The rule the revenue follows (purchases.attribution of the current window), named beside the figure. */
   revenueRule?: string;
   /** conversation-insights of the current window: the first 3 of each ranked list. */
@@ -82,9 +85,9 @@ export function createDigestContent(deps: { stats: StatsService; chatbots: Chatb
         ? await deps.firedAlerts(bot.id, new Date(`${windows.current.from}T00:00:00.000Z`), new Date(`${windows.current.to}T23:59:59.999Z`))
         : null;
       // The email leads with what the assistant added, as the page does, when a holdout runs.
-      const liftOfWeek = bot.holdoutPercent > 0 ? liftSummary(await stats.answer(lift, { account: accountId, chatbot: bot.id, frame: windows.current })) : null;
+      const liftOfWeek = bot.holdoutPercent > 0 ? liftSummary(await stats.answer(lift, { account: accountId, chatbot: bot.id, frame: windows.current }), moneyIn(bot.displayCurrency)) : null;
       chatbots.push({
-        id: bot.id, name: bot.name,
+        id: bot.id, name: bot.name, currency: shownCurrency(bot.displayCurrency),
         visitors: compared('visitors'), conversations: compared('conversations'),
         conversionWithChat: compared('conversionWithChat'), revenueAfterChat: compared('revenueAfterChat'), revenueRule: current.revenueRule,
         topComplaints: top(insights.most_common_complaints), topMissingInformation: top(insights.missing_information_overview),

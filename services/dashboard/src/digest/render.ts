@@ -1,7 +1,8 @@
 import { escapeHtml } from '../html/html.js';
 import type { RenderedMail } from '../mail/templates.js';
 import type { ChatbotDigest, Compared, DigestContent } from './content.js';
-import { directionOf, fmtEur, fmtInt, fmtPercent, headlineChange, pointChange } from '../html/format.js';
+import { directionOf, fmtInt, fmtPercent, headlineChange, pointChange } from '../html/format.js';
+import { conversionNote, moneyIn } from '../html/money.js';
 
 export interface DigestMailInput {
   content: DigestContent;
@@ -28,7 +29,7 @@ function rows(bot: ChatbotDigest): Row[] {
     row('Visitors', bot.visitors, fmtInt),
     row('Analysed conversations', bot.conversations, fmtInt),
     row('Conversion with chat', bot.conversionWithChat, fmtPercent, true),
-    row('Revenue after chat', bot.revenueAfterChat, fmtEur),
+    row('Revenue after chat', bot.revenueAfterChat, moneyIn(bot.currency)),
   ];
 }
 
@@ -55,6 +56,7 @@ function textOf(input: DigestMailInput): string {
     if (bot.lift) lines.push(bot.lift.headline, ...bot.lift.caveats, '');
     for (const r of rows(bot)) lines.push(`${r.label}: ${r.value} (previous 7 days: ${r.previous}; ${r.change})`);
     if (bot.revenueRule) lines.push(`Revenue counted from ${bot.revenueRule}.`);
+    if (conversionNote(bot.currency)) lines.push(conversionNote(bot.currency));
     const list = (title: string, items: { item: string; count: number }[]) => {
       lines.push(`${title}:`);
       if (items.length === 0) lines.push('  none in analysed conversations');
@@ -108,6 +110,7 @@ function mjmlChatbot(bot: ChatbotDigest, appUrl: string, content: DigestContent)
 ${bot.lift ? `<mj-text font-size="16px"><strong>${e(bot.lift.headline)}</strong>${bot.lift.caveats.map((c) => `<br><span style="font-size:13px;color:#52606d">${e(c)}</span>`).join('')}</mj-text>` : ''}
 <mj-table font-size="14px" line-height="20px" color="#1f2933" cellpadding="0">${table}</mj-table>
 ${bot.revenueRule ? `<mj-text font-size="12px" color="#52606d" padding-top="4px">Revenue counted from ${e(bot.revenueRule)}.</mj-text>` : ''}
+${conversionNote(bot.currency) ? `<mj-text font-size="12px" color="#52606d" padding-top="0">${e(conversionNote(bot.currency))}</mj-text>` : ''}
 ${mjmlList('Top complaints', bot.topComplaints)}
 ${mjmlList('Top missing information', bot.topMissingInformation)}
 ${mjmlAlerts(bot)}

@@ -1,15 +1,13 @@
 /**
- * How the pages and the e-mails write numbers (English, thousands separators; money in EUR) and
- * a figure's change against the previous period. The API's numbers are already rounded to 2
+ * How the pages and the e-mails write numbers (English, thousands separators; money: money.ts)
+ * and a figure's change against the previous period. The API's numbers are already rounded to 2
  * decimals; these only group them for reading.
  */
 const INT = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
 const DEC = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const EUR = new Intl.NumberFormat('en', { style: 'currency', currency: 'EUR' });
 
 export const fmtInt = (v: number) => INT.format(v);
 export const fmtPercent = (v: number) => `${DEC.format(v)} %`;
-export const fmtEur = (v: number) => EUR.format(v);
 export const fmtDec = (v: number) => DEC.format(v);
 
 export type ChangeKind = 'up' | 'down' | 'same' | 'new' | 'none';

@@ -15,6 +15,8 @@ export interface ChatbotTrackingSettings {
   retentionDays?: number;
   /** The holdout's share of visitors, 0–50 (issue 61, the `lift` statistic). */
   holdoutPercent?: number;
+  /** The currency the pages show money in (html/money.ts); the tracking endpoint ignores it. */
+  displayCurrency?: string;
 }
 
 /** 32 random bytes: the HMAC key a shop's backend signs its purchases with; shown once. */
@@ -94,5 +96,6 @@ function trackingColumns(input: ChatbotTrackingSettings) {
     ...(input.requireSignedPurchases !== undefined ? { requireSignedPurchases: input.requireSignedPurchases } : {}),
     ...(input.retentionDays !== undefined ? { retentionDays: input.retentionDays } : {}),
     ...(input.holdoutPercent !== undefined ? { holdoutPercent: input.holdoutPercent } : {}),
+    ...(input.displayCurrency !== undefined ? { displayCurrency: input.displayCurrency } : {}),
   };
 }

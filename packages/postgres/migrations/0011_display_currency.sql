@@ -1,0 +1,2 @@
+ALTER TABLE "chatbots" ADD COLUMN "display_currency" text DEFAULT 'EUR' NOT NULL;--> statement-breakpoint
+ALTER TABLE "chatbots" ADD CONSTRAINT "chatbots_display_currency_check" CHECK ("chatbots"."display_currency" ~ '^[A-Z]{3}$');
