@@ -12,7 +12,7 @@ import dashboardApp from '../src/app.js';
 import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import type { Fixture } from '../src/fixtures/schema.js';
-import { expectedTable, leaves, parseCsv, TABULAR } from './csv-helpers.js';
+import { expectedTable, parseCsv } from './csv-helpers.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
 
 const NOW = Date.parse('2026-02-10T08:00:00.000Z');
@@ -78,18 +78,11 @@ for (const variant of databaseVariants()) {
           t.equal(csv.headers['content-type'], 'text/csv; charset=utf-8');
           t.match(String(csv.headers['content-disposition']), /^attachment; filename="chatlytics-/);
           const json = await app.inject({ method: 'GET', url: `/api/dashboard/analytics/stats/${stat}?chatbot_id=${IDS.bot}&${window}`, headers: { authorization: `Bearer ${KEY}` } });
-          if (TABULAR.has(stat)) {
-            const table = parseCsv(csv.body);
-            t.same(table, expectedTable(stat, json.json()), `${stat}: one row per record under a header of column names`);
-            if (stat === 'timeseries') t.ok(table.length > 2 && table.slice(1).some((r) => Number(r[1]) > 0), 'the series holds visitors');
-            continue;
-          }
-          const expected = leaves(json.json());
-          const [header, ...rows] = parseCsv(csv.body);
-          t.same(header, ['field', 'value']);
-          t.same(rows.map((r) => r[0]), expected.map(([path]) => path), `${stat}: the JSON's fields in order`);
-          const differing = expected.filter(([, v], i) => rows[i]?.[1] !== (v === null ? '' : typeof v === 'number' ? JSON.stringify(v) : String(v)));
-          t.same(differing, [], `${stat}: every value equals the JSON's (${expected.length} values)`);
+          const table = parseCsv(csv.body);
+          t.same(table, expectedTable(stat, json.json()), `${stat}: a header of column names, then one row per record`);
+          if (stat === 'timeseries') t.ok(table.length > 2 && table.slice(1).some((r) => Number(r[1]) > 0), 'the series holds visitors');
+          if (stat === 'popup-metrics') t.ok(table.length > 2, 'one row per popup version');
+          if (stat === 'conversation-insights') t.ok(table.length > 5, 'one row per ranked item');
         }
       });
     }

@@ -67,9 +67,10 @@ export interface Statistic<
   readonly cacheKey?: (chatbot: StatsChatbot) => string;
   readonly csvName?: (query: Query) => CsvNameParts;
   /**
-   * A statistic whose body is a list of records downloads them as a table (`format=csv`): one
-   * row per record, flat, in the body's order, under a header of the row's keys (csv.ts); it
-   * takes the statistic's body (typed by each module: a parameter of `never` keeps B inferred from `present`).
+   * A statistic whose body holds a list of records downloads them as a table (`format=csv`): one
+   * row per record, flat, in the body's order, under a header of the row's keys (csv.ts). Without
+   * it the file is one row of the body's scalars. It takes the statistic's body (typed by each
+   * module: a parameter of `never` keeps B inferred from `present`).
    */
   readonly csvTable?: (body: never) => CsvRow[];
 }

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createConversationStatsRepository } from '../conversation-stats-repository.js';
 import { StatsFormat } from '../csv.js';
@@ -54,6 +54,9 @@ export const InsightsResponse = Type.Object({
   average_conversation_duration_minutes: Type.Number(),
 });
 
+/** The report's ranked lists, in the body's order. */
+const RANKED_LISTS = ['most_clicked_products', 'most_talked_about_products', 'most_frequent_intents', 'most_common_complaints', 'missing_information_overview'] as const;
+
 /** Per the statistics definitions: an insights report covers at most the 100 most recently started conversations. */
 export const INSIGHTS_CONVERSATION_LIMIT = 100;
 
@@ -97,4 +100,9 @@ export const conversationInsights = defineStatistic()({
     reactions: { likes: counts.likes, dislikes: counts.dislikes },
     average_conversation_duration_minutes: r.average_conversation_duration_minutes,
   }),
+  // One row per item of the ranked lists, in the body's order; its conversation links in one
+  // cell, separated by spaces. The report's shares and counts are no item's: they stay in the JSON.
+  csvTable: (body: Static<typeof InsightsResponse>) => RANKED_LISTS.flatMap((list) => body[list].map((r) => ({
+    list, item: r.item, count: r.count, conversations: r.conversations.join(' '),
+  }))),
 });
