@@ -17,7 +17,7 @@ import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view
 import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
 import type { VisitorEventRepository } from './visitor-event-repository.js';
 import type { ConversationRepository } from './conversation-repository.js';
-import { APP_VIEWS, sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
+import { APP_VIEWS, chatbotChoice, sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
 import { chatbotListBody, liveBody, setupSteps } from './list-views.js';
 import { headlineRow } from './headline-view.js';
 import { accountFigures, accountTotals } from './account-overview.js';
@@ -70,13 +70,13 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     response: { 200: Page, 302: Redirect, ...errorResponses(401, 404, 422, 500) },
   });
   const choices = async (accountId: string): Promise<ChatbotChoice[]> =>
-    (await deps.repos.chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name }));
+    (await deps.repos.chatbots.listForAccount(accountId)).map(chatbotChoice);
   /** The account's chatbot list and the named one's name; 404 when it is not the account's. */
   const chatbotPage = async (accountId: string, chatbotId: string) => {
     const rows = await deps.repos.chatbots.listForAccount(accountId);
     const row = rows.find((c) => c.id === chatbotId);
     if (!row) throw Errors.notFound();
-    const all: ChatbotChoice[] = rows.map((c) => ({ id: c.id, name: c.name }));
+    const all: ChatbotChoice[] = rows.map(chatbotChoice);
     return { all, current: all.find((c) => c.id === chatbotId)!, holdoutPercent: row.holdoutPercent };
   };
   const ids = { params: Type.Object({ id: Uuid }) };
@@ -96,7 +96,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     const [events, figures] = await Promise.all([stats.eventsLastDay(accountId, rows.map((r) => r.id)), accountFigures(stats, accountId, rows.map((r) => r.id), now)]);
     return sendAppPage(reply, {
       title: 'Chatbots',
-      chatbots: rows.map((r) => ({ id: r.id, name: r.name })),
+      chatbots: rows.map(chatbotChoice),
       body: chatbotListBody(rows.map((r) => ({ ...presentChatbot(r, now), events24h: events.get(r.id) ?? 0, figures: figures.get(r.id)! })), accountTotals(figures.values())),
     });
   });
