@@ -82,7 +82,16 @@ for (const variant of databaseVariants()) {
           t.same(table, expectedTable(stat, json.json()), `${stat}: a header of column names, then one row per record`);
           if (stat === 'timeseries') t.ok(table.length > 2 && table.slice(1).some((r) => Number(r[1]) > 0), 'the series holds visitors');
           if (stat === 'popup-metrics') t.ok(table.length > 2, 'one row per popup version');
-          if (stat === 'conversation-insights') t.ok(table.length > 5, 'one row per ranked item');
+          if (stat === 'conversation-insights') {
+            t.ok(table.length > 5, 'one row per ranked item');
+            // The money the page shows: each ranked item's revenue, and what the assistant did not know cost.
+            const [header] = table;
+            const column = (name: string) => table.slice(1).map((r) => r[header!.indexOf(name)]!);
+            const revenue = column('revenue').filter((v) => v !== '');
+            t.ok(revenue.length > 0, 'the ranked items carry their revenue');
+            t.same(revenue, [...page.body.matchAll(/data-revenue="([^"]+)"/g)].map((m) => m[1]), 'every revenue the page shows, in its order');
+            t.equal(column('abandoned_value').at(-1), page.body.match(/data-missing-total="([^"]+)"/)?.[1], 'and the cost of what the assistant did not know');
+          }
         }
       });
     }

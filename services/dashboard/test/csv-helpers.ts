@@ -82,7 +82,12 @@ export function expectedTable(stat: string, json: Record<string, any>, cell: (v:
     );
   }
   if (stat === 'conversation-insights') {
-    return table(['list', 'item', 'count', 'conversations'], RANKED_LISTS.flatMap((list) => json[list].map((r: Record<string, any>) => ({ ...r, list, conversations: r.conversations.join(' ') }))));
+    const cost = json.missing_information_cost;
+    return table(['list', 'item', 'count', 'visitors', 'revenue', 'conversion_rate', 'abandoned_carts', 'abandoned_value', 'conversations'], [
+      ...RANKED_LISTS.flatMap((list) => json[list].map((r: Record<string, any>) => ({ ...r, list, conversations: r.conversations.join(' ') }))),
+      ...cost.items.map((i: Record<string, unknown>) => ({ ...i, list: 'missing_information_cost', conversations: '' })),
+      { list: 'missing_information_cost', item: '(total)', abandoned_carts: cost.abandoned_carts, abandoned_value: cost.abandoned_value, conversations: '' },
+    ]);
   }
   if (stat === 'reconciliation') return table(['date', 'matched', 'tracker_only', 'shop_only'], json.days);
   if (stat === 'event-kinds') return table(['event', 'events'], json.kinds);

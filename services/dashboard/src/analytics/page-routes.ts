@@ -69,8 +69,6 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     tags: ['pages'], summary, security: SESSION_SECURITY, ...(extra as E),
     response: { 200: Page, 302: Redirect, ...errorResponses(401, 404, 422, 500) },
   });
-  const choices = async (accountId: string): Promise<ChatbotChoice[]> =>
-    (await deps.repos.chatbots.listForAccount(accountId)).map(chatbotChoice);
   /** The account's chatbot list and the named one's name; 404 when it is not the account's. */
   const chatbotPage = async (accountId: string, chatbotId: string) => {
     const rows = await deps.repos.chatbots.listForAccount(accountId);
@@ -180,12 +178,10 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     const action = `/app/${current.id}/insights`;
     const page = { title: `${current.name}: insights`, chatbots: all, current: { chatbotId: current.id, view: 'insights' as const } };
     try {
-      const [report, topics] = await Promise.all([
-        stats.answer(conversationInsights, { account: accountId, chatbot: current.id, frame: timeframe }), stats.topicsOfInsights(accountId, current.id, timeframe),
-      ]);
+      const report = await stats.answer(conversationInsights, { account: accountId, chatbot: current.id, frame: timeframe });
       const csv = `/api/dashboard/analytics/stats/conversation-insights?${new URLSearchParams({ chatbot_id: current.id, timeframe, format: 'csv' })}`;
       const download = html`<nav class="downloads" aria-label="Download as CSV"><a class="button secondary" href="${csv}" download data-csv="conversation-insights">Download CSV<span class="sr-only"> of this report</span></a></nav>`;
-      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${download}${insightsBody(report, topics)}` });
+      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${download}${insightsBody(report)}` });
     } catch (err) {
       if (!(err instanceof DashboardError) || err.statusCode !== 422) throw err;
       const message = err.errors?.timeframe?.[0] ?? err.message;
