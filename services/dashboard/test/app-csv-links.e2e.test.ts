@@ -24,10 +24,13 @@ const common = { now: NOW, otherChatbotIds: [IDS.other] };
 const events = generateEvents({ ...common, seed: 31, chatbotId: IDS.bot });
 const convos = generateConversations({ ...common, seed: 32, chatbotId: IDS.bot, count: 30 });
 const iso = (ms: number) => new Date(ms).toISOString();
+const buyers = [...new Set(events.filter((e) => e.chatbot_id === IDS.bot && e.event === 'purchase').map((e) => e.token))];
 const fixture: Fixture = {
   accounts: [{ id: IDS.account, name: 'Shop', users: [{ ...ANN, name: 'Ann' }], apiKeys: [{ name: 'ci', key: KEY }], chatbots: [
-    { id: IDS.bot, name: 'Bot', settings: { abTestEnabled: true }, conversations: convos.filter((c) => c.chatbotId === IDS.bot).map((c) => ({
+    { id: IDS.bot, name: 'Bot', settings: { abTestEnabled: true }, conversations: convos.filter((c) => c.chatbotId === IDS.bot).map((c, i) => ({
       id: c.id, startedAt: iso(c.startedAt), messages: c.messages.map((m) => ({ ...m, createdAt: iso(m.createdAt) })), analysis: c.analysis,
+      // A buyer's conversation: the insights page's money (revenue by topic) has tokens to follow.
+      visitorToken: buyers[i % buyers.length],
     })) },
   ] }],
 };

@@ -51,8 +51,11 @@ const events = [
 const convos = generateConversations({ ...common, seed: 13, chatbotId: IDS.botAb, count: 150 });
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const asFixtureConversations = (list: GeneratedConversation[], chatbotId: string) => list.filter((c) => c.chatbotId === chatbotId).map((c) => ({
+// Each conversation is a buyer's: revenue by topic, the money beside each insights item, follows their tokens.
+const buyers = [...new Set(events.filter((e) => e.event === 'purchase').map((e) => e.token))];
+const asFixtureConversations = (list: GeneratedConversation[], chatbotId: string) => list.filter((c) => c.chatbotId === chatbotId).map((c, i) => ({
   id: c.id, startedAt: iso(c.startedAt), messages: c.messages.map((m) => ({ ...m, createdAt: iso(m.createdAt) })), analysis: c.analysis,
+  visitorToken: buyers[i % buyers.length],
 }));
 const fixture: Fixture = {
   accounts: [
