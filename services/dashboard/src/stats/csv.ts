@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import type { CsvRow, Statistic } from './statistic.js';
+import type { CsvRow, CsvTable, Statistic } from './statistic.js';
 
 /**
  * `?format=csv` of the statistics routes: every statistic downloads as a table, a header of
@@ -56,21 +56,23 @@ export function flatten(value: unknown, prefix = '', out: [string, unknown][] = 
 }
 
 /** The table of a statistic of scalars alone: one row, its columns named by their JSON path. */
-export const scalarRow = (body: object): CsvRow[] => [Object.fromEntries(flatten(body)) as CsvRow];
+export function scalarRow(body: object): CsvTable {
+  const row = Object.fromEntries(flatten(body)) as CsvRow;
+  return { columns: Object.keys(row), rows: [row] };
+}
 
 /**
  * A statistic's table: a header of column names, then one row per record (`table`; one row of
  * the body's scalars without it). With the previous period (`compare=previous`) a first column
  * `period` says `current` or `previous`, the previous period's rows last.
  */
-export function toCsv(body: Record<string, unknown>, table: (b: never) => CsvRow[] = scalarRow): string {
+export function toCsv(body: Record<string, unknown>, table: (b: never) => CsvTable = scalarRow): string {
   const { previous, ...own } = body as { previous?: Record<string, unknown> };
-  const rows = table(own as never).map((r) => ({ period: 'current', ...r } as CsvRow));
-  if (previous) rows.push(...table(previous as never).map((r) => ({ period: 'previous', ...r } as CsvRow)));
-  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((c) => previous || c !== 'period');
-  if (columns.length === 0 && previous) columns.push('period');
+  const current = table(own as never);
   const line = (cells: unknown[]) => `${cells.map(csvCell).join(',')}\r\n`;
-  return line(columns) + rows.map((r) => line(columns.map((c) => r[c] ?? null))).join('');
+  const rows = (t: CsvTable, period?: string) => t.rows.map((r) => line([...(period ? [period] : []), ...current.columns.map((c) => r[c] ?? null)])).join('');
+  if (!previous) return line([...current.columns]) + rows(current);
+  return line(['period', ...current.columns]) + rows(current, 'current') + rows(table(previous as never), 'previous');
 }
 
 const safeName = (s: string) => s.trim().replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);

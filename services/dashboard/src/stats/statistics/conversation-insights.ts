@@ -127,14 +127,15 @@ export const conversationInsights = defineStatistic()({
   // assistant did not know cost, per item and `(total)` last. Conversation links in one cell,
   // separated by spaces. The report's shares and counts are no item's: they stay in the JSON.
   csvTable: (body: Static<typeof InsightsResponse>) => {
-    const row = (list: string, item: string, figures: Partial<Record<'count' | 'visitors' | 'revenue' | 'conversion_rate' | 'abandoned_carts' | 'abandoned_value', number | null>>, links: string[] = []) => ({
-      list, item, count: null, visitors: null, revenue: null, conversion_rate: null, abandoned_carts: null, abandoned_value: null, ...figures, conversations: links.join(' '),
-    });
     const cost = body.missing_information_cost;
-    return [
-      ...RANKED_LISTS.flatMap((list) => body[list].map((r) => row(list, r.item, { count: r.count, visitors: r.visitors, revenue: r.revenue, conversion_rate: r.conversion_rate }, r.conversations))),
-      ...cost.items.map((i) => row('missing_information_cost', i.item, { abandoned_carts: i.abandoned_carts, abandoned_value: i.abandoned_value })),
-      row('missing_information_cost', '(total)', { abandoned_carts: cost.abandoned_carts, abandoned_value: cost.abandoned_value }),
-    ];
+    const list = 'missing_information_cost';
+    return {
+      columns: ['list', 'item', 'count', 'visitors', 'revenue', 'conversion_rate', 'abandoned_carts', 'abandoned_value', 'conversations'],
+      rows: [
+        ...RANKED_LISTS.flatMap((l) => body[l].map(({ conversations, ...r }) => ({ list: l, ...r, conversations: conversations.join(' ') }))),
+        ...cost.items.map((i) => ({ list, ...i })),
+        { list, item: '(total)', abandoned_carts: cost.abandoned_carts, abandoned_value: cost.abandoned_value },
+      ],
+    };
   },
 });

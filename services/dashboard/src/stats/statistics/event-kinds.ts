@@ -31,5 +31,5 @@ export const eventKinds = defineStatistic()({
     const counts = new Map(rows);
     return { kinds: TRACKED_EVENTS.map((event) => ({ event, events: counts.get(event) ?? 0 })) };
   },
-  csvTable: (body: Static<typeof EventKindsResponse>) => body.kinds,
+  csvTable: (body: Static<typeof EventKindsResponse>) => ({ columns: ['event', 'events'], rows: body.kinds }),
 });

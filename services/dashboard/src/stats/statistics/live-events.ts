@@ -52,5 +52,5 @@ export const liveEvents = defineStatistic()({
     return { minutes, bot_requests: botRequests };
   },
   // One row per minute; the bot requests are no minute's (their total is all the live view reads): they stay in the JSON.
-  csvTable: (body: Static<typeof LiveEventsResponse>) => body.minutes,
+  csvTable: (body: Static<typeof LiveEventsResponse>) => ({ columns: ['minute', 'events'], rows: body.minutes }),
 });

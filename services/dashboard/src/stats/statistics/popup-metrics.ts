@@ -93,8 +93,7 @@ export const popupMetrics = defineStatistic()({
   }),
   // One row per version; `other_versions` is filled on the summed `(other)` row alone. The
   // conversation starts are no version's: they stay in the JSON answer.
-  csvTable: (body: Static<typeof PopupMetricsResponse>) => body.metrics.map((m) => ({
-    popup_version: m.popup_version, popup_displayed_count: m.popup_displayed_count, popup_opened_count: m.popup_opened_count,
-    open_rate: m.open_rate, other_versions: m.other_versions ?? null,
-  })),
+  csvTable: (body: Static<typeof PopupMetricsResponse>) => ({
+    columns: ['popup_version', 'popup_displayed_count', 'popup_opened_count', 'open_rate', 'other_versions'], rows: body.metrics,
+  }),
 });

@@ -165,8 +165,12 @@ export const purchases = defineStatistic()({
   },
   // The A/B switch changes the body's shape, the revenue rule its numbers: both belong in the key.
   cacheKey: (chatbot) => `${chatbot.abTestEnabled}:${attributionOf(chatbot).source}:${attributionOf(chatbot).window_days ?? ''}`,
-  csvTable: (body: Static<typeof PurchasesResponse>) => (body.ab_test ? abRows(body.ab_test) : scalarRow(body)),
+  csvTable: (body: Static<typeof PurchasesResponse>) => (body.ab_test ? { columns: AB_COLUMNS, rows: abRows(body.ab_test) } : scalarRow(body)),
 });
+
+const AB_COLUMNS = [
+  'group', 'visitors', 'orders', 'conversion_rate', 'conversion_rate_ci95_lower', 'conversion_rate_ci95_upper', 'aov', 'arpu', 'p_value', 'sample_ratio_mismatch', 'sample_ratio_p_value',
+] as const;
 
 /**
  * An A/B chatbot's purchases table: one row per group; the comparison's figures compare the two

@@ -41,5 +41,5 @@ export const reconciliation = defineStatistic()({
     return { matched: sum('matched'), tracker_only: sum('tracker_only'), shop_only: sum('shop_only'), days };
   },
   // One row per day; the window's totals are the columns' sums.
-  csvTable: (body: Static<typeof ReconciliationResponse>) => body.days,
+  csvTable: (body: Static<typeof ReconciliationResponse>) => ({ columns: ['date', 'matched', 'tracker_only', 'shop_only'], rows: body.days }),
 });
