@@ -129,6 +129,31 @@ SELECT * FROM
 WHERE received_at <= {now:DateTime64(3, 'UTC')}`;
 }
 
+/**
+ * The shop's orders (revenue source 'orders'), from the stored events: one report per counted
+ * purchase with an order number (the order the shop confirms; an order number's later purchases
+ * report it again, the largest version wins), 2 % of them cancelled; 5 % of the shop's orders
+ * the tracker never saw (from go_to_cart rows, as a buyer with an ad blocker); a refund of a
+ * fifth of the value on 10 % (order_refunds). Each with its token's id, as the consumer stores
+ * it (migration 0200). Run after generateSql and retriesSql.
+ */
+export const ORDERS_SQL = [`
+INSERT INTO orders (chatbot_id, order_id, token, token_id, placed_at, currency, item_ids, item_quantities, item_values, status,
+                    refund_ids, refund_ats, refund_amounts, gross_value, refunded_value, net_value, net_value_base, source, received_at, version)
+SELECT chatbot_id, order_id, token, token_id, received_at, 'EUR', [concat('p', toString(h % 500))], [1], [value],
+    if(h % 50 = 0, 'cancelled', 'paid') AS status, [], [], [], value, 0, if(status = 'paid', value, 0), if(status = 'paid', value, 0), 'api', received_at, h
+FROM
+(
+    SELECT chatbot_id, if(event = 'purchase', order_num, concat('SHOP-', toString(event_id))) AS order_id, token, token_id, received_at,
+        if(event = 'purchase', total_value, (cityHash64(event_id) % 20000) / 100) AS value, cityHash64(event_id, 'o') AS h
+    FROM events
+    WHERE NOT is_bot AND prev_copy_at = toDateTime64(0, 3, 'UTC')
+      AND ((event = 'purchase' AND order_num != '') OR (event = 'go_to_cart' AND cityHash64(event_id, 's') % 100 < 3))
+)`, `
+INSERT INTO order_refunds (chatbot_id, order_id, refund_id, at, amount, source, received_at)
+SELECT chatbot_id, order_id, concat(order_id, '-r'), placed_at + toIntervalDay(1), gross_value / 5, 'api', placed_at + toIntervalDay(1)
+FROM orders WHERE version % 10 = 0`];
+
 /** The data's clock, as the generating INSERT stamped inserted_at: its events lie in the days before it. */
 export async function dataClock(engine: ClickHouseEngine): Promise<Date> {
   const [{ last }] = await engine.query<{ last: string }>('SELECT toString(min(inserted_at)) AS last FROM events');
@@ -147,6 +172,7 @@ export async function loadClickHouse(engine: ClickHouseEngine, p: StatsProfile, 
     const [{ bots }] = await engine.query<{ bots: string }>('SELECT uniqExact(chatbot_id) AS bots FROM events');
     if (Number(bots) !== p.chatbots) throw new Error(`${dir} holds ${bots} chatbots, not the ${p.name} profile's ${p.chatbots}`);
     report.text(`ClickHouse: reusing ${existing} rows in ${dir} (generated up to ${now.toISOString()})`);
+    await ensureOrders(engine, report);
     // Data reused is data a running store has had time to merge (the first run measured the
     // reads right after the load): the merges background threads do over minutes, done now.
     const started = performance.now();
@@ -163,9 +189,19 @@ export async function loadClickHouse(engine: ClickHouseEngine, p: StatsProfile, 
   await engine.command(retriesSql(p), { now: clickhouseTime(now) });
   // Merged parts, as a long-running table has: a fresh insert leaves many small parts.
   await engine.command('OPTIMIZE TABLE events FINAL');
+  await ensureOrders(engine, report);
   // Merges of other tables go on in the background: this run is the first after a bulk load.
   report.text(`ClickHouse: freshly generated data in ${insertRows.toLocaleString('en-US')}-row inserts: this run measures the reads right after a bulk load`);
   const [{ rows }] = await engine.query<{ rows: string }>('SELECT count() AS rows FROM events');
   report.text(`ClickHouse: ${rows} rows generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return now;
+}
+
+/** The shop's orders (ORDERS_SQL), generated once: a directory generated before they existed gains them. */
+async function ensureOrders(engine: ClickHouseEngine, report: Report): Promise<void> {
+  const [{ n }] = await engine.query<{ n: string }>('SELECT count() AS n FROM orders');
+  if (Number(n) === 0) for (const sql of ORDERS_SQL) await engine.command(sql);
+  const [{ orders, refunds }] = await engine.query<{ orders: string; refunds: string }>(
+    'SELECT (SELECT uniqExact(order_id) FROM orders) AS orders, (SELECT count() FROM order_refunds) AS refunds');
+  report.text(`ClickHouse: the shop's orders: ${orders} (${refunds} refunded in part)`);
 }

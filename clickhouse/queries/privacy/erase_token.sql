@@ -1,11 +1,17 @@
 -- Every row that names one token of a chatbot, after erase_counts.sql (each statement can run
--- again: an erasure job that failed half-way is retried). Mutations, waited for
--- (mutations_sync = 2: every replica): on a cluster they run on the `_local` tables ON CLUSTER
--- (rendererAfterMigrations). Not a lightweight DELETE: that only masks the rows, whose bytes stay
--- on disk until their part merges, which a large old part may never do; a mutation rewrites the
--- parts holding them, and the old parts are removed after old_parts_lifetime (8 minutes by
--- default). The token's ids leave the bitmaps by bitmapAndnot, so what remains
--- in the aggregates names nobody and equals what `cli verify` computes from events.
+-- again: an erasure job that failed half-way is retried). Waited for on every replica
+-- (mutations_sync, lightweight_deletes_sync = 2); on a cluster the mutations run on the `_local`
+-- tables ON CLUSTER (rendererAfterMigrations, and deleteOnShards for the DELETE FROM).
+-- The narrow tables and the aggregates are mutated: each holds few bytes per row, so rewriting
+-- the parts holding the token is cheap, and their bytes are gone when the statement returns.
+-- `events`, the wide table, is not rewritten here: a mutation would rewrite every part the
+-- token's rows are in (on a shop, all of them), and the statistics would slow down while it
+-- ran. A lightweight DELETE masks its rows instead (only the `_row_exists` column of those
+-- parts is written): no query reads them from the statement's return on, and their bytes leave
+-- the disk when the retention run applies the masks (purge_deleted_rows.sql, within its
+-- interval) or a merge rewrites their parts, whichever is first. The token's ids leave the
+-- bitmaps by bitmapAndnot, so what remains in the aggregates names nobody and equals what
+-- `cli verify` computes from events.
 ALTER TABLE token_hour_sets UPDATE tokens = bitmapAndnot(tokens, bitmapBuild(CAST({ids:Array(String)}, 'Array(UInt64)')))
     WHERE chatbot_id = {chatbot_id:String} AND hour IN {hours:Array(DateTime('UTC'))} SETTINGS mutations_sync = 2;
 ALTER TABLE token_day_sets UPDATE tokens = bitmapAndnot(tokens, bitmapBuild(CAST({ids:Array(String)}, 'Array(UInt64)')))
@@ -13,7 +19,7 @@ ALTER TABLE token_day_sets UPDATE tokens = bitmapAndnot(tokens, bitmapBuild(CAST
 ALTER TABLE event_copies DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 ALTER TABLE purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 ALTER TABLE conversation_starts DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
-ALTER TABLE events DELETE WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS mutations_sync = 2;
+DELETE FROM events WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS lightweight_deletes_sync = 2;
 ALTER TABLE order_first_purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)} SETTINGS mutations_sync = 2;
 -- The token's orders' first purchases among the rows left (other tokens' purchases of the same
 -- number); a minimum, so a row stored twice changes nothing and FINAL is not needed.
@@ -27,5 +33,5 @@ ALTER TABLE events_rejected DELETE WHERE chatbot_id IN ({chatbot_id:String}, '')
 -- Last: a retry after a failure above still finds the ids here.
 -- The shop's orders stay (they are the shop's books, counted as orders without a visitor); only
 -- the token leaves them.
-ALTER TABLE orders UPDATE token = '' WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS mutations_sync = 2;
+ALTER TABLE orders UPDATE token = '', token_id = 0 WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS mutations_sync = 2;
 ALTER TABLE token_ids DELETE WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS mutations_sync = 2;

@@ -1,6 +1,6 @@
 -- The daily series of stats/timeseries.sql and stats/timeseries_orders.sql, which differ only in
 -- where the window's purchases come from: {{purchases}} is a SELECT of (token_id, at, revenue)
--- rows (shared/window_purchases.sql, or the shop's orders: shared/window_orders_after_chat.sql).
+-- rows (shared/window_purchases.sql, or the shop's orders: shared/window_orders.sql).
 WITH
     sets AS
     (

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { deleteOnShards } from './cluster-store.js';
 import { rendererAfterMigrations } from './migrations.js';
 import { splitStatements } from './sql-split.js';
 import { sqlFile } from './sql-files.js';
@@ -88,7 +89,8 @@ export async function eraseTokenRows(
     // A statement over an empty list would match nothing: skipped.
     if (/\{ids:/.test(statement) && params.ids.length === 0) continue;
     if (/\{orders:/.test(statement) && params.orders.length === 0) continue;
-    for (const r of render(statement)) if (!r.skipped) await engine.command(r.sql, params);
+    // The lightweight DELETE of `events` runs on every shard's local table (a Distributed table refuses it).
+    for (const r of render(statement)) if (!r.skipped) await engine.command(deleteOnShards(r.sql, opts.cluster), params);
   }
   return { events: Number(fp.events), tokenIds: fp.ids.length, orders: fp.orders.length };
 }

@@ -24,10 +24,10 @@ export {
   type ClickHouseHttpOptions, type SqlPrincipal, type QueryLogWriter, type SqlQueryLogEntry,
 } from './http-bridge/index.js';
 export { verifyAggregates, daysToRepair, repairDays, TOKEN_ID_CHECKS, KEPT_PAST_RETENTION, type VerifyScope, type Difference, type RepairResult } from './verify.js';
-export { storeCluster } from './cluster-store.js';
+export { deleteOnShards, storeCluster } from './cluster-store.js';
 export { repairTokenIds, type TokenIdRepair } from './repair-token-ids.js';
 export {
   ERASED_TOKENS_REFRESH_MS, ERASED_TOKENS_SETTLE_MS, erasedTokenDigest, erasedTokenPrefilter, markTokenErased, loadErasedTokens, eraseTokenRows,
   type ErasedTokenList, type TokenErasure,
 } from './erase-token.js';
-export { applyRetention, type RetentionRun } from './retention.js';
+export { applyRetention, purgeDeletedRows, type RetentionRun } from './retention.js';

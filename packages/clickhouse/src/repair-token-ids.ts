@@ -63,6 +63,10 @@ export async function repairTokenIds(engine: ClickHouseEngine, chatbotId: string
     await engine.command(
       `ALTER TABLE ${onShards('events')} UPDATE token_id = transform(token, {tokens:Array(String)}, CAST({ids:Array(String)}, \'Array(UInt64)\'), token_id) `
         + 'WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} AND NOT is_bot SETTINGS mutations_sync = 2', p);
+    // The shop's orders carry their token's id as their writer found it (migration 0200): the new one.
+    await engine.command(
+      `ALTER TABLE ${onShards('orders')} UPDATE token_id = transform(token, {tokens:Array(String)}, CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) `
+        + 'WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} SETTINGS mutations_sync = 2', p);
   }
   return { tokens: tokens.length, days: [...days].sort().map((day) => ({ chatbotId, day })) };
 }

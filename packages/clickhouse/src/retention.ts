@@ -1,3 +1,4 @@
+import { LOCAL_SUFFIX } from './cluster-ddl.js';
 import { rendererAfterMigrations } from './migrations.js';
 import { splitStatements } from './sql-split.js';
 import { sqlFile } from './sql-files.js';
@@ -35,9 +36,31 @@ export async function applyRetention(
   for (const statement of splitStatements(sqlFile('privacy/retention_delete'))) await run(statement, p);
   const tokens = (await engine.query<{ token: string }>(sqlFile('privacy/retention_expired_tokens'), p)).map((r) => r.token);
   for (let i = 0; i < tokens.length; i += TOKENS_PER_MUTATION) {
-    await run('ALTER TABLE token_ids DELETE WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} SETTINGS mutations_sync = 2',
-      { chatbot_id: chatbotId, tokens: tokens.slice(i, i + TOKENS_PER_MUTATION) });
+    const chunk = { chatbot_id: chatbotId, tokens: tokens.slice(i, i + TOKENS_PER_MUTATION) };
+    await run('ALTER TABLE token_ids DELETE WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} SETTINGS mutations_sync = 2', chunk);
+    // Their orders stay (the shop's books) without the id (migration 0200): a visitor who comes back gets a new one.
+    await run('ALTER TABLE orders UPDATE token_id = 0 WHERE chatbot_id = {chatbot_id:String} AND token IN {tokens:Array(String)} AND token_id != 0 SETTINGS mutations_sync = 2', chunk);
   }
   await engine.insert('retention_cutoffs', [{ chatbot_id: chatbotId, cutoff: clickhouseTime(cutoff).slice(0, 10) }]);
   return { deleted: true, tokens: tokens.length };
+}
+
+/**
+ * The rows of `events` erasures masked (privacy/erase_token.sql), removed from the disk
+ * (privacy/purge_deleted_rows.sql) when a part of it holds a mask; resolves with the number of
+ * such parts (0: nothing was rewritten). `cluster`: CLICKHOUSE_CLUSTER, whose `_local` parts on
+ * every node are looked at and rewritten.
+ */
+export async function purgeDeletedRows(engine: ClickHouseEngine, opts: { cluster?: string } = {}): Promise<number> {
+  // The cluster's name comes from the configuration and is checked there; system.parts of every node.
+  const parts = opts.cluster ? `clusterAllReplicas('${opts.cluster}', system.parts)` : 'system.parts';
+  const [{ masked }] = await engine.query<{ masked: string }>(
+    `SELECT count() AS masked FROM ${parts} WHERE database = {database:String} AND table = {table:String} AND active AND has_lightweight_delete`,
+    { database: engine.database, table: opts.cluster ? `events${LOCAL_SUFFIX}` : 'events' });
+  if (Number(masked) === 0) return 0;
+  const render = rendererAfterMigrations({ cluster: opts.cluster, database: engine.database });
+  for (const statement of splitStatements(sqlFile('privacy/purge_deleted_rows'))) {
+    for (const r of render(statement)) if (!r.skipped) await engine.command(r.sql);
+  }
+  return Number(masked);
 }

@@ -1,7 +1,9 @@
 import t from 'tap';
 import { createLogger } from '@chatlytics/core';
 import { generateEvents } from '@chatlytics/testkit';
-import { VIEWS, daysToRepair, readMigrations, rebuildRollups, renderMigrations, repairDays, repairTokenIds, runMigrations, verifyAggregates } from '@chatlytics/clickhouse';
+import {
+  VIEWS, daysToRepair, eraseTokenRows, markTokenErased, purgeDeletedRows, readMigrations, rebuildRollups, renderMigrations, repairDays, repairTokenIds, runMigrations, verifyAggregates,
+} from '@chatlytics/clickhouse';
 import { createChdbCluster, TEST_CLUSTER } from '@chatlytics/clickhouse/testing';
 import { insertEvents, tempDataDir } from './helpers.js';
 
@@ -219,4 +221,25 @@ t.test('an insert that fails on the shard after events_local took its rows: the 
   t.same(await verifyAggregates(node.engine, { chatbotId: bot }), [], 'after the retry: every aggregate is what events says');
   const [{ again }] = await node.engine.query<{ again: string }>('SELECT count() AS again FROM events_local WHERE chatbot_id = {b:String}', { b: bot });
   t.equal(again, n, 'events_local took nothing twice');
+});
+
+t.test('an erasure on the cluster: every row naming the token leaves its shard, the aggregates stay exact, the masked rows are purged', async (t) => {
+  const bot = BOTS[0];
+  const [{ token }] = await node.engine.query<{ token: string }>(
+    "SELECT token FROM events WHERE chatbot_id = {b:String} AND NOT is_bot AND event = 'purchase' GROUP BY token ORDER BY count() DESC, token LIMIT 1", { b: bot });
+  const onDisk = async () => Number((await node.engine.query<{ n: string }>(
+    'SELECT count() AS n FROM events_local WHERE token = {t:String} SETTINGS apply_deleted_mask = 0', { t: token }))[0].n);
+  const before = await onDisk();
+  t.ok(before > 0, `the token has ${before} rows`);
+  await markTokenErased(node.engine, bot, token);
+  const removed = await eraseTokenRows(node.engine, { chatbotId: bot, token, erasureId: 'cluster-erasure-1' }, { cluster: TEST_CLUSTER });
+  t.equal(removed.events, before, 'the footprint counted every row');
+  for (const table of ['events', 'token_ids']) {
+    const [{ n }] = await node.engine.query<{ n: string }>(`SELECT count() AS n FROM ${table} WHERE token = {t:String}`, { t: token });
+    t.equal(Number(n), 0, `${table} names the token nowhere`);
+  }
+  t.same(await verifyAggregates(node.engine, { chatbotId: bot }), [], 'the aggregates equal what events give');
+  t.equal(await onDisk(), before, 'the rows of events are masked, still on disk');
+  t.ok(await purgeDeletedRows(node.engine, { cluster: TEST_CLUSTER }) > 0, 'the purge rewrites the shards\' masked parts');
+  t.equal(await onDisk(), 0, 'then no part holds them');
 });

@@ -62,11 +62,24 @@ t.test('token ids against the rule: a token with two ids, an id for two tokens, 
   t.same(await verifyAggregates(engine, { chatbotId: 'bot-v' }), [], 'another chatbot: nothing');
 
   const visitors = () => engine.query("SELECT uniqExact(token) AS tokens, uniqExact(token_id) AS ids FROM events WHERE chatbot_id = 'bot-w' AND NOT is_bot");
+  // An order per token, stored with the id the consumer would have found in token_ids (migration 0200).
+  const orderIds = "SELECT o.order_id AS order_id, toString(o.token_id) AS stored, toString(ids.token_id) AS current FROM orders AS o "
+    + "JOIN (SELECT token, min(token_id) AS token_id FROM token_ids WHERE chatbot_id = 'bot-w' GROUP BY token) AS ids ON ids.token = o.token WHERE o.chatbot_id = 'bot-w' ORDER BY order_id";
+  await engine.command("INSERT INTO orders (chatbot_id, order_id, token, token_id, placed_at, status, version) SELECT 'bot-w', concat('O-', token), token, min(token_id), now64(3), 'paid', 1 FROM token_ids WHERE chatbot_id = 'bot-w' GROUP BY token");
+  const before = await engine.query<{ stored: string; current: string }>(orderIds);
+  // And a token given a second, smaller id after its order was stored (as two writers racing
+  // would): the smaller one is the token's id from now on, so its order's id must change.
+  const [{ token: raced }] = await engine.query<{ token: string }>("SELECT token FROM token_ids WHERE chatbot_id = 'bot-w' ORDER BY token LIMIT 1");
+  await engine.insert('token_ids', [{ chatbot_id: 'bot-w', token: raced, token_id: '5' }]);
   const repair = await repairTokenIds(engine, 'bot-w');
   t.ok(repair.tokens > 0 && repair.days.length > 0, `${repair.tokens} tokens renumbered, ${repair.days.length} days to recompute`);
   await repairDays(engine, repair.days, 0);
   t.same(await verifyAggregates(engine), [], 'after the repair and its days: nothing to report');
   const [{ tokens, ids }] = await visitors();
   t.equal(ids, tokens, 'one id per token, one token per id');
+  const after = await engine.query<{ stored: string; current: string }>(orderIds);
+  t.equal(after.length, before.length);
+  t.same(after.filter((o, i) => o.stored !== before[i].stored).map((o) => o.stored), ['5'], 'the raced token\'s order carries its new id');
+  t.ok(after.every((o) => o.stored === o.current), 'every order carries its token\'s id as it is now');
   t.same(await repairTokenIds(engine, 'bot-w'), { tokens: 0, days: [] }, 'a second repair finds nothing');
 });

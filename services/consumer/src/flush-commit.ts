@@ -1,5 +1,6 @@
 import type { EventBus } from '@chatlytics/bus';
-import type { ClickHouseEngine } from '@chatlytics/clickhouse';
+import { createTokenIdStore, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import type { StoredOrder } from '@chatlytics/events';
 import { isRetriable, type Logger } from '@chatlytics/core';
 import { returnBody } from './body-pool.js';
 import { toDeadLetter, toRejectedRow } from './dead-letter.js';
@@ -35,6 +36,22 @@ export interface FlushCommitDeps {
  */
 export function createFlushCommit(deps: FlushCommitDeps) {
   const { clickhouse, log, metrics, retry } = deps;
+  const tokenIds = createTokenIdStore(clickhouse);
+
+  /**
+   * Each order state with its token's id (clickhouse/README.md, "orders"): looked up in
+   * `token_ids` after the flush's own rows and ids were stored, so a token first seen in this
+   * flush has one. 0 when it has none yet (an order ahead of its visitor's events, or no token):
+   * the statistics look such an order's token up when they read it. Stored with the order so
+   * that reading a shop's orders does not scan every token of the shop.
+   */
+  async function withTokenIds(orders: readonly StoredOrder[]): Promise<(StoredOrder & { token_id: string })[]> {
+    const named = orders.filter((o) => o.token !== '');
+    const ids = named.length === 0 ? [] : await retrying('look up the orders\' token ids', retry, () => tokenIds.lookup(
+      named.map((o) => ({ key: `${o.chatbot_id}\n${o.token}`, chatbot: o.chatbot_id, token: o.token }))));
+    const idOf = new Map(named.map((o, i) => [`${o.chatbot_id}\n${o.token}`, ids[i]]));
+    return orders.map((o) => ({ ...o, token_id: (o.token === '' ? 0n : idOf.get(`${o.chatbot_id}\n${o.token}`) ?? 0n).toString() }));
+  }
 
   async function recordRejects(rejects: RejectedMessage[], stream: string): Promise<void> {
     for (const r of rejects) metrics.rejects.inc({ reason: r.reason });
@@ -70,7 +87,8 @@ export function createFlushCommit(deps: FlushCommitDeps) {
     const refunds = segments.flatMap((s) => s.refunds);
     if (orders.length > 0) {
       const token = contentToken(`${deps.tokenPrefix}:orders`, orders.map((o) => `${o.chatbot_id}:${o.order_id}:${o.version}`));
-      await retrying('insert into orders', retry, () => clickhouse.insert('orders', orders, { dedupToken: token }));
+      const rows = await withTokenIds(orders);
+      await retrying('insert into orders', retry, () => clickhouse.insert('orders', rows, { dedupToken: token }));
       metrics.ordersWritten?.inc(orders.length);
     }
     if (refunds.length > 0) {

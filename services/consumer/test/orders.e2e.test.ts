@@ -46,6 +46,28 @@ t.test('orders into chdb: latest state wins under reordering and resends; events
   t.equal((await deadLetters(bus)).length, 0);
 });
 
+t.test("each order is stored with its token's id when token_ids has it, 0 when not yet (the statistics look those up)", async (t) => {
+  const dir = tempDir('consumer-orders-ids-');
+  const busDir = tempDir('consumer-orders-ids-bus-');
+  const ch = await migratedChdb(dir.dir);
+  const bus = await embeddedBus(busDir.dir);
+  t.teardown(async () => { await bus.close(); await ch.close(); busDir.remove(); dir.remove(); });
+  const visits = events(3);
+  const known = state({ ...base, order_id: 'K-1', token: visits[1].token });
+  const ahead = state({ ...base, order_id: 'U-1', token: 'tok_not_seen_yet' });
+  const none = state({ ...base, order_id: 'N-1', token: undefined });
+  // The visitor's events in the same flush as its order: their ids are stored before the order.
+  await bus.publish([...visits.map(toMessage), encodeOrderMessage(known), encodeOrderMessage(ahead), encodeOrderMessage(none)]);
+  const consumer = consumerFor(bus, ch);
+  await consumer.start();
+  await until(async () => (await bus.lag()) === 0, 'lag 0');
+  await consumer.stop();
+  const [{ id }] = await ch.query<{ id: string }>("SELECT toString(min(token_id)) AS id FROM token_ids WHERE chatbot_id = 'bot-1' AND token = {t:String}", { t: visits[1].token });
+  t.not(id, '0');
+  const rows = await ch.query<{ order_id: string; token_id: string }>('SELECT order_id, toString(token_id) AS token_id FROM orders ORDER BY order_id');
+  t.same(rows.map((r) => [r.order_id, r.token_id]), [['K-1', id], ['N-1', '0'], ['U-1', '0']]);
+});
+
 t.test('the fake engine: orders inserted before the commit, an invalid order message is poison', async (t) => {
   const bus = new FakeBus(1, 10);
   const ch = new FakeClickHouse();

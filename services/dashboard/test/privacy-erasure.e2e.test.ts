@@ -14,7 +14,7 @@ import { Writable } from 'node:stream';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { sql } from 'drizzle-orm';
-import { ERASED_TOKENS_SETTLE_MS, verifyAggregates } from '@chatlytics/clickhouse';
+import { ERASED_TOKENS_SETTLE_MS, purgeDeletedRows, verifyAggregates } from '@chatlytics/clickhouse';
 import { loadConfig } from '@chatlytics/core';
 import type { Database } from '@chatlytics/postgres';
 import { databaseVariants } from '@chatlytics/postgres/testing';
@@ -57,14 +57,18 @@ const fixture: Fixture = {
   ],
 };
 
-/** Every (table, column) of the store's database whose type holds text, and the rows where one holds `needle`. */
-async function clickhouseHits(ch: Awaited<ReturnType<typeof openClickHouse>>['embedded'], needle: string): Promise<string[]> {
+/**
+ * Every (table, column) of the store's database whose type holds text, and the rows where one
+ * holds `needle`; `onDisk`: the rows a lightweight DELETE masked too (apply_deleted_mask = 0),
+ * which no query returns but whose bytes are still in their parts.
+ */
+async function clickhouseHits(ch: Awaited<ReturnType<typeof openClickHouse>>['embedded'], needle: string, onDisk = false): Promise<string[]> {
   const columns = await ch.query<{ table: string; name: string }>(
     "SELECT c.table AS table, c.name AS name FROM system.columns AS c JOIN system.tables AS t ON t.database = c.database AND t.name = c.table "
     + "WHERE c.database = currentDatabase() AND c.type LIKE '%String%' AND t.engine NOT IN ('MaterializedView', 'View', 'Null')");
   const hits: string[] = [];
   for (const c of columns) {
-    const [row] = await ch.query<{ n: string }>(`SELECT count() AS n FROM \`${c.table}\` WHERE position(toString(\`${c.name}\`), {needle:String}) > 0`, { needle });
+    const [row] = await ch.query<{ n: string }>(`SELECT count() AS n FROM \`${c.table}\` WHERE position(toString(\`${c.name}\`), {needle:String}) > 0${onDisk ? ' SETTINGS apply_deleted_mask = 0' : ''}`, { needle });
     if (Number(row.n) > 0) hits.push(`${c.table}.${c.name}: ${row.n}`);
   }
   return hits;
@@ -185,6 +189,11 @@ for (const { variant, engine, settleMs } of cases) {
       t.ok(took >= settleMs && took <= settleMs + 3_000, `within the bound: the consumers' wait (${settleMs} ms) + 3 s, took ${took} ms`);
       t.ok(receipt.removed.events > 0 && receipt.removed.tokenIds === 1 && receipt.removed.orders > 0, JSON.stringify(receipt.removed));
       t.same(await clickhouseHits(clickhouse, TOKEN), [], 'no ClickHouse column holds the token');
+      // events' rows are masked, not yet rewritten: the retention run's purge removes their bytes.
+      t.match(await clickhouseHits(clickhouse, TOKEN, true), [/^events\.token: /], 'the masked rows of events are still on disk');
+      t.ok(await purgeDeletedRows(clickhouse) > 0, 'the purge rewrites the masked parts');
+      t.same(await clickhouseHits(clickhouse, TOKEN, true), [], 'and then no part holds the token, masked or not');
+      t.equal(await purgeDeletedRows(clickhouse), 0, 'a purge with nothing masked rewrites nothing');
       t.same(await postgresHits(tdb.postgres.db, TOKEN), [], 'no PostgreSQL column holds the token');
       t.same(await postgresHits(tdb.postgres.db, SECRET_TEXT), [], 'nor its conversation text');
       t.same(await postgresHits(tdb.postgres.db, SECRET_COMPLAINT), [], 'nor its analysis');

@@ -66,7 +66,7 @@ for (const { variant, engine } of cases) {
     t.ok(oldOnly.length > 0, 'some visitors have only rows past the limit');
 
     const result = await runRetention({ db, clickhouse, clock: () => new Date(NOW) });
-    t.same(result, { chatbots: 2, conversations: 2 }, 'the 45- and 31-day-old conversations of the chatbot');
+    t.same(result, { chatbots: 2, conversations: 2, purgedParts: 0 }, 'the 45- and 31-day-old conversations of the chatbot');
 
     for (const table of ['events', 'event_copies', 'purchases', 'conversation_starts']) {
       t.equal(await count(clickhouse, table, "chatbot_id = {c:String} AND received_at < {cutoff:DateTime64(3, 'UTC')}", bot), 0, `${table}: nothing past the limit`);
@@ -85,7 +85,7 @@ for (const { variant, engine } of cases) {
     t.equal(Number(((await db.execute(sql`SELECT count(*)::int AS n FROM messages`)) as unknown as { rows: { n: number }[] }).rows[0].n), 3, 'their messages only');
     t.equal((await db.select().from(conversationAnalyses)).length, 3, 'and analyses');
 
-    t.same(await runRetention({ db, clickhouse, clock: () => new Date(NOW) }), { chatbots: 2, conversations: 0 }, 'a second run finds nothing');
+    t.same(await runRetention({ db, clickhouse, clock: () => new Date(NOW) }), { chatbots: 2, conversations: 0, purgedParts: 0 }, 'a second run finds nothing');
     t.equal(await count(clickhouse, 'events', "chatbot_id = {c:String}", bot), before.kept);
   });
 }

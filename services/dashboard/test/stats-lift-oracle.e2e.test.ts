@@ -7,12 +7,13 @@
  * with none, and a split that does not match the configured share (the sample-ratio check fires).
  */
 import t from 'tap';
-import type { StoredEvent } from '@chatlytics/events';
-import { createRng, generateEvents } from '@chatlytics/testkit';
+import { isOrderProblem, refundsOfOrder, toStoredOrder, type OrderBody, type StoredEvent, type StoredOrder, type StoredRefund } from '@chatlytics/events';
+import { createRng, generateEvents, parseChTime } from '@chatlytics/testkit';
 import type { Database } from '@chatlytics/postgres';
 import { createStatsRepository } from '../src/stats/readers.js';
 import { daysWindow } from '../src/stats/window.js';
 import { countedPurchases, windowEvents } from './stats-oracle.js';
+import { latestStates, netEur } from './stats-orders-oracle.js';
 import { insertEvents, openClickHouse } from './stats-fixtures.js';
 
 const NOW = Date.parse('2026-05-20T12:34:56.789Z');
@@ -59,9 +60,22 @@ const normalTail = (z: number) => {
   return Math.max(0, 1 - 2 * (s * h) / 3);
 };
 
+interface ShopOrders { orders: readonly StoredOrder[]; refunds: readonly StoredRefund[] }
 interface ArmRows { visitors: number; buyers: number; orders: number; perVisitorRevenue: number[] }
 
-function oracleLift(events: readonly StoredEvent[], chatbotId: string, from: number, to: number, holdoutPercent: number) {
+/**
+ * The purchases of W the arms count: the tracker's counted purchases, or under the revenue
+ * source 'orders' the shop's orders placed in W in their latest state at their net EUR value.
+ */
+function purchasesOf(events: readonly StoredEvent[], chatbotId: string, from: number, to: number, shop?: ShopOrders) {
+  if (shop) {
+    return latestStates(shop.orders, chatbotId).filter((o) => parseChTime(o.placed_at) >= from && parseChTime(o.placed_at) <= to)
+      .map((o) => ({ token: o.token, revenue: netEur(o, shop.refunds) }));
+  }
+  return countedPurchases(events, chatbotId, windowEvents(events, chatbotId, from, to)).map((p) => ({ token: p.token, revenue: p.row.total_value_base ?? 0 }));
+}
+
+function oracleLift(events: readonly StoredEvent[], chatbotId: string, from: number, to: number, holdoutPercent: number, shop?: ShopOrders) {
   const w = windowEvents(events, chatbotId, from, to);
   const v = new Set(w.filter((e) => e.event === 'visitor').map((e) => e.token));
   const seen = (arm: string) => new Set(w.filter((e) => e.row.holdout === arm).map((e) => e.token));
@@ -71,12 +85,12 @@ function oracleLift(events: readonly StoredEvent[], chatbotId: string, from: num
     exposed: new Set([...v].filter((tok) => exposedRows.has(tok) && !heldRows.has(tok))),
     holdout: new Set([...v].filter((tok) => heldRows.has(tok) && !exposedRows.has(tok))),
   };
-  const P = countedPurchases(events, chatbotId, w);
+  const P = purchasesOf(events, chatbotId, from, to, shop);
   const armRows = (set: Set<string>): ArmRows => {
     const byToken = new Map<string, number>();
-    let orders = 0;
-    for (const p of P) if (set.has(p.token)) { orders++; byToken.set(p.token, (byToken.get(p.token) ?? 0) + (p.row.total_value_base ?? 0)); }
-    return { visitors: set.size, buyers: byToken.size, orders, perVisitorRevenue: [...set].map((tok) => byToken.get(tok) ?? 0) };
+    let count = 0;
+    for (const p of P) if (set.has(p.token)) { count++; byToken.set(p.token, (byToken.get(p.token) ?? 0) + p.revenue); }
+    return { visitors: set.size, buyers: byToken.size, orders: count, perVisitorRevenue: [...set].map((tok) => byToken.get(tok) ?? 0) };
   };
   const e = armRows(arms.exposed);
   const h = armRows(arms.holdout);
@@ -113,6 +127,7 @@ function oracleLift(events: readonly StoredEvent[], chatbotId: string, from: num
     return Math.max(0, Math.ceil(total) - n);
   })();
   return {
+    attribution: shop ? { source: 'orders', window_days: 7 } : { source: 'tracker', window_days: null },
     holdout_percent: holdoutPercent,
     exposed: arm(e),
     holdout: arm(h),
@@ -162,9 +177,49 @@ const noneEvents = generateEvents({ ...common, seed: 62, chatbotId: bots.none, h
 const lostEvents = generateEvents({ ...common, seed: 63, chatbotId: bots.lost, holdout: { percent: 20, key: KEY } })
   .filter((e) => !(e.chatbot_id === bots.lost && e.holdout === 'holdout' && e.token.charCodeAt(4) % 3 === 0));
 
+/**
+ * The shop's orders of the lift chatbot's visitors (revenue source 'orders'): exposed visitors
+ * order four times as often as held-out ones (a known lift); some orders are reported again
+ * later (resent, partly refunded, cancelled), some in another currency, some with a token the
+ * tracker never saw or none.
+ */
+function shopOrders(events: readonly StoredEvent[], chatbotId: string): ShopOrders {
+  const orng = createRng(6162);
+  const visits = new Map<string, { at: number; arm: string }>();
+  for (const e of events) if (e.chatbot_id === chatbotId && e.event === 'visitor' && !visits.has(e.token)) visits.set(e.token, { at: parseChTime(e.received_at), arm: e.holdout ?? '' });
+  const orders: StoredOrder[] = [];
+  const refunds: StoredRefund[] = [];
+  const report = (body: OrderBody) => {
+    const o = toStoredOrder(chatbotId, body, 'api', new Date(NOW));
+    if (isOrderProblem(o)) throw new Error(`${o.field}: ${o.message}`);
+    orders.push(o);
+    refunds.push(...refundsOfOrder(o));
+  };
+  let n = 0;
+  for (const [token, v] of visits) {
+    if (!orng.chance(v.arm === 'holdout' ? 0.04 : 0.16)) continue;
+    const placed = Math.min(NOW, v.at + orng.int(60_000, 3 * 86_400_000));
+    const body: OrderBody = {
+      order_id: `L-${n++}`, token, placed_at: new Date(placed).toISOString(), currency: orng.pick(['EUR', 'EUR', 'EUR', 'USD', 'XXX']),
+      items: [{ item_id: `p${orng.int(1, 9)}`, quantity: orng.int(1, 2), value: orng.int(500, 15_000) / 100 }], status: 'paid',
+    };
+    report(body);
+    if (orng.chance(0.2)) report(body);
+    if (orng.chance(0.15)) report({ ...body, refunds: [{ refund_id: `${body.order_id}-r`, at: new Date(placed + 1000).toISOString(), amount: orng.int(100, 400) / 100 }] });
+    if (orng.chance(0.1)) report({ ...body, status: 'cancelled' });
+  }
+  for (const token of ['tok_never_tracked', undefined]) {
+    report({ order_id: `L-${n++}`, token, placed_at: new Date(NOW - 86_400_000).toISOString(), currency: 'EUR', items: [{ item_id: 'x', quantity: 1, value: 99 }], status: 'paid' });
+  }
+  return { orders, refunds };
+}
+const shop = shopOrders(liftEvents, bots.lift);
+
 const ch = await openClickHouse();
 t.teardown(() => ch.close());
 await insertEvents(ch.embedded, [...liftEvents, ...noneEvents, ...lostEvents]);
+await ch.embedded.insert('orders', shop.orders);
+await ch.embedded.insert('order_refunds', shop.refunds);
 
 for (const [engineName, engine] of [['embedded', ch.embedded], ['server via HTTP bridge', ch.server]] as const) {
   t.test(`ClickHouse ${engineName}`, async (t) => {
@@ -178,6 +233,11 @@ for (const [engineName, engine] of [['embedded', ch.embedded], ['server via HTTP
       t.ok(known.incremental_revenue.ci95.lower > 0, `a known lift: the interval is above 0 (${JSON.stringify(known.incremental_revenue)})`);
       t.ok(known.conversion_rate_difference.ci95.lower > 0, 'and the conversion difference too');
       t.notOk(known.sample_ratio_mismatch, 'the split matches 20 %');
+
+      const fromOrders = await repo.lift({ id: bots.lift, abTestEnabled: false, holdoutPercent: 20, revenueSource: 'orders', attributionWindowDays: 7 }, w);
+      compare(t, fromOrders as Body, oracleLift(liftEvents, bots.lift, from, to, 20, shop), `known lift from the shop's orders, ${days} days`);
+      t.ok(fromOrders.incremental_revenue.ci95.lower > 0, `the shop's orders show the lift too (${JSON.stringify(fromOrders.incremental_revenue)})`);
+      t.not(fromOrders.exposed.revenue, known.exposed.revenue, 'and the revenue is the shop\'s, not the tracker\'s');
 
       const none = await repo.lift({ id: bots.none, abTestEnabled: false, holdoutPercent: 20 }, w);
       compare(t, none as Body, oracleLift(noneEvents, bots.none, from, to, 20), `no lift, ${days} days`);
@@ -200,7 +260,7 @@ t.test('a chatbot without events: zeros, no interval, nothing to estimate', asyn
   const body = await repo.lift({ id: rng.uuid(), abTestEnabled: false, holdoutPercent: 10 }, daysWindow(7, new Date(NOW)));
   const zero = { visitors: 0, buyers: 0, conversion_rate: 0, orders: 0, revenue: 0, revenue_per_visitor: 0, aov: 0 };
   t.same(body, {
-    holdout_percent: 10, exposed: zero, holdout: zero,
+    attribution: { source: 'tracker', window_days: null }, holdout_percent: 10, exposed: zero, holdout: zero,
     conversion_rate_difference: { value: 0, ci95: { lower: 0, upper: 0 }, p_value: 1 },
     revenue_per_visitor_difference: { value: 0, ci95: { lower: 0, upper: 0 }, p_value: 1 },
     incremental_revenue: { value: 0, ci95: { lower: 0, upper: 0 } },

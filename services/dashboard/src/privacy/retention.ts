@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyBaseLogger } from 'fastify';
 import { and, eq, lt } from 'drizzle-orm';
-import { applyRetention, type ClickHouseEngine } from '@chatlytics/clickhouse';
+import { applyRetention, purgeDeletedRows, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { DAY_MS } from '@chatlytics/core';
 import { chatbots, conversations, type Database, type Postgres } from '@chatlytics/postgres';
 import { every } from '../jobs/every.js';
@@ -26,8 +26,10 @@ export interface RetentionDeps {
  * conversations whose last change (updated_at) is before the horizon, with their messages and
  * analyses, and the ClickHouse rows received before it (applyRetention). Per chatbot, so one
  * failing chatbot does not hold back the others' deletions (the error is rethrown at the end).
+ * Then the rows erasures masked in `events` leave the disk (purgeDeletedRows): once per run, so
+ * the erasures of an interval share one rewrite of the parts.
  */
-export async function runRetention(deps: RetentionDeps): Promise<{ chatbots: number; conversations: number }> {
+export async function runRetention(deps: RetentionDeps): Promise<{ chatbots: number; conversations: number; purgedParts: number }> {
   const all = await deps.db.select({ id: chatbots.id, days: chatbots.retentionDays }).from(chatbots);
   let removed = 0;
   let failure: unknown;
@@ -42,8 +44,14 @@ export async function runRetention(deps: RetentionDeps): Promise<{ chatbots: num
       failure ??= err;
     }
   }
+  let purgedParts = 0;
+  try {
+    purgedParts = await purgeDeletedRows(deps.clickhouse, { cluster: deps.cluster });
+  } catch (err) {
+    failure ??= err;
+  }
   if (failure) throw failure;
-  return { chatbots: all.length, conversations: removed };
+  return { chatbots: all.length, conversations: removed, purgedParts };
 }
 
 export interface RetentionLoopOptions extends RetentionDeps {

@@ -2,7 +2,8 @@ import Type from 'typebox';
 import { sampleRatioMismatch, twoProportionPValue } from '../ab-significance.js';
 import { newcombeInterval, sampleVariance, visitorsForPower, welchInterval, type Sums } from '../lift-intervals.js';
 import { percent, ratio, round2 } from '../numbers.js';
-import { numbersOf, readRows } from '../params.js';
+import { EUR_PARAMS, numbersOf, readRows } from '../params.js';
+import { Attribution, attributionOf } from './purchases.js';
 import { Count, Money, Rate, Window, WindowedQuery } from '../schemas.js';
 import { defineStatistic } from '../statistic.js';
 
@@ -43,9 +44,12 @@ export const LiftResponse = Type.Object({
   visitors_needed: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
     description: 'More visitors (both arms) needed to detect the observed revenue per visitor difference (10 % of the holdout\'s if it is 0) at 80 % power and 5 % significance; null when it cannot be estimated',
   }),
+  attribution: Attribution,
 });
 
 const QUERY = 'stats/lift';
+/** The same sums with the shop's orders as the purchases (revenue source 'orders'). */
+const ORDERS_QUERY = 'stats/lift_orders';
 
 /** One arm's sums as stats/lift.sql returns them. */
 export interface ArmSums { visitors: number; buyers: number; orders: number; revenue: number; revenue_squares: number }
@@ -123,14 +127,17 @@ export const lift = defineStatistic()({
   querystring: WindowedQuery,
   response: LiftResponse,
   async read({ clickhouse }, ctx): Promise<LiftSums> {
-    const [row] = await readRows(clickhouse, QUERY, ctx);
+    const [row] = attributionOf(ctx.chatbot).source === 'orders'
+      ? await readRows(clickhouse, ORDERS_QUERY, ctx, EUR_PARAMS)
+      : await readRows(clickhouse, QUERY, ctx);
     const of = (prefix: 'exposed' | 'holdout'): ArmSums => {
       const n = numbersOf(row, ARM_FIELDS.map((k) => `${prefix}_${k}`));
       return Object.fromEntries(ARM_FIELDS.map((k) => [k, n[`${prefix}_${k}`]])) as unknown as ArmSums;
     };
     return { exposed: of('exposed'), holdout: of('holdout') };
   },
-  present: (sums, ctx) => presentLift(sums, ctx.chatbot.holdoutPercent ?? 0),
-  // The percentage is part of the answer (and of the sample-ratio check): it belongs in the key.
-  cacheKey: (chatbot) => String(chatbot.holdoutPercent ?? 0),
+  present: (sums, ctx) => ({ ...presentLift(sums, ctx.chatbot.holdoutPercent ?? 0), attribution: attributionOf(ctx.chatbot) }),
+  // The percentage is part of the answer (and of the sample-ratio check), the revenue source of
+  // its numbers: both belong in the key.
+  cacheKey: (chatbot) => `${chatbot.holdoutPercent ?? 0}:${attributionOf(chatbot).source}:${attributionOf(chatbot).window_days ?? ''}`,
 });

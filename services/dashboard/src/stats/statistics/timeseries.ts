@@ -50,7 +50,7 @@ export const timeseries = defineStatistic()({
   read: async ({ clickhouse }, ctx): Promise<DayTotals[]> => {
     const attribution = attributionOf(ctx.chatbot);
     const rows = attribution.source === 'orders'
-      ? await readRows(clickhouse, ORDERS_QUERY, ctx, { window_days: attribution.window_days, ...EUR_PARAMS })
+      ? await readRows(clickhouse, ORDERS_QUERY, ctx, EUR_PARAMS)
       : await readRows(clickhouse, QUERY, ctx);
     return rows.map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) }));
   },
