@@ -1,12 +1,15 @@
 /**
  * The odd states of the app pages (issue 58): a chatbot without events shows the setup steps,
  * not a page of zeros; the 404 page and /login while logged in lead back into the app (its
- * layout, a way back); every state badge is styled (a firing alert's is the loud one).
+ * layout, a way back); every state badge is styled (a firing alert's is the loud one); a paused
+ * chatbot says so on each of its own pages.
  */
 import t from 'tap';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { ANN, IDS, KEY, digestWorld, loginCookie, openDigestClickHouse } from './digest-harness.js';
 import Fastify from 'fastify';
+import { eq } from 'drizzle-orm';
+import { chatbots, conversations } from '@chatlytics/postgres';
 import { stateBadge } from '../src/html/components.js';
 import { pagesNotFound } from '../src/http/not-found.js';
 
@@ -68,4 +71,21 @@ t.test('empty chatbot, dead ends and badges', async (t) => {
   t.equal(alert.statusCode, 201);
   const page = await get(`/app/${IDS.botA}/alerts`);
   t.match(page.body, /<span class="badge (ok|danger)" data-state="(ok|firing)">/, 'the alert\'s state as a styled badge');
+
+  // A paused chatbot: the notice on each of its own pages, from the page frame; none elsewhere.
+  await world.tdb.postgres.db.update(chatbots).set({ status: 'paused' }).where(eq(chatbots.id, IDS.botB));
+  const [conversation] = await world.tdb.postgres.db.select({ id: conversations.id }).from(conversations).where(eq(conversations.chatbotId, IDS.botA)).limit(1);
+  const notice = /<div class="banner paused" role="status" data-paused><strong>This chatbot is paused\.<\/strong>[^<]*<a href="\/app">your chatbots<\/a>/;
+  for (const view of ['analytics', 'analytics?timeframe=30', 'insights', 'live', 'alerts', 'setup', 'tracking']) {
+    const res = await get(`/app/${IDS.botB}/${view}`);
+    t.equal(res.statusCode, 200, `${view}: ${res.statusCode}`);
+    t.match(res.body, notice, `${view}: the paused chatbot says so`);
+    t.equal(res.body.match(/data-paused/g)?.length, 1, `${view}: once`);
+    t.ok(res.body.indexOf('data-paused') > res.body.indexOf('<main id="main">'), `${view}: inside the page's content`);
+    t.notMatch((await get(`/app/${IDS.botA}/${view}`)).body, /data-paused/, `${view}: an active chatbot's page has no notice`);
+  }
+  t.notMatch((await get(`/app/${IDS.botA}/conversations/${conversation!.id}`)).body, /data-paused/, 'nor its conversation page');
+  await world.tdb.postgres.db.update(chatbots).set({ status: 'paused' }).where(eq(chatbots.id, IDS.botA));
+  t.match((await get(`/app/${IDS.botA}/conversations/${conversation!.id}`)).body, notice, 'a paused chatbot\'s conversation page says so too');
+  for (const url of ['/app', '/app/settings', '/app/data-sources']) t.notMatch((await get(url)).body, /data-paused/, `${url}: no chatbot's page, no notice`);
 });

@@ -21,7 +21,18 @@ t.test('every text cell is quoted, quotes doubled; numbers, booleans and null ar
   t.equal(csvCell(0), '0');
   t.equal(csvCell(true), 'true');
   t.equal(csvCell(null), '');
-  t.equal(toCsv({ a: 'x', b: 1, c: null }), '"field","value"\r\n"a","x"\r\n"b",1\r\n"c",\r\n');
+});
+
+t.test('a table: a header of column names, one row per record; scalars alone are one row named by JSON path', async (t) => {
+  t.equal(toCsv({ a: 'x', b: { c: 1, d: null } }), '"a","b.c","b.d"\r\n"x",1,\r\n');
+  const days = (b: never) => ({ columns: ['date', 'n'], rows: (b as { days: { date: string; n: number }[] }).days });
+  t.equal(toCsv({ total: 3, days: [{ date: '2026-01-01', n: 1 }, { date: '2026-01-02', n: 2 }] }, days), '"date","n"\r\n"2026-01-01",1\r\n"2026-01-02",2\r\n');
+  t.same(parseCsv(toCsv({ days: [{ date: 'd1', n: 1 }], previous: { days: [{ date: 'd0', n: 0 }] } }, days)), [['period', 'date', 'n'], ['current', 'd1', '1'], ['previous', 'd0', '0']],
+    'with the previous period a first column names it, its rows last');
+  t.same(parseCsv(toCsv({ n: 1, previous: { n: 2 } })), [['period', 'n'], ['current', '1'], ['previous', '2']], 'one row per period of scalars');
+  t.same(parseCsv(toCsv({ list: [{ v: '=1+1' }] }, (b: never) => ({ columns: ['v'], rows: (b as { list: { v: string }[] }).list }))), [['v'], ["'=1+1"]], 'a table\'s cells are neutralised too');
+  t.equal(toCsv({ days: [] }, days), '"date","n"\r\n', 'no record: the header alone');
+  t.same(parseCsv(toCsv({ days: [{ date: 'd1' }] }, days)), [['date', 'n'], ['d1', '']], 'a column a record lacks is an empty cell');
 });
 
 t.test('a formula start at the beginning or after any separator is prefixed with \'', async (t) => {

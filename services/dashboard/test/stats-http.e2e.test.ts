@@ -15,7 +15,8 @@ import { TEST_SCRYPT_COST } from '../src/auth/passwords.js';
 import { importFixture } from '../src/fixtures/import.js';
 import type { Fixture } from '../src/fixtures/schema.js';
 import { insertEvents, openClickHouse, silentLog } from './stats-fixtures.js';
-import { oracleDailyCounts, oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases } from './stats-oracle.js';
+import { insightsAnalysis, oracleDailyCounts, oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases } from './stats-oracle.js';
+import { parseCsv } from './csv-helpers.js';
 
 const NOW = Date.parse('2026-02-10T08:00:00.000Z');
 const DAY = 86_400_000;
@@ -39,7 +40,7 @@ const FIELDS = {
     'total_revenue_chatted_purchased', 'conversion_rate_with_chat', 'conversion_rate_without_chat', 'aov_with_chat', 'aov_without_chat'],
   'conversation-insights': ['most_clicked_products', 'most_talked_about_products', 'most_frequent_intents', 'most_common_complaints', 'mood_percentages',
     'outcome_percentages', 'human_intervention_needed_percentage', 'missing_information_overview', 'total_conversations_analyzed',
-    'total_click_throughs', 'chat_conversion', 'reactions', 'average_conversation_duration_minutes'],
+    'total_click_throughs', 'chat_conversion', 'reactions', 'average_conversation_duration_minutes', 'missing_information_cost'],
 };
 
 const common = { now: NOW, otherChatbotIds: [IDS.botOther] };
@@ -50,8 +51,11 @@ const events = [
 const convos = generateConversations({ ...common, seed: 13, chatbotId: IDS.botAb, count: 150 });
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const asFixtureConversations = (list: GeneratedConversation[], chatbotId: string) => list.filter((c) => c.chatbotId === chatbotId).map((c) => ({
+// Each conversation is a buyer's: revenue by topic, the money beside each insights item, follows their tokens.
+const buyers = [...new Set(events.filter((e) => e.event === 'purchase').map((e) => e.token))];
+const asFixtureConversations = (list: GeneratedConversation[], chatbotId: string) => list.filter((c) => c.chatbotId === chatbotId).map((c, i) => ({
   id: c.id, startedAt: iso(c.startedAt), messages: c.messages.map((m) => ({ ...m, createdAt: iso(m.createdAt) })), analysis: c.analysis,
+  visitorToken: buyers[i % buyers.length],
 }));
 const fixture: Fixture = {
   accounts: [
@@ -149,7 +153,8 @@ for (const variant of databaseVariants()) {
         t.same([series.days.length, series.days[0].date, series.days.at(-1).date], [days, from, to], 'one entry per day of the range');
         const csv = await get('engagement', { ...q, format: 'csv' });
         t.match(csv.headers['content-disposition'], `chatlytics-engagement-${IDS.botAb}-${from}_${to}.csv`);
-        t.match(csv.body, `"total_users",${(await get('engagement', q)).json().total_users}\r\n`, 'the CSV has the range\'s numbers');
+        const [header, row] = parseCsv(csv.body);
+        t.equal(row![header!.indexOf('total_users')], String((await get('engagement', q)).json().total_users), 'the CSV has the range\'s numbers');
       }
       const year = (await get('timeseries', { chatbot_id: IDS.botAb, from: '2025-02-10', to: '2026-02-10' })).json();
       t.same([year.timeframe_days, year.days.length], [366, 366], '366 days is the longest range');
@@ -215,10 +220,29 @@ for (const variant of databaseVariants()) {
 
       const insights = (await get('conversation-insights', { chatbot_id: IDS.botAb, timeframe: 'week' })).json();
       t.same(Object.keys(insights), FIELDS['conversation-insights']);
-      t.same(insights, oracleInsights(convos, events, IDS.botAb, NOW - 7 * DAY, NOW, APP_URL));
+      t.same(insightsAnalysis(insights), oracleInsights(convos, events, IDS.botAb, NOW - 7 * DAY, NOW, APP_URL));
+      // The money beside each ranked item: revenue by topic's item over the same 7 days, or null when topics has none.
+      const lists = { clicked_product: 'most_clicked_products', product: 'most_talked_about_products', intent: 'most_frequent_intents', complaint: 'most_common_complaints', missing_information: 'missing_information_overview' };
+      let matched = 0;
+      for (const [dimension, list] of Object.entries(lists)) {
+        const topics = (await get('topics', { chatbot_id: IDS.botAb, timeframe: 7, dimension })).json();
+        const byKey = new Map<string, Record<string, number>>(topics.items.map((i: Record<string, any>) => [i.item.toLowerCase(), i]));
+        for (const r of insights[list]) {
+          const i = byKey.get(r.item.toLowerCase());
+          if (i) matched++;
+          t.same([r.visitors, r.revenue, r.conversion_rate], i ? [i.visitors, i.revenue, i.conversion_rate] : [null, null, null], `${list} ${r.item}: topics' money`);
+        }
+        if (dimension === 'missing_information') {
+          const costly = topics.items.filter((i: Record<string, number>) => i.abandoned_carts > 0)
+            .sort((a: Record<string, any>, b: Record<string, any>) => b.abandoned_value - a.abandoned_value || b.abandoned_carts - a.abandoned_carts || Buffer.compare(Buffer.from(a.item), Buffer.from(b.item))).slice(0, 10)
+            .map((i: Record<string, unknown>) => ({ item: i.item, abandoned_carts: i.abandoned_carts, abandoned_value: i.abandoned_value }));
+          t.same(insights.missing_information_cost, { abandoned_carts: topics.totals.abandoned_carts, abandoned_value: topics.totals.abandoned_value, items: costly }, 'what the assistant did not know cost: topics\' figures');
+        }
+      }
+      t.ok(matched > 0, `${matched} ranked items carry topics' money`);
       t.match(insights.most_clicked_products[0]?.conversations[0], new RegExp(`^${APP_URL}/app/${IDS.botAb}/conversations/[0-9a-f-]{36}$`));
       const month = (await get('conversation-insights', { chatbot_id: IDS.botAb, timeframe: 'january' })).json();
-      t.same(month, oracleInsights(convos, events, IDS.botAb, Date.UTC(2026, 0, 1), NOW, APP_URL), 'a month name starts at its first day');
+      t.same(insightsAnalysis(month), oracleInsights(convos, events, IDS.botAb, Date.UTC(2026, 0, 1), NOW, APP_URL), 'a month name starts at its first day');
       t.ok(month.total_conversations_analyzed <= 100 && month.total_conversations_analyzed > 0);
     });
 

@@ -15,7 +15,7 @@ import { daysWindow, parseInsightsTimeframe, type StatsWindow } from '../src/sta
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../src/stats/ab-significance.js';
 import { round2 } from '../src/stats/numbers.js';
 import { insertEvents, openClickHouse, seedPostgres, type SeedChatbot } from './stats-fixtures.js';
-import { oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases, oracleTimeseries, windowEvents } from './stats-oracle.js';
+import { insightsAnalysis, oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases, oracleTimeseries, windowEvents } from './stats-oracle.js';
 
 const SEED_COUNT = Number(process.env.STATS_SEEDS ?? 8);
 const SERVER_SEEDS = 3;
@@ -125,7 +125,7 @@ for (const variant of databaseVariants()) {
             const { days: series } = await repo.timeseries(s.bot.id, w);
             const expectedDay = oracleTimeseries(s.events, s.bot.id, from, to);
             t.same(series, series.map((d) => ({ date: d.date, ...expectedDay(d.date) })), `timeseries, ${at}`);
-            t.same(await repo.conversationInsights(s.bot.id, w), oracleInsights(s.convos, s.events, s.bot.id, from, to, APP_URL), `insights, ${at}`);
+            t.same(insightsAnalysis(await repo.conversationInsights(s.bot.id, w)), oracleInsights(s.convos, s.events, s.bot.id, from, to, APP_URL), `insights, ${at}`);
             const counted = windowEvents(s.events, s.bot.id, from, to);
             t.same(await repo.eventKinds(s.bot.id, w), { kinds: TRACKED_EVENTS.map((event) => ({ event, events: counted.filter((e) => e.event === event).length })) }, `event-kinds, ${at}`);
             if (checkPostgres) t.same(await repo.overview(s.bot.id, w), oracleOverview(s.convos, s.bot.id, from, to), `overview, ${at}`);
@@ -134,7 +134,7 @@ for (const variant of databaseVariants()) {
           const parsed = parseInsightsTimeframe('2 months', new Date(NOW));
           if (!parsed.ok) throw new Error(parsed.message);
           const w = parsed.window;
-          t.same(await repo.conversationInsights(s.bot.id, w),
+          t.same(insightsAnalysis(await repo.conversationInsights(s.bot.id, w)),
             oracleInsights(s.convos, s.events, s.bot.id, w.from.getTime(), w.to.getTime(), APP_URL), `insights, seed ${s.seed}, 2 months`);
         }
       });
@@ -156,7 +156,9 @@ for (const variant of databaseVariants()) {
       t.equal((purchases as { aov_with_chat: number }).aov_with_chat, 0);
       t.same(await repo.purchases({ ...empty, abTestEnabled: false }, w), expectedPurchases({ seed: 0, bot: { ...empty, abTestEnabled: false }, others: [], events: [], convos: [] }, w));
       t.same(await repo.overview(empty.id, w), { total_conversations: 0, total_ai_messages: 0, saved_hours: '0.00' });
-      t.same(await repo.conversationInsights(empty.id, w), oracleInsights([], [], empty.id, from, to, APP_URL));
+      const emptyInsights = await repo.conversationInsights(empty.id, w);
+      t.same(insightsAnalysis(emptyInsights), oracleInsights([], [], empty.id, from, to, APP_URL));
+      t.same(emptyInsights.missing_information_cost, { abandoned_carts: 0, abandoned_value: 0, items: [] }, 'nothing abandoned');
     });
   });
 }

@@ -198,6 +198,19 @@ function ranked(list: GeneratedConversation[], pick: (c: GeneratedConversation) 
     .slice(0, 10);
 }
 
+const RANKED_LISTS = ['most_clicked_products', 'most_talked_about_products', 'most_frequent_intents', 'most_common_complaints', 'missing_information_overview'];
+
+/**
+ * The insights body without the money revenue by topic adds to it (its ranked items' visitors,
+ * revenue and conversion_rate, and missing_information_cost): what oracleInsights computes. The
+ * money is checked against the topics statistic's answers, whose own oracle is stats-cart-oracle.ts.
+ */
+export function insightsAnalysis(body: Record<string, any>) {
+  const { missing_information_cost: _cost, ...rest } = body;
+  return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, RANKED_LISTS.includes(k)
+    ? (v as Record<string, unknown>[]).map(({ visitors: _v, revenue: _r, conversion_rate: _c, ...item }) => item) : v]));
+}
+
 export function oracleInsights(
   conversations: readonly GeneratedConversation[], events: readonly StoredEvent[],
   chatbotId: string, from: number, to: number, appUrl: string,

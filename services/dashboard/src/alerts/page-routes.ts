@@ -9,7 +9,7 @@ import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
 import { AlertCreateBody, AlertPatchBody, alertFieldErrors, newAlertInput } from './input.js';
 import type { AlertRepository } from './repository.js';
-import { sendAppPage } from '../html/layout.js';
+import { chatbotChoice, sendAppPage } from '../html/layout.js';
 import { alertsBody, createdAlertBody, EMPTY_ALERT_FORM, type AlertForm } from './views.js';
 
 const Page = Type.String({ description: 'HTML page' });
@@ -49,7 +49,7 @@ export const alertPageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; a
     const all = await deps.repos.chatbots.listForAccount(accountId);
     const row = all.find((c) => c.id === id);
     if (!row) throw Errors.notFound();
-    return { all: all.map((c) => ({ id: c.id, name: c.name })), chatbot: { id: row.id, name: row.name, abTestEnabled: row.settings?.abTestEnabled === true } };
+    return { all: all.map(chatbotChoice), chatbot: { id: row.id, name: row.name, abTestEnabled: row.settings?.abTestEnabled === true } };
   };
   const page = async (accountId: string, id: string, flash: ReturnType<typeof takeFlash>, form: AlertForm) => {
     const { all, chatbot } = await chatbotOf(accountId, id);

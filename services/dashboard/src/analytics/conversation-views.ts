@@ -2,17 +2,15 @@ import { html, type RawHtml } from '../html/html.js';
 import { formatDateTimeMinutes, formatDateTimeSeconds } from '../html/time.js';
 import type { ConversationDetail } from './conversation-repository.js';
 import { VISITOR_EVENTS_LIMIT, type VisitorEvent } from './visitor-event-repository.js';
-import type { Answer, StatsService } from '../stats/run.js';
+import type { Answer } from '../stats/run.js';
+import type { TopicDimension } from '../stats/topics-report.js';
 import type { conversationInsights } from '../stats/statistics/index.js';
 import { fmtDec, fmtInt, fmtPercent } from '../html/format.js';
 import { conversionNote, moneyIn, type Money } from '../html/money.js';
 import { stat } from './analytics-view.js';
-import { compareBytes } from '../stats/insights-report.js';
 
 type Insights = Answer<typeof conversationInsights>;
 type Ranked = Insights['most_clicked_products'];
-type Topics = Awaited<ReturnType<StatsService['topicsOfInsights']>>;
-type Topic = Topics['intent'];
 
 export const INSIGHTS_CHOICES = ['day', 'week', 'month', '3 months'];
 
@@ -35,33 +33,29 @@ export const localLink = (link: string) => {
 
 /**
  * One ranked list with, beside each count, what its visitors bought after those conversations
- * (revenue by topic over the same window, matched by the item's case-insensitive key).
+ * (the report's revenue by topic over the same window; `data-topics` names its dimension).
  */
-function ranked(title: string, list: Ranked, topic: Topic, money: Money): RawHtml {
-  const byKey = new Map(topic.items.map((i) => [i.item.trim().toLowerCase(), i]));
-  return html`<section class="ranked" data-topics="${topic.dimension}"><h2>${title}</h2>
-${list.length === 0 ? html`<p class="hint">None in this window.</p>` : html`<ol>${list.map((r) => {
-    const t = byKey.get(r.item.trim().toLowerCase());
-    return html`<li><span class="item">${r.item}</span> <span class="count">${fmtInt(r.count)}</span>
+function ranked(title: string, dimension: TopicDimension, list: Ranked, money: Money): RawHtml {
+  return html`<section class="ranked" data-topics="${dimension}"><h2>${title}</h2>
+${list.length === 0 ? html`<p class="hint">None in this window.</p>` : html`<ol>${list.map((r) => html`<li><span class="item">${r.item}</span> <span class="count">${fmtInt(r.count)}</span>
 <span class="links">${r.conversations.map((c, i) => html`<a href="${localLink(c)}" data-insight-link aria-label="${r.item}: conversation ${i + 1}">${i + 1}</a>`)}</span>
-${t ? html`<span class="revenue" data-revenue="${t.revenue}" data-conversion="${t.conversion_rate}">${money(t.revenue)} after chat · ${fmtPercent(t.conversion_rate)} of ${fmtInt(t.visitors)} bought</span>` : html`<span class="revenue hint">no revenue figure</span>`}</li>`;
-  })}</ol>`}
+${r.revenue !== null && r.conversion_rate !== null && r.visitors !== null
+    ? html`<span class="revenue" data-revenue="${r.revenue}" data-conversion="${r.conversion_rate}">${money(r.revenue)} after chat · ${fmtPercent(r.conversion_rate)} of ${fmtInt(r.visitors)} bought</span>`
+    : html`<span class="revenue hint">no revenue figure</span>`}</li>`)}</ol>`}
 </section>`;
 }
 
 /** Missing information ranked by what its visitors left in their carts: what the assistant did not know cost. */
-function missingCost(topic: Topic, money: Money): RawHtml {
-  const costly = topic.items.filter((i) => i.abandoned_carts > 0)
-    .sort((a, b) => b.abandoned_value - a.abandoned_value || b.abandoned_carts - a.abandoned_carts || compareBytes(a.item, b.item)).slice(0, 10);
+function missingCost(cost: Insights['missing_information_cost'], money: Money): RawHtml {
   return html`<section class="ranked" aria-labelledby="h-missing-cost" data-missing-cost><h2 id="h-missing-cost">What the assistant did not know</h2>
-<p data-missing-total="${topic.totals.abandoned_value}">What the assistant did not know cost you <strong>${money(topic.totals.abandoned_value)}</strong>: the carts left by ${fmtInt(topic.totals.abandoned_carts)} ${topic.totals.abandoned_carts === 1 ? 'visitor' : 'visitors'} whose conversations missed information and who bought nothing.</p>
-${costly.length === 0 ? html`<p class="hint">No abandoned cart after such a conversation in this window.</p>` : html`<ol>${costly.map((i) => html`<li><span class="item">${i.item}</span>
+<p data-missing-total="${cost.abandoned_value}">What the assistant did not know cost you <strong>${money(cost.abandoned_value)}</strong>: the carts left by ${fmtInt(cost.abandoned_carts)} ${cost.abandoned_carts === 1 ? 'visitor' : 'visitors'} whose conversations missed information and who bought nothing.</p>
+${cost.items.length === 0 ? html`<p class="hint">No abandoned cart after such a conversation in this window.</p>` : html`<ol>${cost.items.map((i) => html`<li><span class="item">${i.item}</span>
 <span class="count" data-abandoned-value="${i.abandoned_value}">${money(i.abandoned_value)}</span> <span class="hint">${fmtInt(i.abandoned_carts)} abandoned ${i.abandoned_carts === 1 ? 'cart' : 'carts'}</span></li>`)}</ol>`}
 </section>`;
 }
 
 /** `currency`: the chatbot's display currency, the money's (html/money.ts). */
-export function insightsBody(r: Insights, topics: Topics, currency: string): RawHtml {
+export function insightsBody(r: Insights, currency: string): RawHtml {
   const money = moneyIn(currency);
   const note = conversionNote(currency);
   return html`<dl class="stats">
@@ -78,12 +72,12 @@ ${stat('Likes / dislikes', 'conversation-insights.reactions.likes', r.reactions.
 <section><h2>Outcome</h2><ul class="plain"><li>Success ${fmtPercent(r.outcome_percentages.success)}</li><li>Neutral ${fmtPercent(r.outcome_percentages.neutral)}</li><li>Fail ${fmtPercent(r.outcome_percentages.fail)}</li></ul></section>
 </div>
 <div class="grid2">
-${ranked('Most clicked products', r.most_clicked_products, topics.clicked_product, money)}
-${ranked('Most talked-about products', r.most_talked_about_products, topics.product, money)}
-${ranked('Most frequent intents', r.most_frequent_intents, topics.intent, money)}
-${ranked('Most common complaints', r.most_common_complaints, topics.complaint, money)}
-${ranked('Missing information', r.missing_information_overview, topics.missing_information, money)}
-${missingCost(topics.missing_information, money)}
+${ranked('Most clicked products', 'clicked_product', r.most_clicked_products, money)}
+${ranked('Most talked-about products', 'product', r.most_talked_about_products, money)}
+${ranked('Most frequent intents', 'intent', r.most_frequent_intents, money)}
+${ranked('Most common complaints', 'complaint', r.most_common_complaints, money)}
+${ranked('Missing information', 'missing_information', r.missing_information_overview, money)}
+${missingCost(r.missing_information_cost, money)}
 </div>
 <p class="hint">Revenue and conversion beside each count: the purchases of the item's visitors after one of their conversations naming it, over every conversation of the window with a known visitor (revenue by topic).</p>
 ${note ? html`<p class="hint" data-currency-note>${note}</p>` : ''}`;

@@ -17,7 +17,7 @@ import { DEFAULT_BY, filterBar, keptPairs, sourcesSection } from './segment-view
 import { conversationBody, insightsBody, insightsForm, visitorEventsBody } from './conversation-views.js';
 import type { VisitorEventRepository } from './visitor-event-repository.js';
 import type { ConversationRepository } from './conversation-repository.js';
-import { APP_VIEWS, sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
+import { APP_VIEWS, chatbotChoice, sendAppPage, type AppView, type ChatbotChoice } from '../html/layout.js';
 import { chatbotListBody, liveBody, setupSteps } from './list-views.js';
 import { headlineRow } from './headline-view.js';
 import { accountFigures, accountTotals } from './account-overview.js';
@@ -70,14 +70,12 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     tags: ['pages'], summary, security: SESSION_SECURITY, ...(extra as E),
     response: { 200: Page, 302: Redirect, ...errorResponses(401, 404, 422, 500) },
   });
-  const choices = async (accountId: string): Promise<ChatbotChoice[]> =>
-    (await deps.repos.chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name }));
   /** The account's chatbot list and the named one's name and settings; 404 when it is not the account's. */
   const chatbotPage = async (accountId: string, chatbotId: string) => {
     const rows = await deps.repos.chatbots.listForAccount(accountId);
     const row = rows.find((c) => c.id === chatbotId);
     if (!row) throw Errors.notFound();
-    const all: ChatbotChoice[] = rows.map((c) => ({ id: c.id, name: c.name }));
+    const all: ChatbotChoice[] = rows.map(chatbotChoice);
     return { all, current: all.find((c) => c.id === chatbotId)!, holdoutPercent: row.holdoutPercent, currency: row.displayCurrency };
   };
   const ids = { params: Type.Object({ id: Uuid }) };
@@ -97,7 +95,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     const [events, figures] = await Promise.all([stats.eventsLastDay(accountId, rows.map((r) => r.id)), accountFigures(stats, accountId, rows.map((r) => r.id), now)]);
     return sendAppPage(reply, {
       title: 'Chatbots',
-      chatbots: rows.map((r) => ({ id: r.id, name: r.name })),
+      chatbots: rows.map(chatbotChoice),
       body: chatbotListBody(rows.map((r) => ({ ...presentChatbot(r, now), events24h: events.get(r.id) ?? 0, figures: figures.get(r.id)! })), accountTotals(figures.values())),
     });
   });
@@ -181,12 +179,10 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     const action = `/app/${current.id}/insights`;
     const page = { title: `${current.name}: insights`, chatbots: all, current: { chatbotId: current.id, view: 'insights' as const } };
     try {
-      const [report, topics] = await Promise.all([
-        stats.answer(conversationInsights, { account: accountId, chatbot: current.id, frame: timeframe }), stats.topicsOfInsights(accountId, current.id, timeframe),
-      ]);
+      const report = await stats.answer(conversationInsights, { account: accountId, chatbot: current.id, frame: timeframe });
       const csv = `/api/dashboard/analytics/stats/conversation-insights?${new URLSearchParams({ chatbot_id: current.id, timeframe, format: 'csv' })}`;
       const download = html`<nav class="downloads" aria-label="Download as CSV"><a class="button secondary" href="${csv}" download data-csv="conversation-insights">Download CSV<span class="sr-only"> of this report</span></a></nav>`;
-      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${download}${insightsBody(report, topics, currency)}` });
+      return sendAppPage(reply, { ...page, body: html`<h1>${current.name}</h1>${insightsForm(action, timeframe, null)}${download}${insightsBody(report, currency)}` });
     } catch (err) {
       if (!(err instanceof DashboardError) || err.statusCode !== 422) throw err;
       const message = err.errors?.timeframe?.[0] ?? err.message;

@@ -1,4 +1,5 @@
 import { Errors } from '../http/errors.js';
+import { chatbotChoice } from '../html/layout.js';
 import type { ChatbotRepository } from '../repositories/chatbot-repository.js';
 
 /**
@@ -9,7 +10,7 @@ import type { ChatbotRepository } from '../repositories/chatbot-repository.js';
 export function setupPages(chatbots: ChatbotRepository) {
   return {
     frame: async (accountId: string, chatbotId: string) => ({
-      chatbots: (await chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name })), current: { chatbotId, view: 'setup' as const },
+      chatbots: (await chatbots.listForAccount(accountId)).map(chatbotChoice), current: { chatbotId, view: 'setup' as const },
     }),
     own: async (accountId: string, id: string) => {
       const row = await chatbots.findForAccount(accountId, id);

@@ -70,7 +70,16 @@ export const APP_CSP = "default-src 'none'; script-src 'self'; style-src 'self';
   + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 
-export interface ChatbotChoice { id: string; name: string }
+export interface ChatbotChoice {
+  id: string;
+  name: string;
+  /** Its status is `paused`: each of its pages says so. */
+  paused?: boolean;
+}
+
+/** A chatbot row as the page frame knows it: the switcher's entry, and whether its pages say it is paused. */
+export const chatbotChoice = (c: { id: string; name: string; status?: string }): ChatbotChoice =>
+  ({ id: c.id, name: c.name, ...(c.status === 'paused' ? { paused: true } : {}) });
 
 export interface AppPageOptions {
   title: string;
@@ -120,6 +129,17 @@ function viewTabs(current: AppPageOptions['current']): RawHtml {
   return html`<nav class="tabs" aria-label="Views">${VIEWS.map(([view, label]) => html`<a href="/app/${current.chatbotId}/${view}"${view === current.view ? raw(' aria-current="page"') : ''}>${label}</a>`)}</nav>`;
 }
 
+/**
+ * On every page of a paused chatbot. The status is only shown: nothing in Chatlytics acts on it
+ * (the tracking endpoint does not look at it), so the notice says events still count.
+ */
+function pausedNotice(page: AppPageOptions): RawHtml {
+  const chatbot = page.current && page.chatbots?.find((c) => c.id === page.current!.chatbotId);
+  if (!chatbot?.paused) return html``;
+  return html`<div class="banner paused" role="status" data-paused><strong>This chatbot is paused.</strong>
+Its status in <a href="/app">your chatbots</a> is “paused”; events that still arrive for it are tracked and counted here as usual.</div>`;
+}
+
 /** A complete app page: header with the chatbot switcher and the views, then the body. */
 export function sendAppPage(reply: FastifyReply, page: AppPageOptions, statusCode = 200) {
   pageHeaders(reply, statusCode, APP_CSP);
@@ -140,7 +160,7 @@ ${page.minimal ? html`<nav class="account" aria-label="Account"><a href="/app">Y
 </header>
 ${viewTabs(page.current)}
 <main id="main">
-${page.body}
+${pausedNotice(page)}${page.body}
 </main>
 </body>
 </html>

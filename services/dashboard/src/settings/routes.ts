@@ -13,7 +13,7 @@ import { ApiKeyCreateBody } from './api-key-routes.js';
 import { ChatbotCreateBody } from '../chatbots/routes.js';
 import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { fieldErrors, type SchemaError } from '../http/validation.js';
-import { sendAppPage, type AppPageOptions } from '../html/layout.js';
+import { chatbotChoice, sendAppPage, type AppPageOptions } from '../html/layout.js';
 import { chatbotForm, createdKeyBody, revokeConfirmBody, settingsBody, setupBody } from './views.js';
 
 const Page = Type.String({ description: 'HTML page' });
@@ -46,7 +46,7 @@ export const manageRoutes: FastifyPluginAsyncTypebox<{ deps: DashboardDeps; dige
     response: { ...ok, ...errorResponses(401, 403, 404, 422, 500) },
   });
   const frame = async (accountId: string): Promise<Pick<AppPageOptions, 'chatbots'>> =>
-    ({ chatbots: (await chatbots.listForAccount(accountId)).map((c) => ({ id: c.id, name: c.name })) });
+    ({ chatbots: (await chatbots.listForAccount(accountId)).map(chatbotChoice) });
   const keyOf = async (accountId: string, id: string) => {
     const key = (await credentials.listApiKeys(accountId)).find((k) => k.id === id);
     if (!key) throw Errors.notFound();

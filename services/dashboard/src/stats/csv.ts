@@ -1,20 +1,21 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import type { CsvRow, Statistic } from './statistic.js';
+import type { CsvRow, CsvTable, Statistic } from './statistic.js';
 
 /**
- * `?format=csv` of the statistics routes: a list statistic (`csvTable`: timeseries, sources,
- * topics) as a table, one row per record under a header of column names; every other one as a
- * two-column table `field,value`, one row per scalar, fields named by their JSON path
- * (`metrics.0.open_rate`). The same object the JSON answer serialises is converted, so every
- * number is the JSON's number.
+ * `?format=csv` of the statistics routes: every statistic downloads as a table, a header of
+ * column names and one row per record. A statistic with a list of records names its table
+ * (`csvTable`: one row per day, value, item, version, A/B group...); a statistic of scalars alone
+ * is one row, its columns named by their JSON path (`chatted.users_abandoned`). The same object
+ * the JSON answer serialises is converted, so every number is the JSON's number.
  */
 export const StatsFormat = Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], {
-  default: 'json', description: '`csv`: text/csv (RFC 4180; a list statistic one row per record under a header of column names, the others `field,value` rows); errors stay JSON',
+  default: 'json', description: '`csv`: text/csv (RFC 4180): a header of column names, then one row per record (a statistic of scalars alone: one row); errors stay JSON',
 }));
 
 export const CsvBody = Type.String({
-  description: 'RFC 4180, CRLF line ends; columns `field`, `value`, or for timeseries, sources and topics one row per record under a header of column names; every text cell quoted; a text cell that starts a formula '
+  description: 'RFC 4180, CRLF line ends; a header of column names, then one row per record (per day, value, item, popup version, A/B group...; '
+    + 'a statistic of scalars alone: one row, columns named by JSON path); with compare=previous a first column `period`; every text cell quoted; a text cell that starts a formula '
     + '(= + - @ tab CR LF NUL, also after a separator , ; tab | quote) is prefixed with \'',
 });
 
@@ -54,22 +55,24 @@ export function flatten(value: unknown, prefix = '', out: [string, unknown][] = 
   return out;
 }
 
-export function toCsv(body: unknown): string {
-  return [['field', 'value'], ...flatten(body)].map(([k, v]) => `${csvCell(k)},${csvCell(v)}\r\n`).join('');
+/** The table of a statistic of scalars alone: one row, its columns named by their JSON path. */
+export function scalarRow(body: object): CsvTable {
+  const row = Object.fromEntries(flatten(body)) as CsvRow;
+  return { columns: Object.keys(row), rows: [row] };
 }
 
 /**
- * A list statistic's table: a header of column names, then one row per record. With the
- * previous period (`compare=previous`) a first column `period` says `current` or `previous`.
+ * A statistic's table: a header of column names, then one row per record (`table`; one row of
+ * the body's scalars without it). With the previous period (`compare=previous`) a first column
+ * `period` says `current` or `previous`, the previous period's rows last.
  */
-export function toCsvTable(body: Record<string, unknown>, table: (b: never) => CsvRow[]): string {
-  const rows = table(body as never).map((r) => ({ period: 'current', ...r } as CsvRow));
-  const previous = body.previous as Record<string, unknown> | undefined;
-  if (previous) rows.push(...table(previous as never).map((r) => ({ period: 'previous', ...r } as CsvRow)));
-  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((c) => previous || c !== 'period');
-  if (columns.length === 0) columns.push(...(previous ? ['period'] : []));
+export function toCsv(body: Record<string, unknown>, table: (b: never) => CsvTable = scalarRow): string {
+  const { previous, ...own } = body as { previous?: Record<string, unknown> };
+  const current = table(own as never);
   const line = (cells: unknown[]) => `${cells.map(csvCell).join(',')}\r\n`;
-  return line(columns) + rows.map((r) => line(columns.map((c) => r[c] ?? null))).join('');
+  const rows = (t: CsvTable, period?: string) => t.rows.map((r) => line([...(period ? [period] : []), ...current.columns.map((c) => r[c] ?? null)])).join('');
+  if (!previous) return line([...current.columns]) + rows(current);
+  return line(['period', ...current.columns]) + rows(current, 'current') + rows(table(previous as never), 'previous');
 }
 
 const safeName = (s: string) => s.trim().replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
@@ -98,5 +101,5 @@ export async function csvExport(req: FastifyRequest, reply: FastifyReply, payloa
   reply.type(CSV_CONTENT_TYPE);
   reply.header('content-disposition', `attachment; filename="${filename}.csv"`);
   reply.serializer((text: unknown) => text as string);
-  return statistic?.csvTable ? toCsvTable(payload as Record<string, unknown>, statistic.csvTable as never) : toCsv(payload);
+  return toCsv(payload as Record<string, unknown>, statistic?.csvTable);
 }

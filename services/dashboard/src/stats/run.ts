@@ -7,8 +7,6 @@ import { createConversationStatsRepository, type StatsChatbot } from './conversa
 import { NO_SEGMENT, segmentKey, type SegmentFilter } from './segment.js';
 import type { AnyStatistic, BodyOf, ExtraOf, StatsSources } from './statistic.js';
 import { LIVE_WINDOW_MINUTES } from './statistics/live-events.js';
-import { topicsOf } from './statistics/topics.js';
-import { TOPIC_DIMENSIONS, type TopicDimension } from './topics-report.js';
 import { toInt } from './numbers.js';
 import {
   DEFAULT_TIMEFRAME_DAYS, frameWindow, parseFrame, parseInsightsTimeframe, previousTooEarly, previousWindow, utcDate, type StatsFrame, type StatsWindow,
@@ -135,15 +133,6 @@ export function createStatsService(opts: StatsServiceOptions) {
       if (previousTooEarly(frameWindow(r.frame as StatsFrame, at))) throw Errors.validation({ compare: [PREVIOUS_TOO_EARLY] });
       const [current, previous] = await Promise.all([answer(s, { ...r, at, period: 'current' }), answer(s, { ...r, at, period: 'previous' })]);
       return { ...current, previous } as Compared<S>;
-    },
-
-    /** Revenue by topic of every dimension over the insights report's window (the insights page shows them beside its lists). */
-    async topicsOfInsights(accountId: string, chatbotId: string, timeframe: string) {
-      await ownChatbot(accountId, chatbotId);
-      return cached([accountId, chatbotId, 'topics-insights', timeframe.trim().toLowerCase()], async () => {
-        const all = await topicsOf(src, chatbotId, insightsWindow(timeframe), TOPIC_DIMENSIONS);
-        return Object.fromEntries(all.map((t) => [t.dimension, t])) as Record<TopicDimension, (typeof all)[number]>;
-      });
     },
 
     /**

@@ -67,15 +67,19 @@ export interface Statistic<
   readonly cacheKey?: (chatbot: StatsChatbot) => string;
   readonly csvName?: (query: Query) => CsvNameParts;
   /**
-   * A statistic whose body is a list of records downloads them as a table (`format=csv`): one
-   * row per record, flat, in the body's order, under a header of the row's keys (csv.ts); it
-   * takes the statistic's body (typed by each module: a parameter of `never` keeps B inferred from `present`).
+   * A statistic whose body holds a list of records downloads them as a table (`format=csv`): its
+   * columns, then one row per record, flat, in the body's order (csv.ts). Without it the file is
+   * one row of the body's scalars. It takes the statistic's body (typed by each module: a
+   * parameter of `never` keeps B inferred from `present`).
    */
-  readonly csvTable?: (body: never) => CsvRow[];
+  readonly csvTable?: (body: never) => CsvTable;
 }
 
-/** One record of a tabular CSV: its columns in order, scalar values. */
+/** One record of a tabular CSV: scalar values by column. */
 export type CsvRow = Record<string, string | number | boolean | null>;
+
+/** A CSV table: the header's columns in order (also for no record), and the records; a column a record lacks is an empty cell. */
+export interface CsvTable { columns: readonly string[]; rows: readonly CsvRow[] }
 
 type Spec<N extends string, X extends object, Raw, B extends object, K extends readonly string[], F extends FrameKind> =
   Omit<Statistic<N, X, Raw, B, K, F>, 'args' | 'extra'> & Partial<Pick<Statistic<N, X, Raw, B, K, F>, 'args' | 'extra'>>;

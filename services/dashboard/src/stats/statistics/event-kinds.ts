@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { TRACKED_EVENTS } from '@chatlytics/events';
 import { toInt } from '../numbers.js';
 import { readRows } from '../params.js';
@@ -31,4 +31,5 @@ export const eventKinds = defineStatistic()({
     const counts = new Map(rows);
     return { kinds: TRACKED_EVENTS.map((event) => ({ event, events: counts.get(event) ?? 0 })) };
   },
+  csvTable: (body: Static<typeof EventKindsResponse>) => ({ columns: ['event', 'events'], rows: body.kinds }),
 });

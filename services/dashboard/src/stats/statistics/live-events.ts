@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { MINUTE_MS } from '@chatlytics/core';
 import { clickhouseTime, sqlFile } from '@chatlytics/clickhouse';
 import { toInt } from '../numbers.js';
@@ -51,4 +51,6 @@ export const liveEvents = defineStatistic()({
     }
     return { minutes, bot_requests: botRequests };
   },
+  // One row per minute; the bot requests are no minute's (their total is all the live view reads): they stay in the JSON.
+  csvTable: (body: Static<typeof LiveEventsResponse>) => ({ columns: ['minute', 'events'], rows: body.minutes }),
 });

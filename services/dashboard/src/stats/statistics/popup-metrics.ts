@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { compareBytes } from '../insights-report.js';
 import { percent, toInt } from '../numbers.js';
 import { readRows, type Row } from '../params.js';
@@ -90,5 +90,10 @@ export const popupMetrics = defineStatistic()({
   present: ({ rows, conversations }) => ({
     metrics: boundPopupRows(rows).map((r) => ({ ...r, open_rate: percent(r.popup_opened_count, r.popup_displayed_count) })),
     conversations: { ...conversations, popup_ratio: percent(conversations.from_popup, conversations.total) },
+  }),
+  // One row per version; `other_versions` is filled on the summed `(other)` row alone. The
+  // conversation starts are no version's: they stay in the JSON answer.
+  csvTable: (body: Static<typeof PopupMetricsResponse>) => ({
+    columns: ['popup_version', 'popup_displayed_count', 'popup_opened_count', 'open_rate', 'other_versions'], rows: body.metrics,
   }),
 });

@@ -1,9 +1,10 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../ab-significance.js';
 import { percent, ratio, round2, toInt } from '../numbers.js';
 import { EUR_PARAMS, numbersOf, readRows, type Row } from '../params.js';
 import type { StatsChatbot } from '../conversation-stats-repository.js';
 import { Count, Money, Rate, Window, WindowedQuery } from '../schemas.js';
+import { scalarRow } from '../csv.js';
 import { defineStatistic } from '../statistic.js';
 
 const AbGroup = Type.Object({
@@ -164,4 +165,25 @@ export const purchases = defineStatistic()({
   },
   // The A/B switch changes the body's shape, the revenue rule its numbers: both belong in the key.
   cacheKey: (chatbot) => `${chatbot.abTestEnabled}:${attributionOf(chatbot).source}:${attributionOf(chatbot).window_days ?? ''}`,
+  csvTable: (body: Static<typeof PurchasesResponse>) => (body.ab_test ? { columns: AB_COLUMNS, rows: abRows(body.ab_test) } : scalarRow(body)),
 });
+
+const AB_COLUMNS = [
+  'group', 'visitors', 'orders', 'conversion_rate', 'conversion_rate_ci95_lower', 'conversion_rate_ci95_upper', 'aov', 'arpu', 'p_value', 'sample_ratio_mismatch', 'sample_ratio_p_value',
+] as const;
+
+/**
+ * An A/B chatbot's purchases table: one row per group; the comparison's figures compare the two
+ * groups, so both rows carry them.
+ */
+function abRows(ab: NonNullable<Static<typeof PurchasesResponse>['ab_test']>) {
+  const c = ab.comparison;
+  return (['control', 'test'] as const).map((group) => {
+    const g = ab[group];
+    return {
+      group, visitors: g.visitors, orders: g.orders, conversion_rate: g.conversion_rate,
+      conversion_rate_ci95_lower: g.conversion_rate_ci95.lower, conversion_rate_ci95_upper: g.conversion_rate_ci95.upper, aov: g.aov, arpu: g.arpu,
+      p_value: c.p_value, sample_ratio_mismatch: c.sample_ratio_mismatch, sample_ratio_p_value: c.sample_ratio_p_value,
+    };
+  });
+}

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { toInt } from '../numbers.js';
 import { readRows } from '../params.js';
 import { Count, StatsQuery, Window } from '../schemas.js';
@@ -40,4 +40,6 @@ export const reconciliation = defineStatistic()({
     const sum = (k: 'matched' | 'tracker_only' | 'shop_only') => days.reduce((n, d) => n + d[k], 0);
     return { matched: sum('matched'), tracker_only: sum('tracker_only'), shop_only: sum('shop_only'), days };
   },
+  // One row per day; the window's totals are the columns' sums.
+  csvTable: (body: Static<typeof ReconciliationResponse>) => ({ columns: ['date', 'matched', 'tracker_only', 'shop_only'], rows: body.days }),
 });

@@ -98,9 +98,12 @@ export const sources = defineStatistic<{ by: SegmentBy }>()({
   // The rest summed is the last row, its value "(other: N values)"; no such row when there is none.
   csvTable: (body: Static<typeof SourcesResponse>) => {
     const { values, ...other } = body.other;
-    return [
-      ...body.rows.map(({ value, ...figures }) => ({ [body.by]: value, ...figures })),
-      ...(values ? [{ [body.by]: `(other: ${values} values)`, ...other }] : []),
-    ];
+    return {
+      columns: [body.by, ...Object.keys(SourceFigures)],
+      rows: [
+        ...body.rows.map(({ value, ...figures }) => ({ [body.by]: value, ...figures })),
+        ...(values ? [{ [body.by]: `(other: ${values} values)`, ...other }] : []),
+      ],
+    };
   },
 });

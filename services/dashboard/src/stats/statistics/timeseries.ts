@@ -54,7 +54,7 @@ export const timeseries = defineStatistic()({
       : await readRows(clickhouse, QUERY, ctx);
     return rows.map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) }));
   },
-  csvTable: (body: Static<typeof TimeseriesResponse>) => body.days,
+  csvTable: (body: Static<typeof TimeseriesResponse>) => ({ columns: ['date', 'visitors', 'conversations', 'purchases', 'revenue'], rows: body.days }),
   present(rows, { window, chatbot }) {
     const byDay = new Map(rows.map((r) => [r.day, r]));
     return {

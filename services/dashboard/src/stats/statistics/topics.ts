@@ -129,5 +129,8 @@ export const topics = defineStatistic<{ dimension: TopicDimension }>()({
   present: (report) => report,
   csvName: (q) => ({ afterName: q.dimension === undefined ? undefined : String(q.dimension) }),
   // One row per item; its conversation links in one cell, separated by spaces.
-  csvTable: (body: Static<typeof TopicsResponse>) => body.items.map(({ links, ...item }) => ({ dimension: body.dimension, ...item, links: links.join(' ') })),
+  csvTable: (body: Static<typeof TopicsResponse>) => ({
+    columns: ['dimension', 'item', 'conversations', 'visitors', 'purchasers', 'revenue', 'orders', 'conversion_rate', 'abandoned_carts', 'abandoned_value', 'links'],
+    rows: body.items.map(({ links, ...item }) => ({ dimension: body.dimension, ...item, links: links.join(' ') })),
+  }),
 });
