@@ -19,11 +19,19 @@
         SELECT token_id FROM {{> shared/late_order_token_ids}}
     )
     SELECT o.token_id AS token_id, o.at AS at, o.revenue AS revenue,
-        o.token_id != 0 AND countIf(c.kind = 'chat' AND c.received_at >= o.at - toIntervalDay({window_days:UInt16}) AND c.received_at < o.at) > 0 AS after_chat,
-        after_chat AND countIf(c.kind = 'click' AND has(o.item_ids, c.item_id) AND c.received_at >= o.at - toIntervalDay({window_days:UInt16}) AND c.received_at < o.at) > 0 AS direct
+        o.token_id != 0 AND arrayExists(t -> t >= o.at - toIntervalDay({window_days:UInt16}) AND t < o.at, c.chat_ats) AS after_chat,
+        after_chat AND arrayExists((t, item) -> has(o.item_ids, item) AND t >= o.at - toIntervalDay({window_days:UInt16}) AND t < o.at, c.click_ats, c.click_items) AS direct
     FROM {{> shared/window_orders}}
     LEFT JOIN
     (
+        -- One row per token: its chats' times, its clicks' times and products (an order is
+        -- joined to one row, not to every chat and click of its visitor).
+        SELECT token_id,
+            groupArrayIf(received_at, kind = 'chat') AS chat_ats,
+            groupArrayIf(received_at, kind = 'click') AS click_ats,
+            groupArrayIf(item_id, kind = 'click') AS click_items
+        FROM
+        (
         SELECT token_id, received_at, 'chat' AS kind, '' AS item_id
         FROM conversation_starts
         WHERE chatbot_id = {chatbot_id:String}
@@ -47,8 +55,9 @@
           AND prev_copy_at = toDateTime64(0, 3, 'UTC')
           AND token_id IN order_tokens
           AND JSONHas(data, 'item_id')
+        )
+        GROUP BY token_id
     ) AS c ON c.token_id = o.token_id
-    GROUP BY o.order_id, o.token_id, o.at, o.revenue, o.item_ids
     -- use_index_for_in_with_subqueries = 0: the token set is not a key of those tables, and
     -- analysing their index with it costs more than the scan.
     SETTINGS join_use_nulls = 0, use_index_for_in_with_subqueries = 0
