@@ -16,6 +16,7 @@ export const BENCHES: Record<string, () => Module> = {
   bus: () => import('./bus.js'),
   ingest: () => import('./ingest/index.js'),
   'ingest-batch': () => import('./ingest/batch.js'),
+  'ingest-orders': () => import('./ingest/orders.js'),
   'cpu-ab': () => import('./ingest/cpu-ab.js'),
   pipeline: () => import('./pipeline/embedded.js'),
   'pipeline-kafka': () => import('./pipeline/kafka.js'),

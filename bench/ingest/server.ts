@@ -2,7 +2,9 @@
  * The server under test of the ingest benches, one child process per scenario
  * (`node server.js <scenario> [--heap-policy off]`, spoken to as bench/lib/child.ts says):
  *   bare        a bare Fastify route answering {success:true}, no validation, no bus;
- *   embedded    the real ingest plugin on the embedded durable log (temp dir, fsync'd group commits);
+ *   embedded    the real ingest plugin on the embedded durable log (temp dir, fsync'd group commits),
+ *               with the orders routes (POST /api/orders) as the ingest service registers them,
+ *               their credentials those of one chatbot (BENCH_ORDERS_KEY, its key);
  *   kafka       the real ingest plugin on Kafka (KAFKA_BROKERS);
  *   nobus       the real ingest plugin on a bus that acknowledges at once and keeps nothing: not a
  *               product mode, the ceiling any bus can reach, since a real one only adds its own cost;
@@ -77,8 +79,15 @@ async function ingest(scenario: 'nobus' | 'embedded' | 'kafka', heapPolicy: bool
     await bus.publish([{ key: 'warm', value: Buffer.from('{}') }]); // connect before measuring
   }
   const app = Fastify({ logger: false });
-  await app.register(ingestApp, { config, bus, clientHashSecret: 'bench-secret-of-some-length' });
-  return { app, close };
+  // As services/ingest/src/server.ts: one publisher shared by the tracking and the orders routes.
+  const { createPublisher, ordersApp } = await import('@chatlytics/ingest');
+  const publisher = createPublisher({ bus });
+  await app.register(ingestApp, { config, bus, publisher, clientHashSecret: 'bench-secret-of-some-length' });
+  const { ordersKeyHash } = await import('@chatlytics/events');
+  const key = process.env.BENCH_ORDERS_KEY;
+  const credentials = { ordersKeyHash: key ? ordersKeyHash(key) : null, ordersSigningSecret: null, shopifyWebhookSecret: null, woocommerceWebhookSecret: null };
+  await app.register(ordersApp, { bus, publisher, credentials: { credentialsOf: async () => credentials } });
+  return { app, close: async () => { await publisher.drain(); await close(); } };
 }
 
 /**
