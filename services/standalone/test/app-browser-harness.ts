@@ -84,7 +84,7 @@ export async function startAppBrowser(t: { teardown(fn: () => unknown): void }, 
         const scan = await scanContext.newPage();
         await scan.goto(`${origin}${url}`);
         await scan.addScriptTag({ content: axeSource });
-        const violations = await scan.evaluate(`axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`) as
+        const violations = await scan.evaluate(`axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`) as
           { id: string; impact: string; nodes: number }[];
         const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
         return { severe, minor: violations.filter((v) => !severe.includes(v)) };

@@ -43,7 +43,7 @@ function alertItem(chatbotId: string, a: AlertRow, transitions: AlertTransitionR
 <h3>${a.kind} ${stateBadge(a.state)}</h3>
 <p>Fires on ${describeCondition(a)}. Notifies: ${channels}.</p>
 <p>Last evaluated ${when(a.lastEvaluatedAt)}: ${describeValue(a.kind, a.lastValue)}.</p>
-${transitions.length === 0 ? html`<p>No transition yet.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><caption>Last ${transitions.length} transitions, newest first</caption>
+${transitions.length === 0 ? html`<p>No transition yet.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="Transitions (table, scrolls sideways)"><table><caption>Last ${transitions.length} transitions, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">State</th><th scope="col">Value</th></tr></thead>
 <tbody>${transitions.map((t) => html`<tr><td>${when(t.at)}</td><td>${stateBadge(t.state)}</td><td>${describeValue(a.kind, t.value)}</td></tr>`)}</tbody></table></div>`}
 ${editForm(chatbotId, a)}

@@ -189,7 +189,7 @@ ${figure('Abandoned after chat, value', 'cart.chatted.abandoned_value', (b) => b
 
 <section aria-labelledby="h-popup">${blockHead('h-popup', 'Popups', csv('popup-metrics', 'Popups'))}
 ${p.metrics.length ? barChart('Popup open rate per version', p.metrics.map((m) => ({ label: versionLabel(m), value: m.open_rate, note: `${fmtInt(m.popup_opened_count)} of ${fmtInt(m.popup_displayed_count)}` })), fmtPercent) : html`<p>No popup was shown in this window.</p>`}
-<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="cards"><thead><tr><th scope="col">Version</th><th scope="col">Shown</th><th scope="col">Opened</th><th scope="col">Open rate</th></tr></thead>
+<div class="scroll" tabindex="0" role="region" aria-label="Popups (table, scrolls sideways)"><table class="cards"><thead><tr><th scope="col">Version</th><th scope="col">Shown</th><th scope="col">Opened</th><th scope="col">Open rate</th></tr></thead>
 <tbody>${p.metrics.map((m) => html`<tr><th scope="row">${versionLabel(m)}</th><td data-label="Shown">${fmtInt(m.popup_displayed_count)}</td><td data-label="Opened">${fmtInt(m.popup_opened_count)}</td><td data-label="Open rate">${fmtPercent(m.open_rate)}</td></tr>`)}</tbody></table></div>
 <dl class="stats">
 ${figure('Chats started', 'popup-metrics.conversations.total', (b) => b.conversations.total, P, fmtInt)}
@@ -225,7 +225,7 @@ function cartSteps(c: AnalyticsData['cart']) {
 
 /** A day-by-day table (the charts' numbers as text), folded. */
 function dayTable(summary: string, days: AnalyticsData['timeseries']['days'], money: Money): RawHtml {
-  return html`<details><summary>${summary}</summary><div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Chats started</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
+  return html`<details><summary>${summary}</summary><div class="scroll" tabindex="0" role="region" aria-label="Day by day (table, scrolls sideways)"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Chats started</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
 <tbody>${days.map((r) => html`<tr><th scope="row">${r.date}</th><td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.conversations)}</td><td>${fmtInt(r.purchases)}</td><td>${money(r.revenue)}</td></tr>`)}</tbody></table></div></details>`;
 }
 
@@ -240,7 +240,7 @@ The groups' sizes (${fmtInt(ab.control.visitors)} vs ${fmtInt(ab.test.visitors)}
 ${intervalChart('Conversion rate per group with its 95 % interval', groups.map(([label, , g]) => ({
     label, value: g.conversion_rate, lower: g.conversion_rate_ci95.lower, upper: g.conversion_rate_ci95.upper,
   })))}
-<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="cards"><thead><tr><th scope="col">Group</th><th scope="col">Visitors</th><th scope="col">Orders</th><th scope="col">Conversion</th><th scope="col">95 % interval</th><th scope="col">Order value</th><th scope="col">Revenue per visitor</th></tr></thead>
+<div class="scroll" tabindex="0" role="region" aria-label="A/B groups (table, scrolls sideways)"><table class="cards"><thead><tr><th scope="col">Group</th><th scope="col">Visitors</th><th scope="col">Orders</th><th scope="col">Conversion</th><th scope="col">95 % interval</th><th scope="col">Order value</th><th scope="col">Revenue per visitor</th></tr></thead>
 <tbody>${groups.map(([label, key, g]) => html`<tr><th scope="row">${label}</th><td data-label="Visitors">${fmtInt(g.visitors)}</td><td data-label="Orders">${fmtInt(g.orders)}</td>
 <td data-label="Conversion" data-stat="purchases.ab_test.${key}.conversion_rate" data-value="${g.conversion_rate}">${fmtPercent(g.conversion_rate)}</td>
 <td data-label="95 % interval">${fmtDec(g.conversion_rate_ci95.lower)}–${fmtDec(g.conversion_rate_ci95.upper)} %</td><td data-label="Order value">${money(g.aov)}</td><td data-label="Revenue per visitor">${money(g.arpu)}</td></tr>`)}</tbody></table></div>

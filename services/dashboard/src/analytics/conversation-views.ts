@@ -133,7 +133,7 @@ export function visitorEventsBody(token: string | null, read: { events: VisitorE
     : read.events.length === 0
       ? html`<p class="hint">No tracked events of this visitor from a day before the conversation to a day after it.</p>`
       : html`<p class="hint">From a day before the conversation to a day after its last message, oldest first${read.truncated ? `; the first ${VISITOR_EVENTS_LIMIT} shown` : ''}. Bots are left out.</p>
-<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="visitor-events"><thead><tr><th scope="col">Event</th><th scope="col">Time (UTC)</th><th scope="col">Page</th><th scope="col">Details</th></tr></thead>
+<div class="scroll" tabindex="0" role="region" aria-label="Visitor events (table, scrolls sideways)"><table class="visitor-events"><thead><tr><th scope="col">Event</th><th scope="col">Time (UTC)</th><th scope="col">Page</th><th scope="col">Details</th></tr></thead>
 <tbody>${read.events.map((e) => html`<tr data-event-id="${e.eventId}"><th scope="row">${e.event}</th><td data-label="Time (UTC)"><time datetime="${e.at.toISOString()}">${formatDateTimeSeconds(e.at)}</time></td><td class="wrap" data-label="Page">${pagePath(e.url)}</td><td class="wrap" data-label="Details">${eventDetails(e, money)}</td></tr>`)}</tbody></table></div>${note && read.events.some((e) => e.valueEur !== null) ? html`<p class="hint" data-currency-note>${note}</p>` : ''}`;
   return html`<section aria-labelledby="h-visitor-events"><h2 id="h-visitor-events">The visitor's events</h2>
 ${token ? html`<p class="window">Visitor token <code>${token}</code></p>` : ''}

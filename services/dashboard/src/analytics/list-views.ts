@@ -45,7 +45,7 @@ export function chatbotListBody(rows: ChatbotListRow[], totals: ChatbotFigures):
 <p class="window">Visitors and revenue after chat: the last ${OVERVIEW_DAYS} days, each with its change against the ${OVERVIEW_DAYS} days before (percent; "new" when the days before had next to nothing).</p>
 ${currencyNote(rows) ? html`<p class="hint" data-currency-note>${currencyNote(rows)}</p>` : ''}
 <p><a class="add" href="/app/chatbots/new">Add a chatbot</a></p>
-<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="chatbots"><thead><tr><th scope="col">Chatbot</th><th scope="col">Visitors (${OVERVIEW_DAYS} days)</th><th scope="col">Revenue after chat (${OVERVIEW_DAYS} days)</th><th scope="col">Status</th><th scope="col">Analysed conversations</th><th scope="col">Last active</th><th scope="col">Events (24 h)</th><th scope="col"><span class="sr-only">Views</span></th></tr></thead>
+<div class="scroll" tabindex="0" role="region" aria-label="Chatbots (table, scrolls sideways)"><table class="chatbots"><thead><tr><th scope="col">Chatbot</th><th scope="col">Visitors (${OVERVIEW_DAYS} days)</th><th scope="col">Revenue after chat (${OVERVIEW_DAYS} days)</th><th scope="col">Status</th><th scope="col">Analysed conversations</th><th scope="col">Last active</th><th scope="col">Events (24 h)</th><th scope="col"><span class="sr-only">Views</span></th></tr></thead>
 <tbody><tr class="totals" data-totals data-currency="${totalsCurrency(rows).currency}">
 <th scope="row">All chatbots (${fmtInt(rows.length)})${totalsCurrency(rows).mixed ? html` <span class="hint">in EUR</span>` : ''}</th>
 ${figureCells(totals, moneyIn(totalsCurrency(rows).currency))}

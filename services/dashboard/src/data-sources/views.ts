@@ -48,7 +48,7 @@ export function dataSourceListBody(chatbots: ChatbotChoice[], tags: string[], fi
 ${filterForm(chatbots, tags, filter)}
 <p class="window" id="ds-count" data-stat="data-sources.total" data-value="${list.total}">${fmtInt(list.total)} data source${list.total === 1 ? '' : 's'}${filtered ? ' match the filter' : ''}${list.rows.length ? `, showing ${fmtInt(list.first)}–${fmtInt(last)}` : ''}.</p>
 ${list.rows.length === 0 ? html`<p>${filtered ? 'No data source matches the filter.' : 'This account has no data source yet.'}</p>`
-  : html`<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="data-sources"><thead><tr><th scope="col">Name</th><th scope="col">Chatbot</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Documents</th><th scope="col">Children</th><th scope="col">Created (UTC)</th><th scope="col">Updated</th></tr></thead>
+  : html`<div class="scroll" tabindex="0" role="region" aria-label="Data sources (table, scrolls sideways)"><table class="data-sources"><thead><tr><th scope="col">Name</th><th scope="col">Chatbot</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Documents</th><th scope="col">Children</th><th scope="col">Created (UTC)</th><th scope="col">Updated</th></tr></thead>
 <tbody>${list.rows.map((r) => html`<tr data-source-id="${r.id}">
 <th scope="row" class="wrap"><a href="/app/data-sources/${r.id}">${r.name}</a></th>
 <td data-label="Chatbot" class="wrap">${r.chatbotName}</td>
@@ -93,7 +93,7 @@ ${d.chunks.length === 0 ? html`<p>No chunks.</p>` : html`<ol class="chunks">${d.
 ${d.rawContent === null ? html`<p>No raw content is stored for this data source.</p>`
   : html`<p class="hint">The stored file as text, cut at 51,200 characters.</p><pre class="raw" id="raw-content" tabindex="0" aria-labelledby="h-raw">${d.rawContent}</pre>`}</section>
 <section aria-labelledby="h-children"><h2 id="h-children">Children (${fmtInt(d.children.length)})</h2>
-${d.children.length === 0 ? html`<p>No children.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="data-sources children"><thead><tr><th scope="col">Name</th><th scope="col">Source</th><th scope="col">Status</th><th scope="col">Documents</th><th scope="col">Created (UTC)</th></tr></thead>
+${d.children.length === 0 ? html`<p>No children.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="Children (table, scrolls sideways)"><table class="data-sources children"><thead><tr><th scope="col">Name</th><th scope="col">Source</th><th scope="col">Status</th><th scope="col">Documents</th><th scope="col">Created (UTC)</th></tr></thead>
 <tbody>${d.children.map((c) => html`<tr data-source-id="${c.id}"><th scope="row" class="wrap"><a href="/app/data-sources/${c.id}">${c.name}</a></th>
 <td data-label="Source" class="wrap">${c.source ?? '–'}</td><td data-label="Status">${c.status}</td><td data-label="Documents">${count(c.documentCount)}</td><td data-label="Created (UTC)">${c.createdAt}</td></tr>`)}</tbody></table></div>`}</section>`;
 }

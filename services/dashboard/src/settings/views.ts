@@ -48,7 +48,7 @@ ${messages.length ? html`<p class="field-error" role="alert">${messages[0]}</p>`
 function tokensSection(tokens: TokenRow[]): RawHtml {
   return html`<section aria-labelledby="h-tokens"><h2 id="h-tokens">Your auth tokens</h2>
 <p class="hint">Personal tokens issued with your e-mail and password (<code>POST /api/auth/tokens</code>); they act as you until they expire.</p>
-${tokens.length === 0 ? html`<p>You have no auth token.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+${tokens.length === 0 ? html`<p>You have no auth token.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="Auth tokens (table, scrolls sideways)"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
 <tbody>${tokens.map((k) => html`<tr data-token-id="${k.id}"><th scope="row">${k.name || '(no name)'}</th><td data-label="Token"><code>${k.prefix ?? 'ct_'}…</code></td><td data-label="Created">${when(k.createdAt)}</td><td data-label="Last used">${when(k.lastUsedAt)}</td><td data-label="Expires">${when(k.expiresAt)}</td>
 <td class="actions"><form method="post" action="/app/settings/tokens/${k.id}/revoke"><button type="submit" class="danger">Revoke<span class="sr-only"> ${k.name || k.prefix}</span></button></form></td></tr>`)}</tbody></table></div>`}
 </section>`;
@@ -60,7 +60,7 @@ export function settingsBody(keys: KeyRow[], tokens: TokenRow[], flash: Flash | 
 ${flashMessages(flash)}
 <section aria-labelledby="h-keys"><h2 id="h-keys">API keys</h2>
 <p class="hint">A key opens this account's JSON API (<code>Authorization: Bearer ck_…</code>): a read key its statistics and lists, a manage key also creates and deletes. Only its first characters are kept for display.</p>
-${keys.length === 0 ? html`<p>This account has no API key.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways)"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+${keys.length === 0 ? html`<p>This account has no API key.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="API keys (table, scrolls sideways)"><table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
 <tbody>${keys.map((k) => html`<tr data-key-id="${k.id}"><th scope="row">${k.name || '(no name)'}</th><td data-label="Key"><code>${k.prefix}…</code></td><td data-label="Access">${k.scope}</td><td data-label="Created">${when(k.createdAt)}</td><td data-label="Last used">${when(k.lastUsedAt)}</td>
 <td class="actions"><a href="/app/settings/api-keys/${k.id}/revoke">Revoke<span class="sr-only"> ${k.name}</span></a></td></tr>`)}</tbody></table></div>`}
 <h3>New API key</h3>
