@@ -10,7 +10,7 @@ export * from './repositories/chatbot-repository.js';
 export * from './analytics/conversation-repository.js';
 export * from './data-sources/repository.js';
 export * from './data-sources/search-repository.js';
-export { embedFor } from './chatbots/presenter.js';
+export { embedFor, TRACKER_STUB } from './chatbots/presenter.js';
 export * from './http/errors.js';
 export { dashboardErrorHandler, toDashboardError, errorBody } from './http/error-handler.js';
 export { dashboardValidatorCompiler, fieldErrors } from './http/validation.js';

@@ -2,6 +2,7 @@ import t from 'tap';
 import { databaseVariants } from '@chatlytics/postgres/testing';
 import { buildTestApp, lastErrorCode } from './helper.js';
 import { IDS, KEYS, USERS } from './fixture.js';
+import { TRACKER_STUB } from '../src/chatbots/presenter.js';
 
 /**
  * The management API: chatbot creation with its embed snippet, and the account's API keys
@@ -33,12 +34,12 @@ for (const variant of databaseVariants()) {
       t.match(chatbot.id, /^[0-9a-f-]{36}$/);
       t.same(embed, {
         trackerUrl: 'https://track.example.com/tracker.js',
-        snippet: `<script async src="https://track.example.com/tracker.js" data-chatbot-id="${chatbot.id}" data-ab-test="true"></script>`,
+        snippet: `${TRACKER_STUB}\n<script async src="https://track.example.com/tracker.js" data-chatbot-id="${chatbot.id}" data-ab-test="true"></script>`,
       });
       const plain = (await api('POST', '/chatbots', ann, { name: 'Plain' })).json().data;
       t.equal(plain.chatbot.language, 'en', 'default language');
       t.equal(plain.chatbot.abTestEnabled, false);
-      t.equal(plain.embed.snippet, `<script async src="https://track.example.com/tracker.js" data-chatbot-id="${plain.chatbot.id}"></script>`);
+      t.equal(plain.embed.snippet, `${TRACKER_STUB}\n<script async src="https://track.example.com/tracker.js" data-chatbot-id="${plain.chatbot.id}"></script>`);
 
       const own = await api('GET', `/chatbots/${chatbot.id}`, ann);
       t.equal(own.statusCode, 200, 'readable by its account');

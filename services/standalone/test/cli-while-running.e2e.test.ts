@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADMIN_ENDPOINT_FILE } from '../src/admin/endpoint-file.js';
+import { TRACKER_STUB } from '@chatlytics/dashboard';
 import { cli, exited, start, type CliRun } from './child.js';
 
 /**
@@ -43,7 +44,7 @@ t.test('the CLI while npm start runs on the same DATA_DIR', async (t) => {
   ok(t, bot, 'chatbots:create');
   const { chatbot, embed } = bot.json();
   t.match(chatbot, { name: 'Live bot', language: 'de', abTestEnabled: true });
-  t.equal(embed.snippet, `<script async src="https://track.example.com/tracker.js" data-chatbot-id="${chatbot.id}" data-ab-test="true"></script>`);
+  t.equal(embed.snippet, `${TRACKER_STUB}\n<script async src="https://track.example.com/tracker.js" data-chatbot-id="${chatbot.id}" data-ab-test="true"></script>`);
 
   // The digest runs in the server on its open stores and writes to its outbox (no RESEND_API_KEY).
   const digest = await cli(dataDir, ['digest:send', '--email', 'live@shop.test']);

@@ -75,18 +75,26 @@ export const CreatedChatbot = Type.Object({
 
 export const Embed = Type.Object({
   trackerUrl: Type.String({ description: '{INGEST_PUBLIC_URL or APP_URL}/tracker.js' }),
-  snippet: Type.String({ description: 'The script tag to put on every shop page (packages/tracker/README.md)' }),
+  snippet: Type.String({ description: 'The two tags to put on every shop page (packages/tracker/README.md): the inline queue stub, which keeps `chatlytics.track` and `consent` calls made before the script loaded, then the script tag' }),
 });
 
 // Ids are UUIDs and the base a validated URL, but the tag is HTML: quote-safe whatever they hold.
 const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
+/** The inline queue stub of packages/tracker/README.md ("Embedding"), which the script replays. */
+export const TRACKER_STUB = `<script>
+  window.chatlytics = window.chatlytics || { q: [],
+    track: function () { this.q.push(['track', arguments]) },
+    consent: function () { this.q.push(['consent', arguments]) } };
+</script>`;
+
 /**
- * The tracker's script tag for a chatbot. An A/B chatbot's tag carries data-ab-test="true":
- * without it the tracker assigns no group and the A/B statistics stay empty.
+ * The tracker's two tags for a chatbot: the queue stub, then the script tag. An A/B chatbot's
+ * script tag carries data-ab-test="true": without it the tracker assigns no group and the A/B
+ * statistics stay empty.
  */
 export function embedFor(ingestPublicUrl: string, chatbotId: string, abTestEnabled: boolean) {
   const trackerUrl = `${ingestPublicUrl}/tracker.js`;
   const ab = abTestEnabled ? ' data-ab-test="true"' : '';
-  return { trackerUrl, snippet: `<script async src="${attr(trackerUrl)}" data-chatbot-id="${attr(chatbotId)}"${ab}></script>` };
+  return { trackerUrl, snippet: `${TRACKER_STUB}\n<script async src="${attr(trackerUrl)}" data-chatbot-id="${attr(chatbotId)}"${ab}></script>` };
 }

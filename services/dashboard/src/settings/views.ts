@@ -134,11 +134,11 @@ export function setupBody(bot: { id: string; name: string }, embed: { snippet: s
 ${setupNav(bot.id, 'tag')}
 ${flashMessages(flash)}
 <section aria-labelledby="h-snippet"><h2 id="h-snippet">Tracker snippet</h2>
-<p>Put this tag on every page of the shop, before <code>&lt;/body&gt;</code>. Chatbot id: <code id="chatbot-id">${bot.id}</code></p>
+<p>Put these two tags on every page of the shop, before <code>&lt;/body&gt;</code>. Chatbot id: <code id="chatbot-id">${bot.id}</code></p>
 <label for="snippet">Snippet</label>
-<textarea id="snippet" class="copy" readonly rows="4">${embed.snippet}</textarea>
-<p>${copyButton('snippet', 'Copy the tag')} <span class="copied" data-copied="snippet" role="status"></span></p>
-<p class="hint">Copy it with the button, or select the field and copy it. The tracker is served from <code>${embed.trackerUrl}</code>.</p>
+<textarea id="snippet" class="copy" readonly rows="7">${embed.snippet}</textarea>
+<p>${copyButton('snippet', 'Copy the tags')} <span class="copied" data-copied="snippet" role="status"></span></p>
+<p class="hint">Copy them with the button, or select the field and copy it. The first tag keeps the chat widget's <code>chatlytics.track(…)</code> calls made before the tracker loaded (a shop whose Content-Security-Policy forbids inline scripts can leave it out and call the tracker once it loaded); the second loads the tracker from <code>${embed.trackerUrl}</code>.</p>
 <p id="install-check" data-install-check="/api/dashboard/analytics/stats/live-events?chatbot_id=${bot.id}" role="status">Then open the shop in a browser: the <a href="/app/${bot.id}/live">Live</a> tab shows its events within seconds.</p>
 <p><a href="/app/${bot.id}/analytics">Open ${bot.name}'s analytics</a> · <a href="/app/${bot.id}/tracking">Tracking settings: allowed origins, signed purchases</a> · <a href="/app">All chatbots</a></p></section>`;
 }
