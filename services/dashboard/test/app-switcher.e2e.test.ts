@@ -40,7 +40,7 @@ t.test('the switcher and the Setup tab on every chatbot page', async (t) => {
     t.same(h.selected, [bot], `${url}: the switcher shows this chatbot`);
     t.equal(h.view, view, `${url}: switching keeps the ${view} view`);
     t.ok(h.tabs.includes(`/app/${bot}/setup`), `${url}: the Setup tab`);
-    t.equal(h.current, `/app/${bot}/${view}`, `${url}: its tab is the current one`);
+    t.equal(h.current?.split('?')[0], `/app/${bot}/${view}`, `${url}: its tab is the current one`);
   }
   // The Setup tab holds both: the tag with its copy button, and a link to the tracking settings (and back).
   const setup = (await get(`/app/${bot}/setup`)).body;
@@ -66,6 +66,23 @@ t.test('the switcher and the Setup tab on every chatbot page', async (t) => {
   const go = await get(`/app/go?chatbot_id=${IDS.botB}&view=analytics&timeframe=30&compare=none&device=mobile`);
   t.equal(go.headers.location, `/app/${IDS.botB}/analytics?timeframe=30&compare=none&device=mobile`, 'the next chatbot opens on the same window and filter');
   t.equal((await get(`/app/go?chatbot_id=${IDS.botB}&view=live&timeframe=30`)).headers.location, `/app/${IDS.botB}/live`, 'other views take no window');
+  t.equal((await get(`/app/go?chatbot_id=${IDS.botB}&view=insights&timeframe=30&device=mobile`)).headers.location, `/app/${IDS.botB}/insights?timeframe=30+days`,
+    'insights: the same window in its words, no filter');
+
+  // One window across the tabs: analytics' window reaches insights in its words, and back.
+  const tabsOf = (body: string) => Object.fromEntries(header(body).tabs.map((a) => a.replace(/&amp;/g, '&')).map((href) => [href.split('?')[0].split('/').pop(), href]));
+  const fromAnalytics = tabsOf(filtered);
+  t.equal(fromAnalytics.insights, `/app/${bot}/insights?timeframe=30+days`, 'analytics, 30 days → the insights tab shows 30 days');
+  t.equal(fromAnalytics.analytics, `/app/${bot}/analytics?timeframe=30&compare=none&device=mobile`, 'the analytics tab keeps the window, the comparison and the filter');
+  t.equal(fromAnalytics.live, `/app/${bot}/live`);
+  // A range inside the page's own window (the world's clock decides which dates are allowed).
+  const [, first, last] = /([0-9]{4}-[0-9]{2}-[0-9]{2}) to ([0-9]{4}-[0-9]{2}-[0-9]{2})/.exec(filtered) ?? [];
+  const ranged = tabsOf((await get(`/app/${bot}/analytics?from=${first}&to=${last}`)).body);
+  t.equal(ranged.insights, `/app/${bot}/insights?timeframe=${first}..${last}`, 'a date range too');
+  const insightsPage = (await get(`/app/${bot}/insights?timeframe=90+days`)).body;
+  t.equal(tabsOf(insightsPage).analytics, `/app/${bot}/analytics?timeframe=90`, 'insights, 90 days → the analytics tab shows 90 days');
+  t.match(/<form class="switcher"[\s\S]*?<\/form>/.exec(insightsPage)?.[0] ?? '', '<input type="hidden" name="timeframe" value="90">', 'and the switcher keeps it');
+  t.match(insightsPage, /<a href="[^"]*timeframe=90%20days" aria-current="true">90 days<\/a>/, 'its quick pick is the current one');
 
   // Account pages name no chatbot: the switcher asks for one.
   for (const url of ['/app', '/app/settings', '/app/chatbots/new', '/app/data-sources']) {

@@ -8,17 +8,17 @@ import type { conversationInsights } from '../stats/statistics/index.js';
 import { fmtDec, fmtInt, fmtPercent } from '../html/format.js';
 import { conversionNote, moneyIn, type Money } from '../html/money.js';
 import { stat } from './analytics-view.js';
+import { INSIGHTS_CHOICES } from '../html/window-link.js';
 
 type Insights = Answer<typeof conversationInsights>;
 type Ranked = Insights['most_clicked_products'];
 
-export const INSIGHTS_CHOICES = ['day', 'week', 'month', '3 months'];
 
 export function insightsForm(action: string, timeframe: string, error: string | null): RawHtml {
   return html`<form class="timeframe" method="get" action="${action}">
 <span class="label" id="if-quick">Timeframe</span>
 <span class="quick" role="group" aria-labelledby="if-quick">${INSIGHTS_CHOICES.map((t) => html`<a href="${action}?timeframe=${encodeURIComponent(t)}"${t === timeframe ? html` aria-current="true"` : ''}>${t}</a>`)}</span>
-<label for="timeframe">Timeframe (e.g. 14 days, 6 hours, march)</label>
+<label for="timeframe">Timeframe (e.g. 14 days, 6 hours, march, 2026-11-01..2026-11-15)</label>
 <input id="timeframe" name="timeframe" type="text" maxlength="50" value="${timeframe}"${error ? html` aria-invalid="true" aria-describedby="timeframe-error"` : ''}>
 <button type="submit">Show</button>
 ${error ? html`<p class="field-error" id="timeframe-error" role="alert">${error}</p>` : ''}

@@ -22,6 +22,7 @@ import { chatbotListBody, liveBody, setupSteps } from './list-views.js';
 import { headlineRow } from './headline-view.js';
 import { accountFigures, accountTotals } from './account-overview.js';
 import { moneyIn } from '../html/money.js';
+import { analyticsPairsOf, DEFAULT_INSIGHTS_TIMEFRAME, viewQuery } from '../html/window-link.js';
 
 const Page = Type.String({ description: 'HTML page' });
 const Redirect = Type.Null({ description: 'Redirect' });
@@ -40,7 +41,6 @@ const AnalyticsQuery = Type.Object({
   device: Type.Optional(Type.String({ maxLength: 255 })),
   by: Type.Optional(Type.Union([Type.Literal('source'), Type.Literal('utm_campaign'), Type.Literal('device')])),
 });
-const DEFAULT_INSIGHTS = 'week';
 
 /**
  * The page's window: the JSON API's parser (stats/window.ts parseFrame), so the page refuses
@@ -109,8 +109,9 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
   }, async (req, reply) => {
     const { chatbot_id: chatbotId, view = 'analytics', ...rest } = req.query;
     await chatbotPage(principalOf(req).accountId, chatbotId);
-    const kept = view === 'analytics' ? new URLSearchParams(Object.entries(rest).filter((kv): kv is [string, string] => typeof kv[1] === 'string' && kv[1] !== '')).toString() : '';
-    return reply.redirect(`/app/${chatbotId}/${view}${kept ? `?${kept}` : ''}`, 302);
+    // The window (and for analytics the filter) in the form of the view asked for.
+    const pairs = Object.entries(rest).filter((kv): kv is [string, string] => typeof kv[1] === 'string' && kv[1] !== '');
+    return reply.redirect(`/app/${chatbotId}/${view}${viewQuery(view, pairs)}`, 302);
   });
 
   // A chatbot's own address (the digest's and older links): its analytics, the query kept.
@@ -175,9 +176,9 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
   app.get('/app/:id/insights', { config, schema: schema('Conversation insights of one chatbot', { ...ids, querystring: TimeframeQuery }) }, async (req, reply) => {
     const { accountId } = principalOf(req);
     const { all, current, currency } = await chatbotPage(accountId, req.params.id);
-    const timeframe = req.query.timeframe?.trim() || DEFAULT_INSIGHTS;
+    const timeframe = req.query.timeframe?.trim() || DEFAULT_INSIGHTS_TIMEFRAME;
     const action = `/app/${current.id}/insights`;
-    const page = { title: `${current.name}: insights`, chatbots: all, current: { chatbotId: current.id, view: 'insights' as const } };
+    const page = { title: `${current.name}: insights`, chatbots: all, current: { chatbotId: current.id, view: 'insights' as const, keep: analyticsPairsOf(timeframe) } };
     try {
       const report = await stats.answer(conversationInsights, { account: accountId, chatbot: current.id, frame: timeframe });
       const csv = `/api/dashboard/analytics/stats/conversation-insights?${new URLSearchParams({ chatbot_id: current.id, timeframe, format: 'csv' })}`;

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { html, raw, type RawHtml } from './html.js';
 import { assetUrl as asset } from './assets.js';
+import { viewQuery } from './window-link.js';
 
 /**
  * No scripts at all, inline styles only (the pages ship no external assets), forms may only post
@@ -86,7 +87,8 @@ export interface AppPageOptions {
   body: RawHtml;
   /** The chatbot switcher's list and current choice (omit on pages about no chatbot). */
   chatbots?: ChatbotChoice[];
-  current?: { chatbotId: string; view: AppView; /** The window and filter the switcher keeps for the next chatbot. */ keep?: [string, string][] };
+  /** `keep`: the window and filter (the analytics page's query pairs) the tabs and the switcher carry along (analytics/window-link.ts). */
+  current?: { chatbotId: string; view: AppView; keep?: [string, string][] };
   /** The switcher's choice on a page about one chatbot's thing but none of its views (a data source). */
   selectedChatbot?: string;
   /** Extra script files (besides app.js), e.g. the chart library. */
@@ -126,7 +128,8 @@ ${(current?.keep ?? []).map(([k, v]) => html`<input type="hidden" name="${k}" va
 
 function viewTabs(current: AppPageOptions['current']): RawHtml {
   if (!current) return html``;
-  return html`<nav class="tabs" aria-label="Views">${VIEWS.map(([view, label]) => html`<a href="/app/${current.chatbotId}/${view}"${view === current.view ? raw(' aria-current="page"') : ''}>${label}</a>`)}</nav>`;
+  const keep = current.keep ?? [];
+  return html`<nav class="tabs" aria-label="Views">${VIEWS.map(([view, label]) => html`<a href="/app/${current.chatbotId}/${view}${viewQuery(view, keep)}"${view === current.view ? raw(' aria-current="page"') : ''}>${label}</a>`)}</nav>`;
 }
 
 /**
