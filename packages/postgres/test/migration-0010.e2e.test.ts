@@ -4,26 +4,14 @@
  * independent arms, since the chatbot id is hashed too, but a key is meant to be per chatbot).
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import t from 'tap';
 import { sql } from 'drizzle-orm';
 import { migrate } from 'drizzle-orm/pglite/migrator';
-import { MIGRATIONS_FOLDER } from '../src/index.js';
 import { databaseVariants } from '../src/testing.js';
+import { migrationsBefore } from './migrations-before.js';
 
 const rows = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
-/** The checked-in migrations up to (not including) `tag`, as a folder drizzle can apply. */
-function migrationsBefore(tag: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-migrations-'));
-  fs.mkdirSync(path.join(dir, 'meta'));
-  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-  const entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === tag));
-  for (const e of entries) fs.copyFileSync(path.join(MIGRATIONS_FOLDER, `${e.tag}.sql`), path.join(dir, `${e.tag}.sql`));
-  fs.writeFileSync(path.join(dir, 'meta/_journal.json'), JSON.stringify({ ...journal, entries }));
-  return dir;
-}
 
 const ACCOUNT = '00000000-0000-4000-8000-000000000001';
 const BOTS = ['00000000-0000-4000-8000-0000000000b1', '00000000-0000-4000-8000-0000000000b2', '00000000-0000-4000-8000-0000000000b3'];
