@@ -35,10 +35,12 @@
   // `previous` (compare with the previous period): each series again, dashed, aligned by day
   // index (the previous period's first day under this window's first day). The revenue is in
   // the chatbot's display currency (the element's data-currency), converted by the page.
+  // Points of the timeseries API: by UTC day (`date`) or, with data-bucket="hour", by hour (`hour`, ISO).
   function dayChart(el, days, previous) {
     var currency = el.getAttribute('data-currency') || 'EUR';
+    var hourly = el.getAttribute('data-bucket') === 'hour';
     var label = function (s) { return s[2] === 'money' ? s[0] + ' (' + currency + ')' : s[0]; };
-    var xs = days.map(function (d) { return Date.parse(d.date + 'T00:00:00Z') / 1000; });
+    var xs = days.map(function (d) { return Date.parse(hourly ? d.hour : d.date + 'T00:00:00Z') / 1000; });
     var series = [{}].concat(DAY_SERIES.map(function (s, i) {
       return { label: label(s), stroke: COLORS[i], width: 2, scale: s[2], points: { show: days.length < 40 } };
     }));
@@ -52,9 +54,9 @@
     return new uPlot({
       width: width(el), height: 260, series: series, tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
       axes: [
-        // One tick per day at most, labelled by date (the series is daily, UTC).
-        { space: 56, incrs: [86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400], values: function (u, splits) {
-          return splits.map(function (s) { return new Date(s * 1000).toISOString().slice(5, 10); });
+        // One tick per day (hour) at most, labelled by date (hour), UTC.
+        { space: 56, incrs: hourly ? [3600, 2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600] : [86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400], values: function (u, splits) {
+          return splits.map(function (s) { return new Date(s * 1000).toISOString().slice(hourly ? 11 : 5, hourly ? 16 : 10); });
         } },
         { scale: 'n', label: 'Count' }, { scale: 'money', side: 1, label: currency, grid: { show: false } },
       ],

@@ -166,6 +166,31 @@ for (const variant of databaseVariants()) {
       t.match(insights.body, /id="timeframe-error" role="alert">The timeframe must be/);
     });
 
+    t.test('"24 hours" is drawn hour by hour: the timeseries API with bucket=hour, its CSV too; a longer window by hour is 422', async (t) => {
+      const res = await page(`/app/${IDS.bot}/analytics?timeframe=1`);
+      t.equal(res.statusCode, 200);
+      t.match(res.body, /<h2 id="h-series">Hour by hour<\/h2>/);
+      t.match(res.body, /data-bucket="hour"/);
+      const series = JSON.parse(/id="timeseries-data">([^<]*)<\/script>/.exec(res.body)![1]) as { hour: string; visitors: number }[];
+      const api = await local.inject({
+        method: 'GET', url: `/api/dashboard/analytics/stats/timeseries?chatbot_id=${IDS.bot}&timeframe=1&bucket=hour`, headers: { authorization: `Bearer ${KEY_A}` },
+      });
+      t.equal(api.statusCode, 200);
+      const body = api.json() as { bucket: string; days: unknown[]; hours: { hour: string; visitors: number }[] };
+      t.same([body.bucket, body.days], ['hour', []]);
+      t.ok(body.hours.length >= 24 && body.hours.length <= 25, `${body.hours.length} hours`);
+      t.same(series.map((h) => [h.hour, h.visitors]), body.hours.map((h) => [h.hour, h.visitors]), 'the chart draws the API\'s hours');
+      t.match(body.hours[0].hour, /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:00:00Z$/);
+      t.match(res.body, /stats\/timeseries\?[^"]*bucket=hour[^"]*format=csv/, 'the CSV link asks for the hours');
+      const week = await page(`/app/${IDS.bot}/analytics?timeframe=7`);
+      t.match(week.body, /<h2 id="h-series">Day by day<\/h2>/, 'seven days stay by day');
+      const tooLong = await local.inject({
+        method: 'GET', url: `/api/dashboard/analytics/stats/timeseries?chatbot_id=${IDS.bot}&timeframe=30&bucket=hour`, headers: { authorization: `Bearer ${KEY_A}` },
+      });
+      t.equal(tooLong.statusCode, 422);
+      t.ok(tooLong.json().error?.errors?.bucket ?? tooLong.json().errors?.bucket, JSON.stringify(tooLong.json()));
+    });
+
     t.test('a custom date range: the JSON API\'s numbers for the same days; a bad range is the form with its message', async (t) => {
       const [from, to] = ['2026-01-12', '2026-02-02'];
       const res = await page(`/app/${IDS.bot}/analytics?from=${from}&to=${to}`);

@@ -15,7 +15,10 @@ import { daysWindow, parseInsightsTimeframe, type StatsWindow } from '../src/sta
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../src/stats/ab-significance.js';
 import { round2 } from '../src/stats/numbers.js';
 import { insertEvents, openClickHouse, seedPostgres, type SeedChatbot } from './stats-fixtures.js';
-import { insightsAnalysis, oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases, oracleTimeseries, windowEvents } from './stats-oracle.js';
+import { hourKey, insightsAnalysis, oracleEngagement, oracleInsights, oracleOverview, oraclePopupMetrics, oraclePurchases, oracleTimeseries, windowEvents } from './stats-oracle.js';
+import { timeseries, utcHours } from '../src/stats/statistics/timeseries.js';
+import { NO_SEGMENT } from '../src/stats/segment.js';
+import type { StatsSources } from '../src/stats/statistic.js';
 
 const SEED_COUNT = Number(process.env.STATS_SEEDS ?? 8);
 const SERVER_SEEDS = 3;
@@ -125,6 +128,14 @@ for (const variant of databaseVariants()) {
             const { days: series } = await repo.timeseries(s.bot.id, w);
             const expectedDay = oracleTimeseries(s.events, s.bot.id, from, to);
             t.same(series, series.map((d) => ({ date: d.date, ...expectedDay(d.date) })), `timeseries, ${at}`);
+            if (days <= 7) {
+              // bucket=hour: every hour the window touches, each as the oracle counts it by hour.
+              const ctx = { chatbot: { id: s.bot.id, abTestEnabled: false }, window: w, segment: NO_SEGMENT, extra: { bucket: 'hour' as const } };
+              const { hours = [] } = timeseries.present(await timeseries.read({ clickhouse: engine } as StatsSources, ctx), ctx);
+              const expectedHour = oracleTimeseries(s.events, s.bot.id, from, to, hourKey);
+              t.same(hours.map((h) => h.hour), utcHours(w), `timeseries by hour: every hour, ${at}`);
+              t.same(hours, hours.map((h) => ({ hour: h.hour, ...expectedHour(h.hour) })), `timeseries by hour, ${at}`);
+            }
             t.same(insightsAnalysis(await repo.conversationInsights(s.bot.id, w)), oracleInsights(s.convos, s.events, s.bot.id, from, to, APP_URL), `insights, ${at}`);
             const counted = windowEvents(s.events, s.bot.id, from, to);
             t.same(await repo.eventKinds(s.bot.id, w), { kinds: TRACKED_EVENTS.map((event) => ({ event, events: counted.filter((e) => e.event === event).length })) }, `event-kinds, ${at}`);

@@ -244,11 +244,15 @@ export function oracleInsights(
   };
 }
 
-/** timeseries' visitors and conversations per UTC day ('YYYY-MM-DD'): each counting event on the day of its earliest copy. */
-export function oracleDailyCounts(events: readonly StoredEvent[], chatbotId: string, from: number, to: number) {
+/** The series' keys: a UTC day 'YYYY-MM-DD', or (bucket=hour) the start of a UTC hour 'YYYY-MM-DDTHH:00:00Z'. */
+export const dayKey = (at: number) => new Date(at).toISOString().slice(0, 10);
+export const hourKey = (at: number) => `${new Date(at).toISOString().slice(0, 13)}:00:00Z`;
+
+/** timeseries' visitors and conversations per UTC day (or hour: `keyOf`): each counting event in the day (hour) of its earliest copy. */
+export function oracleDailyCounts(events: readonly StoredEvent[], chatbotId: string, from: number, to: number, keyOf = dayKey) {
   const days = new Map<string, { visitors: Set<string>; conversations: number }>();
   for (const e of windowEvents(events, chatbotId, from, to)) {
-    const day = new Date(e.at).toISOString().slice(0, 10);
+    const day = keyOf(e.at);
     const d = days.get(day) ?? { visitors: new Set<string>(), conversations: 0 };
     if (e.event === 'visitor') d.visitors.add(e.token);
     if (e.event === 'convo_started') d.conversations += 1;
@@ -258,15 +262,15 @@ export function oracleDailyCounts(events: readonly StoredEvent[], chatbotId: str
 }
 
 /**
- * timeseries, whole: per UTC day of the window that has any of them, the visitors and
+ * timeseries, whole: per UTC day (or hour: `keyOf`) of the window that has any of them, the visitors and
  * conversations of oracleDailyCounts, and the purchases the purchases statistic counts (token in
  * V over the whole window) on the day of their earliest copy, with their revenue (2 decimals).
  */
-export function oracleTimeseries(events: readonly StoredEvent[], chatbotId: string, from: number, to: number) {
+export function oracleTimeseries(events: readonly StoredEvent[], chatbotId: string, from: number, to: number, keyOf = dayKey) {
   const w = windowEvents(events, chatbotId, from, to);
   const v = tokensOf(w, 'visitor');
-  const counts = oracleDailyCounts(events, chatbotId, from, to);
-  const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
+  const counts = oracleDailyCounts(events, chatbotId, from, to, keyOf);
+  const dayOf = keyOf;
   const bought = new Map<string, { purchases: number; revenue: number }>();
   for (const p of countedPurchases(events, chatbotId, w).filter((e) => v.has(e.token))) {
     const d = bought.get(dayOf(p.at)) ?? { purchases: 0, revenue: 0 };

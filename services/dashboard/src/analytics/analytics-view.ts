@@ -46,7 +46,15 @@ export interface AnalyticsPage {
   sources?: RawHtml;
   /** The chatbot's display currency: every amount is shown in it (html/money.ts), `data-value` stays the API's EUR. */
   currency: string;
+  /** The series by hour (timeseries, bucket=hour) with its previous period: the 24-hour window draws it instead of days. */
+  hourly?: Answer<typeof timeseries> & { previous: Answer<typeof timeseries> | null };
+  /** Today's UTC date: its day in the series is partial, and says so. */
+  today?: string;
 }
+
+type SeriesPoint = { key: string; visitors: number; conversations: number; purchases: number; revenue: number };
+const byDay = (days: AnalyticsData['timeseries']['days']): SeriesPoint[] => days.map(({ date, ...r }) => ({ key: date, ...r }));
+const byHour = (hours: AnalyticsData['timeseries']['hours']): SeriesPoint[] => (hours ?? []).map(({ hour, ...r }) => ({ key: hour, ...r }));
 
 export const TIMEFRAME_CHOICES = [1, 7, 30, 90];
 
@@ -100,7 +108,7 @@ ${(['from', 'to'] as const).map((name) => (messages(name) ? html`<p class="field
 }
 
 /** A block's CSV download: the block's statistic for the window shown. */
-export type CsvLink = (name: string, label: string) => RawHtml;
+export type CsvLink = (name: string, label: string, extra?: [string, string][]) => RawHtml;
 
 /**
  * The CSV downloads of the window shown, one in each block: links to the JSON routes with
@@ -111,8 +119,8 @@ export function csvLinks(chatbotId: string, frame: number | DateRange, kept: [st
   // The page's filter (and the sources table's grouping) too: a file holds what the page shows.
   const window: [string, string][] = typeof frame === 'number' ? [['timeframe', String(frame)]] : [['from', frame.from], ['to', frame.to]];
   // `by` is the sources table's alone (the other statistics would ignore it): a file's address says what it holds.
-  const q = (name: string) => new URLSearchParams([['chatbot_id', chatbotId], ...window, ...kept.filter(([k]) => name === 'sources' || k !== 'by'), ['format', 'csv']]);
-  return (name, label) => html`<a class="button secondary csv" href="/api/dashboard/analytics/stats/${name}?${q(name).toString()}" download data-csv="${name}">${label} CSV</a>`;
+  const q = (name: string, extra: [string, string][]) => new URLSearchParams([['chatbot_id', chatbotId], ...window, ...kept.filter(([k]) => name === 'sources' || k !== 'by'), ...extra, ['format', 'csv']]);
+  return (name, label, extra = []) => html`<a class="button secondary csv" href="/api/dashboard/analytics/stats/${name}?${q(name, extra).toString()}" download data-csv="${name}">${label} CSV</a>`;
 }
 
 /** A block's heading with its downloads at the right. */
@@ -142,8 +150,17 @@ export function analyticsBody(d: AnalyticsData, page: AnalyticsPage): RawHtml {
   const csv = page.downloads;
   const money = moneyIn(page.currency);
   const note = conversionNote(page.currency);
-  // The chart draws the shown currency too: its data block holds the converted day revenue.
-  const chartDays = (days: AnalyticsData['timeseries']['days']) => days.map((r) => ({ ...r, revenue: round2(fromEur(r.revenue, page.currency)) }));
+  // The chart draws the shown currency too: its data block holds the converted revenue.
+  // The JSON block holds the API's points (`date`, or `hour` by hour), revenue converted.
+  const chartPoints = <P extends { revenue: number }>(points: readonly P[]) => points.map((r) => ({ ...r, revenue: round2(fromEur(r.revenue, page.currency)) }));
+  const hourly = page.hourly;
+  const series = hourly ? byHour(hourly.hours) : byDay(ts.days);
+  const previousSeries = hourly ? (hourly.previous ? byHour(hourly.previous.hours) : null) : (prev ? byDay(prev.timeseries.days) : null);
+  const unit = hourly ? 'hour' : 'day';
+  const seriesTitle = hourly ? 'Hour by hour' : 'Day by day';
+  const apiSeries = hourly ? hourly.hours ?? [] : ts.days;
+  const apiPrevious = hourly ? hourly.previous?.hours ?? null : prev?.timeseries.days ?? null;
+
   return html`<p class="window">${o.start_date} to ${o.end_date} (UTC), ${isRange ? length : `last ${length}`}${compareLine(page.action, page.frame, prev ? prev.overview : null, page.kept)}</p>
 ${note ? html`<p class="hint" data-currency-note>${note}</p>` : ''}
 ${page.headline ?? ''}${d.lift ? liftLead(d.lift, money) : ''}${page.controls ?? ''}
@@ -157,13 +174,14 @@ ${figure('Visitors', 'engagement.total_users', (b) => b.total_users, E, fmtInt)}
 <p class="hint" data-vocabulary><strong>Chats started</strong> counts the chats the tracker saw open on the shop (tracked events, as in the headline, the popups and the day-by-day chart); <strong>analysed conversations</strong> counts the stored transcripts with a message in these days, which the insights are read from. A chat can start without being analysed, so the two differ.</p></section>
 ${page.sources ?? ''}
 
-<section aria-labelledby="h-series">${blockHead('h-series', 'Day by day', csv('timeseries', 'Day by day'))}
-<div class="series" data-series="timeseries" data-currency="${shownCurrency(page.currency)}" aria-hidden="true"></div>
-${jsonBlock('timeseries-data', chartDays(ts.days))}
-${prev ? html`${jsonBlock('timeseries-previous-data', chartDays(prev.timeseries.days))}
-<p class="hint">Dashed lines: the previous period (${prev.timeseries.start_date} to ${prev.timeseries.end_date}), its first day drawn under this window's first day.</p>` : ''}
-${dayTable('Table', ts.days, money)}
-${prev ? dayTable('Table of the previous period', prev.timeseries.days, money) : ''}
+<section aria-labelledby="h-series">${blockHead('h-series', seriesTitle, csv('timeseries', seriesTitle, hourly ? [['bucket', 'hour']] : []))}
+<div class="series" data-series="timeseries" data-bucket="${unit}" data-currency="${shownCurrency(page.currency)}" aria-hidden="true"></div>
+${jsonBlock('timeseries-data', chartPoints<{ revenue: number }>(apiSeries))}
+${apiPrevious && prev ? html`${jsonBlock('timeseries-previous-data', chartPoints<{ revenue: number }>(apiPrevious))}
+<p class="hint">Dashed lines: the previous period (${prev.timeseries.start_date} to ${prev.timeseries.end_date}), its first ${unit} drawn under this window's first ${unit}.</p>` : ''}
+${!hourly && page.today && series.at(-1)?.key === page.today ? html`<p class="hint" data-partial-day>The last day, today (${page.today}), is partial: its figures so far.</p>` : ''}
+${seriesTable('Table', series, unit, money, page.today)}
+${previousSeries ? seriesTable('Table of the previous period', previousSeries, unit, money) : ''}
 </section>
 
 <section aria-labelledby="h-funnel">${blockHead('h-funnel', 'Engagement funnel', csv('cart', 'Cart'))}
@@ -223,10 +241,11 @@ function cartSteps(c: AnalyticsData['cart']) {
   ];
 }
 
-/** A day-by-day table (the charts' numbers as text), folded. */
-function dayTable(summary: string, days: AnalyticsData['timeseries']['days'], money: Money): RawHtml {
-  return html`<details><summary>${summary}</summary><div class="scroll" tabindex="0" role="region" aria-label="Day by day (table, scrolls sideways)"><table><thead><tr><th scope="col">Day</th><th scope="col">Visitors</th><th scope="col">Chats started</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
-<tbody>${days.map((r) => html`<tr><th scope="row">${r.date}</th><td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.conversations)}</td><td>${fmtInt(r.purchases)}</td><td>${money(r.revenue)}</td></tr>`)}</tbody></table></div></details>`;
+/** The series as a table (the chart's numbers as text), folded; today's day marked partial. */
+function seriesTable(summary: string, points: SeriesPoint[], unit: 'day' | 'hour', money: Money, today?: string): RawHtml {
+  const label = (key: string) => (unit === 'hour' ? `${key.slice(0, 10)} ${key.slice(11, 16)} UTC` : key === today ? `${key} (today, so far)` : key);
+  return html`<details><summary>${summary}</summary><div class="scroll" tabindex="0" role="region" aria-label="${summary}: ${unit} by ${unit} (table, scrolls sideways)"><table><thead><tr><th scope="col">${unit === 'hour' ? 'Hour' : 'Day'}</th><th scope="col">Visitors</th><th scope="col">Chats started</th><th scope="col">Purchases</th><th scope="col">Revenue</th></tr></thead>
+<tbody>${points.map((r) => html`<tr><th scope="row">${label(r.key)}</th><td>${fmtInt(r.visitors)}</td><td>${fmtInt(r.conversations)}</td><td>${fmtInt(r.purchases)}</td><td>${money(r.revenue)}</td></tr>`)}</tbody></table></div></details>`;
 }
 
 type AbTest = Extract<AnalyticsData['purchases'], { ab_test: unknown }>['ab_test'];

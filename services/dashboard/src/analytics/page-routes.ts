@@ -8,7 +8,7 @@ import { html } from '../html/html.js';
 import { presentChatbot } from '../chatbots/presenter.js';
 import { errorResponses, SESSION_SECURITY } from '../http/schemas.js';
 import { parseFrame, utcDate } from '../stats/window.js';
-import type { AnyStatistic } from '../stats/statistic.js';
+import type { AnyStatistic, ExtraOf } from '../stats/statistic.js';
 import type { Answer, StatsService } from '../stats/run.js';
 import { cart, conversationInsights, engagement, lift, liveEvents, overview, popupMetrics, purchases, reconciliation, setAsidePurchases, sources, timeseries } from '../stats/statistics/index.js';
 import { analyticsBody, csvLinks, rangeForm, timeframeForm } from './analytics-view.js';
@@ -143,14 +143,16 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     // statistics first, the longest first: PostgreSQL's overview runs on this thread (PGlite) and
     // would otherwise delay their start. Each block's two windows run side by side.
     const asked = { account: accountId, chatbot: current.id, frame, at: deps.clock(), segment };
-    const both = <S extends AnyStatistic>(s: S): Promise<Answer<S> & { previous: Answer<S> | null }> =>
-      compare ? stats.compared(s, asked) : stats.answer(s, asked).then((body) => ({ ...body, previous: null }));
-    const [p, ts, c, e, popup, bySource, o, setAside, liftAnswer, recon] = await Promise.all([
+    const both = <S extends AnyStatistic>(s: S, extra?: ExtraOf<S>): Promise<Answer<S> & { previous: Answer<S> | null }> =>
+      compare ? stats.compared(s, { ...asked, extra }) : stats.answer(s, { ...asked, extra }).then((body) => ({ ...body, previous: null }));
+    const [p, ts, c, e, popup, bySource, o, setAside, liftAnswer, recon, hourly] = await Promise.all([
       both(purchases), both(timeseries), both(cart), both(engagement), both(popupMetrics),
       stats.answer(sources, { ...asked, extra: { by: state.by } }), both(overview), stats.answer(setAsidePurchases, { ...asked, segment: undefined }),
       // Only a chatbot with a holdout has a lift to lead with.
       holdoutPercent > 0 ? stats.answer(lift, asked) : undefined,
       stats.answer(reconciliation, { ...asked, segment: undefined }),
+      // "24 hours" is drawn by hour: two daily points say nothing.
+      frame === 1 ? both(timeseries, { bucket: 'hour' }) : undefined,
     ]);
     const nothing = (x: { engagement: { total_users: number }; popup: { conversations: { total: number } }; purchases: { total_users_purchased: number } }) =>
       x.engagement.total_users === 0 && x.popup.conversations.total === 0 && x.purchases.total_users_purchased === 0;
@@ -167,7 +169,7 @@ export const appPageRoutes: FastifyPluginAsyncTypebox<{
     return sendAppPage(reply, {
       title: `${current.name}: analytics`, ...viewFrame('analytics'), scripts: ['uplot.min.js'], styles: ['uplot.min.css'],
       body: html`<h1>${current.name}</h1>${analyticsBody({ overview: o, engagement: e, popup, purchases: p, timeseries: ts, cart: c, setAside, lift: liftAnswer, reconciliation: recon, chatbotId: current.id }, {
-        action, frame, downloads, previous, kept, currency, sources: sourcesSection(action, windowPairs, state, bySource, moneyIn(currency), downloads('sources', 'Sources')),
+        action, frame, downloads, previous, kept, currency, hourly, today: utcDate(deps.clock()), sources: sourcesSection(action, windowPairs, state, bySource, moneyIn(currency), downloads('sources', 'Sources')),
         headline: headlineRow({ purchases: p, engagement: e, popup, timeseries: ts }, previous, utcDate(deps.clock()), moneyIn(currency)), controls: forms,
       })}`,
     });

@@ -4,27 +4,57 @@ import { round2 } from '../numbers.js';
 import { EUR_PARAMS, numbersOf, readRows } from '../params.js';
 import { Attribution, attributionOf } from './purchases.js';
 import { Window, WindowedQuery } from '../schemas.js';
+import { Errors } from '../../http/errors.js';
 import { defineStatistic } from '../statistic.js';
 import type { StatsWindow } from '../window.js';
+
+/** Hours in a series by hour at the most: a week. */
+export const MAX_HOURLY_HOURS = 7 * 24;
+
+export const TimeseriesQuery = Type.Object({
+  ...WindowedQuery.properties,
+  bucket: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('hour')], {
+    description: '`day` (default): one point per UTC day; `hour`: one per UTC hour, for a window of at most 7 days (168 hours; longer: 422 naming `bucket`)',
+  })),
+});
+export type Bucket = 'day' | 'hour';
+
+const Point = {
+  visitors: Type.Integer({ minimum: 0, description: 'Distinct tokens with a visitor event in the day (hour)' }),
+  conversations: Type.Integer({ minimum: 0, description: 'convo_started events in the day (hour)' }),
+  purchases: Type.Integer({ minimum: 0, description: 'Counted purchases (as in purchases) by the day (hour) of their first copy' }),
+  revenue: Type.Number({ description: 'EUR, 2 decimals' }),
+};
 
 export const TimeseriesResponse = Type.Object({
   ...Window,
   attribution: Attribution,
-  days: Type.Array(Type.Object({
-    date: Type.String({ description: 'YYYY-MM-DD (UTC day)' }),
-    visitors: Type.Integer({ minimum: 0, description: 'Distinct tokens with a visitor event that day' }),
-    conversations: Type.Integer({ minimum: 0, description: 'convo_started events that day' }),
-    purchases: Type.Integer({ minimum: 0, description: 'Counted purchases (as in purchases) by the day of their first copy' }),
-    revenue: Type.Number({ description: 'EUR, 2 decimals' }),
-  }), { description: 'Every UTC day of the window, oldest first; days without events are zeros' }),
+  bucket: Type.Union([Type.Literal('day'), Type.Literal('hour')]),
+  days: Type.Array(Type.Object({ date: Type.String({ description: 'YYYY-MM-DD (UTC day)' }), ...Point }), {
+    description: 'bucket=day: every UTC day of the window, oldest first; days without events are zeros. bucket=hour: empty',
+  }),
+  hours: Type.Optional(Type.Array(Type.Object({ hour: Type.String({ description: 'YYYY-MM-DDTHH:00:00Z (start of the UTC hour)' }), ...Point }), {
+    description: 'bucket=hour only: every UTC hour the window touches, oldest first; hours without events are zeros',
+  })),
 });
 
 const QUERY = 'stats/timeseries';
 /** The same series with the shop's orders as the purchases (revenue source 'orders'). */
 const ORDERS_QUERY = 'stats/timeseries_orders';
+/** By hour (bucket=hour), with the purchases or the shop's orders. */
+const HOURLY_QUERY = 'stats/timeseries_hourly';
+const HOURLY_ORDERS_QUERY = 'stats/timeseries_hourly_orders';
+const HOUR_MS = 3_600_000;
 
-/** One UTC day of the series; revenue unrounded (EUR). */
+/** One UTC day (or hour, `YYYY-MM-DDTHH:00:00Z`) of the series; revenue unrounded (EUR). */
 export interface DayTotals { day: string; visitors: number; conversations: number; purchases: number; revenue: number }
+
+/** The UTC hours the window touches, oldest first, as `YYYY-MM-DDTHH:00:00Z`. */
+export function utcHours(w: StatsWindow): string[] {
+  const hours: string[] = [];
+  for (let t = Math.floor(w.from.getTime() / HOUR_MS) * HOUR_MS; t <= w.to.getTime(); t += HOUR_MS) hours.push(`${new Date(t).toISOString().slice(0, 13)}:00:00Z`);
+  return hours;
+}
 
 /** The UTC dates `YYYY-MM-DD` from the window's first day to its last, both included. */
 export function utcDays(w: StatsWindow): string[] {
@@ -35,34 +65,44 @@ export function utcDays(w: StatsWindow): string[] {
   return days;
 }
 
-/** Daily visitors, conversations, purchases and revenue: one row per UTC day of W, oldest first, days without events as zeros. */
-export const timeseries = defineStatistic()({
+/**
+ * Daily (or hourly) visitors, conversations, purchases and revenue: one row per UTC day (hour)
+ * of W, oldest first, those without events as zeros.
+ */
+export const timeseries = defineStatistic<{ bucket?: Bucket }>()({
   name: 'timeseries',
-  summary: 'Daily visitors, conversations, purchases and revenue (UTC days)',
+  summary: 'Daily (or hourly) visitors, conversations, purchases and revenue (UTC)',
   query: QUERY,
   frame: 'days',
   compare: true,
-  querystring: WindowedQuery,
+  querystring: TimeseriesQuery,
   response: TimeseriesResponse,
+  extra: (q) => ({ bucket: (q.bucket ?? 'day') as Bucket }),
   // The revenue rule changes the numbers: it belongs in the key.
   cacheKey: (chatbot) => `${attributionOf(chatbot).source}:${attributionOf(chatbot).window_days ?? ''}`,
   // The days that have rows only, oldest first.
   read: async ({ clickhouse }, ctx): Promise<DayTotals[]> => {
-    const attribution = attributionOf(ctx.chatbot);
-    const rows = attribution.source === 'orders'
-      ? await readRows(clickhouse, ORDERS_QUERY, ctx, EUR_PARAMS)
-      : await readRows(clickhouse, QUERY, ctx);
-    return rows.map((r) => ({ day: String(r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) }));
+    const hourly = ctx.extra.bucket === 'hour';
+    if (hourly && ctx.window.to.getTime() - ctx.window.from.getTime() > MAX_HOURLY_HOURS * HOUR_MS) {
+      throw Errors.validation({ bucket: [`must be day for a window longer than ${MAX_HOURLY_HOURS / 24} days`] });
+    }
+    const orders = attributionOf(ctx.chatbot).source === 'orders';
+    const file = hourly ? (orders ? HOURLY_ORDERS_QUERY : HOURLY_QUERY) : (orders ? ORDERS_QUERY : QUERY);
+    const rows = await readRows(clickhouse, file, ctx, orders ? EUR_PARAMS : {});
+    return rows.map((r) => ({ day: String(hourly ? r.hour : r.day), ...numbersOf(r, ['visitors', 'conversations', 'purchases', 'revenue'] as const) }));
   },
-  csvTable: (body: Static<typeof TimeseriesResponse>) => ({ columns: ['date', 'visitors', 'conversations', 'purchases', 'revenue'], rows: body.days }),
-  present(rows, { window, chatbot }) {
-    const byDay = new Map(rows.map((r) => [r.day, r]));
-    return {
-      attribution: attributionOf(chatbot),
-      days: utcDays(window).map((day) => {
-        const r = byDay.get(day);
-        return { date: day, visitors: r?.visitors ?? 0, conversations: r?.conversations ?? 0, purchases: r?.purchases ?? 0, revenue: round2(r?.revenue ?? 0) };
-      }),
+  csvTable: (body: Static<typeof TimeseriesResponse>) => (body.bucket === 'hour'
+    ? { columns: ['hour', 'visitors', 'conversations', 'purchases', 'revenue'], rows: body.hours ?? [] }
+    : { columns: ['date', 'visitors', 'conversations', 'purchases', 'revenue'], rows: body.days }),
+  present(rows, { window, chatbot, extra }) {
+    const byKey = new Map(rows.map((r) => [r.day, r]));
+    const point = (key: string) => {
+      const r = byKey.get(key);
+      return { visitors: r?.visitors ?? 0, conversations: r?.conversations ?? 0, purchases: r?.purchases ?? 0, revenue: round2(r?.revenue ?? 0) };
     };
+    const attribution = attributionOf(chatbot);
+    return extra.bucket === 'hour'
+      ? { attribution, bucket: 'hour' as const, days: [], hours: utcHours(window).map((hour) => ({ hour, ...point(hour) })) }
+      : { attribution, bucket: 'day' as const, days: utcDays(window).map((date) => ({ date, ...point(date) })) };
   },
 });
