@@ -55,7 +55,7 @@ t.test('pages and digest in SEK', async (t) => {
     const chart = JSON.parse(/id="timeseries-data"[^>]*>([^<]*)</.exec(page.body)![1]!) as { revenue: number }[];
     const ts = (await api('GET', `/analytics/stats/timeseries?chatbot_id=${IDS.botA}&timeframe=7`)).json();
     t.same(chart.map((d) => d.revenue), ts.days.map((d: { revenue: number }) => cents(d.revenue / SEK)), 'the chart draws kronor');
-    t.match(page.body, /data-series="timeseries" data-currency="SEK"/);
+    t.match(page.body, /data-series="timeseries" data-bucket="day" data-currency="SEK"/);
   });
 
   // The fixture's conversations lead to no purchase: the amount here is 0, so only its currency is checked.

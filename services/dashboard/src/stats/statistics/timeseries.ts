@@ -29,10 +29,10 @@ const Point = {
 export const TimeseriesResponse = Type.Object({
   ...Window,
   attribution: Attribution,
-  bucket: Type.Union([Type.Literal('day'), Type.Literal('hour')]),
   days: Type.Array(Type.Object({ date: Type.String({ description: 'YYYY-MM-DD (UTC day)' }), ...Point }), {
     description: 'bucket=day: every UTC day of the window, oldest first; days without events are zeros. bucket=hour: empty',
   }),
+  bucket: Type.Union([Type.Literal('day'), Type.Literal('hour')], { description: 'The points\' unit: the query\'s `bucket`' }),
   hours: Type.Optional(Type.Array(Type.Object({ hour: Type.String({ description: 'YYYY-MM-DDTHH:00:00Z (start of the UTC hour)' }), ...Point }), {
     description: 'bucket=hour only: every UTC hour the window touches, oldest first; hours without events are zeros',
   })),
@@ -102,7 +102,7 @@ export const timeseries = defineStatistic<{ bucket?: Bucket }>()({
     };
     const attribution = attributionOf(chatbot);
     return extra.bucket === 'hour'
-      ? { attribution, bucket: 'hour' as const, days: [], hours: utcHours(window).map((hour) => ({ hour, ...point(hour) })) }
-      : { attribution, bucket: 'day' as const, days: utcDays(window).map((date) => ({ date, ...point(date) })) };
+      ? { attribution, days: [], bucket: 'hour' as const, hours: utcHours(window).map((hour) => ({ hour, ...point(hour) })) }
+      : { attribution, days: utcDays(window).map((date) => ({ date, ...point(date) })), bucket: 'day' as const };
   },
 });
