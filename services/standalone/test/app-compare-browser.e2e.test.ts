@@ -32,7 +32,9 @@ t.test('analytics compared with the previous period: arrows, percentages, the da
     const api = await page.evaluate(`(async () => {
       const out = {};
       for (const s of ['overview', 'engagement', 'popup-metrics', 'purchases', 'cart', 'timeseries']) {
-        out[s] = await (await fetch('/api/dashboard/analytics/stats/' + s + '?chatbot_id=${chatbotId}&${query}&compare=previous')).json();
+        // "24 hours" draws the series by hour (timeseries with bucket=hour).
+        const bucket = s === 'timeseries' && '${query}' === 'timeframe=1' ? '&bucket=hour' : '';
+        out[s] = await (await fetch('/api/dashboard/analytics/stats/' + s + '?chatbot_id=${chatbotId}&${query}&compare=previous' + bucket)).json();
       }
       return out;
     })()`) as Record<string, Record<string, unknown>>;
@@ -54,7 +56,8 @@ t.test('analytics compared with the previous period: arrows, percentages, the da
     const legend = await page.locator('.series .u-legend .u-series').allInnerTexts();
     t.ok(legend.filter((l) => /previous period/.test(l)).length === 4, `${query}: four previous-period series in the chart's legend`);
     const previousDays = JSON.parse(await page.locator('#timeseries-previous-data').textContent() ?? 'null');
-    t.same(previousDays, (api.timeseries.previous as { days: unknown }).days, `${query}: the overlay draws the API's previous days`);
+    const hourly = query === 'timeframe=1';
+    t.same(previousDays, (api.timeseries.previous as { days: unknown; hours?: unknown })[hourly ? 'hours' : 'days'], `${query}: the overlay draws the API's previous ${hourly ? 'hours' : 'days'}`);
     const line = await page.locator('p.window').innerText();
     const prev = api.overview.previous as { start_date: string; end_date: string };
     t.match(line, `compared with the previous`, `${query}: the window line names the comparison`);

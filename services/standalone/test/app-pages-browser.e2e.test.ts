@@ -174,7 +174,7 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   t.same(problems, [], 'no CSP violation or script error on any page');
 
   // Every page at both widths: no axe violation of any impact.
-  const pages = ['/app', `/app/${chatbotId}/analytics?timeframe=7`, `/app/${chatbotId}/analytics?from=${day(6)}&to=${day(2)}`, `/app/${chatbotId}/insights?timeframe=month`, href!,
+  const pages = ['/app', `/app/${chatbotId}/analytics?timeframe=7`, `/app/${chatbotId}/analytics?timeframe=1`, `/app/${chatbotId}/analytics?from=${day(6)}&to=${day(2)}`, `/app/${chatbotId}/insights?timeframe=month`, href!,
     `/app/${chatbotId}/live`, `/app/${chatbotId}/alerts`, `/app/${chatbotId}/setup`, `/app/${chatbotId}/tracking`, '/app/settings', '/app/settings/api-keys', '/app/chatbots/new', `/app/${newBotId}/setup`,
     `/app/${newBotId}/analytics`, '/app/profile', '/app/no-such-page', '/login'];
   for (const url of pages) {
