@@ -76,8 +76,10 @@ t.test('log in at the printed address, read analytics, follow a conversation lin
   await shoot('analytics-range');
 
   await page.getByRole('link', { name: 'Insights' }).first().click();
-  await page.getByRole('link', { name: 'month', exact: true }).click();
-  await page.waitForURL(/insights\?timeframe=month$/);
+  // The tab carries the analytics page's range, in the insights page's words.
+  await page.waitForURL(new RegExp(`insights\\?timeframe=${day(6)}\\.\\.${day(2)}$`));
+  await page.getByRole('link', { name: '30 days', exact: true }).click();
+  await page.waitForURL(/insights\?timeframe=30(%20|\+)days$/);
   await shoot('insights');
   const link = page.locator('[data-insight-link]').first();
   const href = await link.getAttribute('href');
