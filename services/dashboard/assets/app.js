@@ -52,7 +52,8 @@
       });
     }
     return new uPlot({
-      width: width(el), height: 260, series: series, tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
+      // The legend names the lines; the values are in the table below (a live legend reads "--" until hovered).
+      width: width(el), height: 260, series: series, legend: { live: false }, tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
       axes: [
         // One tick per day (hour) at most, labelled by date (hour), UTC.
         { space: 56, incrs: hourly ? [3600, 2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600] : [86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400], values: function (u, splits) {

@@ -55,6 +55,7 @@ t.test('analytics compared with the previous period: arrows, percentages, the da
     // The chart: the four series and, dashed, the same four over the previous period.
     const legend = await page.locator('.series .u-legend .u-series').allInnerTexts();
     t.ok(legend.filter((l) => /previous period/.test(l)).length === 4, `${query}: four previous-period series in the chart's legend`);
+    t.notOk(legend.some((l) => l.includes('--')), `${query}: the legend names the lines, no placeholder values (${JSON.stringify(legend.slice(0, 2))})`);
     const previousDays = JSON.parse(await page.locator('#timeseries-previous-data').textContent() ?? 'null');
     const hourly = query === 'timeframe=1';
     t.same(previousDays, (api.timeseries.previous as { days: unknown; hours?: unknown })[hourly ? 'hours' : 'days'], `${query}: the overlay draws the API's previous ${hourly ? 'hours' : 'days'}`);
