@@ -6,3 +6,9 @@ export const medianBy = <T>(xs: T[], key: (x: T) => number): T => [...xs].sort((
 
 /** The q-quantile (0–1) of an ascending list: the value at ⌊n·q⌋, the last one at most; undefined when empty. */
 export const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+
+/** The nearest-rank percentile `p` (0–100) of the values: the statistics benches' p50 / p95. */
+export function percentile(xs: readonly number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}

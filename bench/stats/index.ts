@@ -38,6 +38,7 @@ import { clickhouseTime, createChdbEngine, runMigrations, sqlFile } from '@chatl
 import { createEventStatsRepository, daysWindow, statsQueryParams, type StatsWindow } from '@chatlytics/dashboard/stats';
 import { opt, type Values } from '../lib/args.js';
 import { defineBench } from '../lib/bench.js';
+import { percentile } from '../lib/stats.js';
 import { benchLogger, type Report } from '../lib/report.js';
 import { abTestOn, botId, GENERATE_CHUNK_ROWS, loadClickHouse, statsProfile } from './data.js';
 import { PG_AB_TEST, PG_QUERIES, loadPostgres } from './postgres.js';
@@ -60,9 +61,6 @@ const log = benchLogger('warn');
 /** Past ClickHouse's JIT threshold (see time()). */
 const WARM_UP_CALLS = 4;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 interface Timing { p50: number; p95: number; cpu?: number }
 

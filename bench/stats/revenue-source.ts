@@ -8,15 +8,11 @@ import type { ClickHouseEngine } from '@chatlytics/clickhouse';
 import { createStatsRepository, type StatsChatbot, type StatsWindow, type StatsRepositoryDeps } from '@chatlytics/dashboard/stats';
 import { alternate, summarize } from '../lib/pairs.js';
 import type { Report } from '../lib/report.js';
+import { percentile } from '../lib/stats.js';
 
 /** The figure the issue bounds: orders p95 ÷ tracker p95, per statistic. */
 export const ORDERS_TARGET_RATIO = 1.2;
 const WARM_UP_CALLS = 4;
-
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
 
 /** Resolves with whether every statistic met the ratio. */
 export async function compareRevenueSources(engine: ClickHouseEngine, chatbotId: string, window: StatsWindow, calls: number, report: Report, context: Record<string, unknown>): Promise<boolean> {

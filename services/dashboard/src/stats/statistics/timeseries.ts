@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { DAY_MS } from '@chatlytics/core';
+import { DAY_MS, HOUR_MS } from '@chatlytics/core';
 import { round2 } from '../numbers.js';
 import { EUR_PARAMS, numbersOf, readRows } from '../params.js';
 import { Attribution, attributionOf } from './purchases.js';
@@ -44,7 +44,6 @@ const ORDERS_QUERY = 'stats/timeseries_orders';
 /** By hour (bucket=hour), with the purchases or the shop's orders. */
 const HOURLY_QUERY = 'stats/timeseries_hourly';
 const HOURLY_ORDERS_QUERY = 'stats/timeseries_hourly_orders';
-const HOUR_MS = 3_600_000;
 
 /** One UTC day (or hour, `YYYY-MM-DDTHH:00:00Z`) of the series; revenue unrounded (EUR). */
 export interface DayTotals { day: string; visitors: number; conversations: number; purchases: number; revenue: number }
