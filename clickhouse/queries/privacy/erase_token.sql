@@ -19,6 +19,7 @@ ALTER TABLE token_day_sets UPDATE tokens = bitmapAndnot(tokens, bitmapBuild(CAST
 ALTER TABLE event_copies DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 ALTER TABLE purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 ALTER TABLE conversation_starts DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
+ALTER TABLE chat_clicks DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 DELETE FROM events WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS lightweight_deletes_sync = 2;
 ALTER TABLE order_first_purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)} SETTINGS mutations_sync = 2;
 -- The token's orders' first purchases among the rows left (other tokens' purchases of the same

@@ -8,6 +8,7 @@ ALTER TABLE events DELETE WHERE chatbot_id = {chatbot_id:String} AND received_at
 ALTER TABLE event_copies DELETE WHERE chatbot_id = {chatbot_id:String} AND received_at < {cutoff:DateTime64(3, 'UTC')} SETTINGS mutations_sync = 2;
 ALTER TABLE purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND received_at < {cutoff:DateTime64(3, 'UTC')} SETTINGS mutations_sync = 2;
 ALTER TABLE conversation_starts DELETE WHERE chatbot_id = {chatbot_id:String} AND received_at < {cutoff:DateTime64(3, 'UTC')} SETTINGS mutations_sync = 2;
+ALTER TABLE chat_clicks DELETE WHERE chatbot_id = {chatbot_id:String} AND received_at < {cutoff:DateTime64(3, 'UTC')} SETTINGS mutations_sync = 2;
 -- An order whose first purchase is past the horizon: its row goes, and an order with purchases
 -- kept gets its first among them again (as verify computes it from events). A concurrent insert
 -- of the same order adds the same minimum, which the table merges.

@@ -9,3 +9,4 @@ DELETE FROM token_day_sets WHERE chatbot_id = {chatbot_id:String} AND day = toDa
 DELETE FROM event_copies WHERE chatbot_id = {chatbot_id:String} AND received_at >= {from:DateTime64(3, 'UTC')} AND received_at < {to:DateTime64(3, 'UTC')};
 DELETE FROM purchases WHERE chatbot_id = {chatbot_id:String} AND received_at >= {from:DateTime64(3, 'UTC')} AND received_at < {to:DateTime64(3, 'UTC')};
 DELETE FROM conversation_starts WHERE chatbot_id = {chatbot_id:String} AND received_at >= {from:DateTime64(3, 'UTC')} AND received_at < {to:DateTime64(3, 'UTC')};
+DELETE FROM chat_clicks WHERE chatbot_id = {chatbot_id:String} AND received_at >= {from:DateTime64(3, 'UTC')} AND received_at < {to:DateTime64(3, 'UTC')};

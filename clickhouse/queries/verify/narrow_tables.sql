@@ -1,4 +1,4 @@
--- The narrow tables (event_copies, purchases, conversation_starts) against their views' SELECTs
+-- The narrow tables (event_copies, purchases, conversation_starts, chat_clicks) against their views' SELECTs
 -- over the scope's rows (views/<table>_mv), per chatbot and hour: the number of rows and a
 -- fingerprint of their columns (a sum of row hashes: equal for equal multisets of rows).
 SELECT check, chatbot_id, toDate(hour) AS day, toString(hour) AS key,
@@ -25,6 +25,13 @@ FROM
     WHERE ({chatbot_id:String} = '' OR chatbot_id = {chatbot_id:String})
       AND received_at >= {from:DateTime64(3, 'UTC')} AND received_at < {to:DateTime64(3, 'UTC')}
     GROUP BY chatbot_id, hour
+    UNION ALL
+    SELECT 'chat_clicks' AS check, chatbot_id, toStartOfHour(received_at) AS hour, count() AS rows,
+        sum(cityHash64(received_at, token_id, item_id, prev_copy_at)) AS print
+    FROM chat_clicks
+    WHERE ({chatbot_id:String} = '' OR chatbot_id = {chatbot_id:String})
+      AND received_at >= {from:DateTime64(3, 'UTC')} AND received_at < {to:DateTime64(3, 'UTC')}
+    GROUP BY chatbot_id, hour
 ) AS s
 FULL OUTER JOIN
 (
@@ -42,6 +49,11 @@ FULL OUTER JOIN
     SELECT 'conversation_starts' AS check, chatbot_id, toStartOfHour(received_at) AS hour, count() AS rows,
         sum(cityHash64(received_at, token_id, prev_copy_at)) AS print
     FROM ({{> views/conversation_starts_mv}})
+    GROUP BY chatbot_id, hour
+    UNION ALL
+    SELECT 'chat_clicks' AS check, chatbot_id, toStartOfHour(received_at) AS hour, count() AS rows,
+        sum(cityHash64(received_at, token_id, item_id, prev_copy_at)) AS print
+    FROM ({{> views/chat_clicks_mv}})
     GROUP BY chatbot_id, hour
 ) AS e USING (check, chatbot_id, hour)
 WHERE s.rows != e.rows OR s.print != e.print

@@ -33,6 +33,7 @@ export const VIEWS: readonly ViewDefinition[] = [
   { name: 'event_copies_mv', from: 'events', to: 'event_copies', recompute: 'cleared' },
   { name: 'purchases_mv', from: 'events', to: 'purchases', recompute: 'cleared' },
   { name: 'conversation_starts_mv', from: 'events', to: 'conversation_starts', recompute: 'cleared' },
+  { name: 'chat_clicks_mv', from: 'events', to: 'chat_clicks', recompute: 'cleared' },
 ];
 
 /** Every table `events` feeds through a view, directly or through another view's table. */

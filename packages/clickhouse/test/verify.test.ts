@@ -16,7 +16,9 @@ const engine = await createChdbEngine({ path: dir, database: 'verify', log: pino
 t.teardown(() => engine.close());
 await runMigrations(engine);
 const NOW = Date.UTC(2026, 5, 20, 12);
-const events = generateEvents({ seed: 56, now: NOW, chatbotId: 'bot-v', otherChatbotIds: ['bot-w'], users: 60 });
+// Clicks in the chat name a product (chat_clicks holds those), a number as often as a text.
+const events = generateEvents({ seed: 56, now: NOW, chatbotId: 'bot-v', otherChatbotIds: ['bot-w'], users: 60 })
+  .map((e, i) => (e.event === 'click_through' ? { ...e, data: JSON.stringify({ ...JSON.parse(e.data), item_id: i % 2 ? `sku-${i % 7}` : i % 7 }) } : e));
 await insertEvents(engine, events);
 
 const snapshot = () => engine.query('SELECT chatbot_id, hour, event, popup_version, open_way, sum(events) AS n FROM event_hour_counts GROUP BY ALL ORDER BY ALL');
@@ -35,12 +37,13 @@ t.test('every kind of loss is found, by its chatbot and day; a repair of those d
   await cmd(`ALTER TABLE token_hour_sets DELETE WHERE ${range.replace('%s', 'hour')} AND kind = 'visitor'`);
   await cmd(`ALTER TABLE token_day_sets DELETE WHERE ${range.replace('%s', 'day')} AND kind = 'visitor'`);
   await cmd(`ALTER TABLE purchases DELETE WHERE ${range.replace('%s', 'received_at')}`);
+  await cmd(`ALTER TABLE chat_clicks UPDATE item_id = 'another' WHERE ${range.replace('%s', 'received_at')}`);
   // A row counted twice: an hour's count one too high.
   await engine.insert('event_hour_counts', [{ chatbot_id: 'bot-w', hour: '2026-06-19 10:00:00', event: 'visitor', popup_version: '', open_way: '', events: 1 }]);
 
   const found = await verifyAggregates(engine);
   const checks = new Set(found.map((d) => d.check));
-  for (const check of ['event_hour_counts', 'token_hour_sets', 'token_day_sets', 'purchases']) t.ok(checks.has(check), `${check} found`);
+  for (const check of ['event_hour_counts', 'token_hour_sets', 'token_day_sets', 'purchases', 'chat_clicks']) t.ok(checks.has(check), `${check} found`);
   t.ok(found.every((d) => (d.chatbot_id === 'bot-v' && d.day === day) || (d.chatbot_id === 'bot-w' && d.day === '2026-06-19')), 'each difference where it was made');
   const days = daysToRepair(found);
   t.same(days.map((d) => `${d.chatbotId} ${d.day}`).sort(), [`bot-v ${day}`, 'bot-w 2026-06-19'].sort());

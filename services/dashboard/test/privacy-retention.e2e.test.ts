@@ -68,7 +68,7 @@ for (const { variant, engine } of cases) {
     const result = await runRetention({ db, clickhouse, clock: () => new Date(NOW) });
     t.same(result, { chatbots: 2, conversations: 2, purgedParts: 0 }, 'the 45- and 31-day-old conversations of the chatbot');
 
-    for (const table of ['events', 'event_copies', 'purchases', 'conversation_starts']) {
+    for (const table of ['events', 'event_copies', 'purchases', 'conversation_starts', 'chat_clicks']) {
       t.equal(await count(clickhouse, table, "chatbot_id = {c:String} AND received_at < {cutoff:DateTime64(3, 'UTC')}", bot), 0, `${table}: nothing past the limit`);
     }
     t.equal(await count(clickhouse, 'order_first_purchases', "chatbot_id = {c:String} AND tupleElement(first, 'at') < {cutoff:DateTime64(3, 'UTC')}", bot), 0);
