@@ -26,7 +26,8 @@ ALTER TABLE order_first_purchases DELETE WHERE chatbot_id = {chatbot_id:String} 
 -- number); a minimum, so a row stored twice changes nothing and FINAL is not needed.
 INSERT INTO order_first_purchases
 WITH events AS (SELECT * FROM events WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)})
-{{> views/order_first_purchases_mv}};
+{{> views/order_first_purchases_mv}}
+SETTINGS os_threads_nice_value_query = 19;
 -- The payload is the stored event as JSON (or the raw body the consumer could not read): the
 -- token as a JSON string, quotes included, so a longer token that begins with it is kept.
 ALTER TABLE events_rejected DELETE WHERE chatbot_id IN ({chatbot_id:String}, '') AND position(payload, concat('"', {token:String}, '"')) > 0

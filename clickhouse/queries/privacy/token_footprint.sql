@@ -17,3 +17,5 @@ FROM
     FROM events
     WHERE chatbot_id = {chatbot_id:String} AND token = {token:String}
 )
+-- An erasure's reads yield to the statistics' (README.md, "Personal data": the erasure's priority).
+SETTINGS os_threads_nice_value_query = 19

@@ -30,6 +30,15 @@ export interface ChdbEngineOptions {
  */
 export const SERVER_LIKE_ARGS = ['--output_format_json_quote_64bit_integers=1'] as const;
 
+/**
+ * The engine's own server settings (the first Session of a process sets them for all):
+ * background merges and mutations run at `nice` 19, so that on a busy machine the queries go
+ * first and a mutation (an erasure, a retention run, a repair) takes the CPU the statistics
+ * leave; on an idle machine they run at full speed. A server gets the same from
+ * clickhouse/deploy/config.d/priorities.xml.
+ */
+export const ENGINE_SERVER_ARGS = ['--os_threads_nice_value_merge_mutate=19'] as const;
+
 /** Maps anything chdb throws to our coded error, keeping ClickHouse's code and text. */
 export function fromChdbError(err: unknown): Error {
   const e = err as { clickhouseCode?: number; message?: string; code?: string };
@@ -48,7 +57,7 @@ export async function createChdbEngine(opts: ChdbEngineOptions): Promise<ClickHo
   const database = assertDatabase(opts.database);
   mkdirSync(opts.path, { recursive: true });
   const count = Math.max(1, Math.floor(opts.connections ?? 2));
-  const args = [...SERVER_LIKE_ARGS, ...(opts.connectionArgs ?? [])];
+  const args = [...SERVER_LIKE_ARGS, ...ENGINE_SERVER_ARGS, ...(opts.connectionArgs ?? [])];
   const pool: { session: Session; busy: number }[] = [];
   const log = opts.log.child({ component: 'clickhouse', engine: 'chdb' });
   // close() waits for these so a native connection is never destroyed under a running query.

@@ -67,6 +67,13 @@ export interface TokenErasure {
   orders: number;
 }
 
+/**
+ * The erasure's own reads (the footprint, the counts it subtracts) run at the lowest CPU priority
+ * (`nice` 19), as its mutations do in the background pool (ENGINE_SERVER_ARGS,
+ * clickhouse/deploy/config.d/priorities.xml): on a busy machine the statistics go first.
+ */
+const QUERY_NICE = 'os_threads_nice_value_query = 19';
+
 interface Footprint { ids: string[]; hours: string[]; days: string[]; orders: string[]; events: string | number }
 
 /**
@@ -83,7 +90,7 @@ export async function eraseTokenRows(
   const params = { ...base, ids: fp.ids.map(String), hours: fp.hours, days: fp.days, orders: fp.orders };
   // A setting takes no bound parameter: the id is checked to be a plain word first.
   if (!/^[A-Za-z0-9-]{1,64}$/.test(target.erasureId)) throw new Error('erasure id must be a UUID-like word');
-  await engine.command(`${sqlFile('privacy/erase_counts')}\nSETTINGS insert_deduplication_token = 'erase:${target.erasureId}'`, base);
+  await engine.command(`${sqlFile('privacy/erase_counts')}\nSETTINGS insert_deduplication_token = 'erase:${target.erasureId}', ${QUERY_NICE}`, base);
   const render = rendererAfterMigrations({ cluster: opts.cluster, database: engine.database });
   for (const statement of splitStatements(sqlFile('privacy/erase_token'))) {
     // A statement over an empty list would match nothing: skipped.

@@ -32,3 +32,12 @@ t.test('bound queries on two connections run at the same time', async (t) => {
   await slow;
 });
 
+
+// Merges and mutations yield the CPU to queries (an erasure does not slow the statistics):
+// the setting the engine's first Session gives the process, as priorities.xml gives a server.
+t.test('background merges and mutations run at nice 19', async (t) => {
+  const engine = await createChdbEngine({ path: dir, database: 'contract_nice', log: createLogger('silent') });
+  t.teardown(() => engine.close());
+  const [row] = await engine.query<{ value: string }>("SELECT value FROM system.server_settings WHERE name = 'os_threads_nice_value_merge_mutate'");
+  t.equal(row?.value, '19');
+});

@@ -78,6 +78,7 @@ t.test('ClickHouse runs as the cluster CLICKHOUSE_CLUSTER names: two replicas, t
   t.equal((cluster.match(/<shard>/g) ?? []).length, 1);
   t.match(cluster, /<internal_replication>true<\/internal_replication>/, 'Distributed writes one replica, replication copies');
 
+  t.same(all(read('clickhouse/deploy/config.d/priorities.xml'), 'os_threads_nice_value_merge_mutate'), ['19'], 'merges and mutations at nice 19');
   const keeper = read('clickhouse/deploy/keeper/keeper.xml');
   const keeperPort = all(keeper, 'tcp_port')[0];
   const zk = cluster.slice(cluster.indexOf('<zookeeper>'), cluster.indexOf('</zookeeper>'));
@@ -97,6 +98,7 @@ t.test('ClickHouse runs as the cluster CLICKHOUSE_CLUSTER names: two replicas, t
     t.equal(m.get('/etc/clickhouse-server/config.d/cluster.xml'), './clickhouse/deploy/config.d/cluster.xml', `${service} has the cluster`);
     t.equal(m.get('/etc/clickhouse-server/users.d/data_team.xml'), './clickhouse/deploy/users.d/data_team.xml', `${service} has the data team user`);
     t.equal(m.get('/etc/clickhouse-server/users.d/cluster_inserts.xml'), './clickhouse/deploy/users.d/cluster_inserts.xml', `${service} has the insert settings`);
+    t.equal(m.get('/etc/clickhouse-server/config.d/priorities.xml'), './clickhouse/deploy/config.d/priorities.xml', `${service} runs merges and mutations below queries`);
     const xml = read(m.get('/etc/clickhouse-server/config.d/macros.xml')!);
     return { shard: all(xml, 'shard')[0], replica: all(xml, 'replica')[0] };
   });
