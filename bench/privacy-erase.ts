@@ -36,6 +36,10 @@ export default defineBench({
       await runMigrations(engine);
       const now = await loadClickHouse(engine, profile, dataDir, 500_000, report);
       const chatbotId = botId(0);
+      // ClickHouse applies the erasure's nice values only with CAP_SYS_NICE (README.md, "Personal data").
+      const capEff = /CapEff:\s*([0-9a-f]+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1];
+      const sysNice = capEff !== undefined && (BigInt(`0x${capEff}`) & (1n << 23n)) !== 0n;
+      report.text(`CAP_SYS_NICE: ${sysNice ? 'yes (merges and mutations at nice 19)' : 'no (the nice values do nothing)'}`);
       const window = daysWindow(30, now);
       const stats = createEventStatsRepository(engine);
       const tops = await engine.query<{ token: string; events: string }>(

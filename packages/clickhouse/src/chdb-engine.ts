@@ -35,7 +35,8 @@ export const SERVER_LIKE_ARGS = ['--output_format_json_quote_64bit_integers=1'] 
  * background merges and mutations run at `nice` 19, so that on a busy machine the queries go
  * first and a mutation (an erasure, a retention run, a repair) takes the CPU the statistics
  * leave; on an idle machine they run at full speed. A server gets the same from
- * clickhouse/deploy/config.d/priorities.xml.
+ * clickhouse/deploy/config.d/priorities.xml. ClickHouse applies it only in a process with
+ * CAP_SYS_NICE (root, or the capability given); elsewhere it does nothing.
  */
 export const ENGINE_SERVER_ARGS = ['--os_threads_nice_value_merge_mutate=19'] as const;
 

@@ -99,6 +99,7 @@ t.test('ClickHouse runs as the cluster CLICKHOUSE_CLUSTER names: two replicas, t
     t.equal(m.get('/etc/clickhouse-server/users.d/data_team.xml'), './clickhouse/deploy/users.d/data_team.xml', `${service} has the data team user`);
     t.equal(m.get('/etc/clickhouse-server/users.d/cluster_inserts.xml'), './clickhouse/deploy/users.d/cluster_inserts.xml', `${service} has the insert settings`);
     t.equal(m.get('/etc/clickhouse-server/config.d/priorities.xml'), './clickhouse/deploy/config.d/priorities.xml', `${service} runs merges and mutations below queries`);
+    t.ok((compose.services[service].cap_add ?? []).includes('SYS_NICE'), `${service} may set that nice value`);
     const xml = read(m.get('/etc/clickhouse-server/config.d/macros.xml')!);
     return { shard: all(xml, 'shard')[0], replica: all(xml, 'replica')[0] };
   });
