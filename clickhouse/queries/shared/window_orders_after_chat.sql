@@ -9,7 +9,7 @@
 -- Use: `FROM {{> shared/window_orders_after_chat}}`.
 (
     -- The ids of the tokens with an order placed in W (a superset of the orders' tokens in V):
-    -- only their chats and clicks are read.
+    -- only their chats are read.
     WITH order_tokens AS
     (
         SELECT token_id FROM orders
@@ -38,7 +38,10 @@
     LEFT JOIN
     (
         -- One row per token: the times and products of its clicks in the chat (chat_clicks:
-        -- click_through rows with data.item_id), so an order is joined to one row.
+        -- click_through rows with data.item_id), so an order is joined to one row. Every
+        -- click of the span, not only the ordering tokens': testing them against order_tokens
+        -- would compute that set a second time (a CTE is computed where it is used), which
+        -- costs more than grouping the few clicks that name a product.
         SELECT token_id, groupArray(received_at) AS click_ats, groupArray(item_id) AS click_items
         FROM chat_clicks
         WHERE chatbot_id = {chatbot_id:String}
@@ -46,7 +49,6 @@
           AND received_at <= {to:DateTime64(3, 'UTC')}
           AND token_id != 0
           AND prev_copy_at = toDateTime64(0, 3, 'UTC')
-          AND token_id IN order_tokens
         GROUP BY token_id
     ) AS k ON k.token_id = o.token_id
     -- use_index_for_in_with_subqueries = 0: the token set is not a key of those tables, and
