@@ -14,3 +14,6 @@ export const EARLIEST_DAY = Date.UTC(1900, 0, 1);
 
 /** The longest "last N days" window a statistic or the analytics page accepts. */
 export const MAX_TIMEFRAME_DAYS = 365;
+
+/** A range of whole UTC days as the insights timeframe and its links write it: `from..to` (YYYY-MM-DD each). */
+export const DAY_RANGE = /^([0-9]{4}-[0-9]{2}-[0-9]{2})\.\.([0-9]{4}-[0-9]{2}-[0-9]{2})$/;

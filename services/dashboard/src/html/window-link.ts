@@ -1,3 +1,5 @@
+import { DAY_RANGE } from '@chatlytics/core';
+
 /**
  * One window across a chatbot's tabs: the analytics page's window is query pairs (`timeframe=N`
  * days, or `from`/`to` dates, with `compare` and the filter), the insights page's a timeframe
@@ -12,7 +14,6 @@ export const INSIGHTS_CHOICES = ['24 hours', '7 days', '30 days', '90 days'] as 
 export const DEFAULT_INSIGHTS_TIMEFRAME = '7 days';
 
 const NAMED_DAYS: Record<string, number> = { day: 1, week: 7, month: 30, '3 months': 90, '24 hours': 1 };
-const RANGE = /^([0-9]{4}-[0-9]{2}-[0-9]{2})\.\.([0-9]{4}-[0-9]{2}-[0-9]{2})$/;
 
 /** The insights timeframe of an analytics window (undefined: none given, the page's default). */
 export function insightsTimeframeOf(pairs: QueryPairs): string | undefined {
@@ -27,7 +28,7 @@ export function insightsTimeframeOf(pairs: QueryPairs): string | undefined {
 /** The analytics window of an insights timeframe; [] for one it has no form of (a month name, hours). */
 export function analyticsPairsOf(timeframe: string): QueryPairs {
   const t = timeframe.trim().toLowerCase();
-  const range = RANGE.exec(t);
+  const range = DAY_RANGE.exec(t);
   if (range) return [['from', range[1]], ['to', range[2]]];
   if (t in NAMED_DAYS) return [['timeframe', String(NAMED_DAYS[t])]];
   const days = /^([0-9]+)(?:\s+days?)?$/.exec(t);

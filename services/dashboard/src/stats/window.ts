@@ -1,4 +1,4 @@
-import { DAY_MS, EARLIEST_DAY, HOUR_MS, MAX_TIMEFRAME_DAYS, MINUTE_MS } from '@chatlytics/core';
+import { DAY_MS, DAY_RANGE, EARLIEST_DAY, HOUR_MS, MAX_TIMEFRAME_DAYS, MINUTE_MS } from '@chatlytics/core';
 import type { FieldErrors } from '../http/errors.js';
 
 /**
@@ -40,9 +40,6 @@ export function subtractMonths(now: Date, months: number): Date {
   return d;
 }
 
-/** A range of whole days in the insights timeframe: `from..to`. */
-const INSIGHTS_RANGE = /^([0-9]{4}-[0-9]{2}-[0-9]{2})\.\.([0-9]{4}-[0-9]{2}-[0-9]{2})$/;
-
 export type TimeframeResult = { ok: true; window: StatsWindow } | { ok: false; message: string };
 
 /**
@@ -55,7 +52,7 @@ export type TimeframeResult = { ok: true; window: StatsWindow } | { ok: false; m
  */
 export function parseInsightsTimeframe(raw: string, now: Date): TimeframeResult {
   const text = raw.trim().toLowerCase();
-  const range = INSIGHTS_RANGE.exec(text);
+  const range = DAY_RANGE.exec(text);
   if (range) {
     const checked = checkDateRange(range[1], range[2], now);
     if (!checked.ok) return { ok: false, message: Object.values(checked.errors).flat().join(' ') };
