@@ -4,7 +4,8 @@
  * production profile (distributed_product_mode = 'local', optimize_skip_unused_shards = 1), the
  * events inserted through the Distributed input table; each statistic, read through the
  * Distributed tables, equals the same statistic on the single-node form over the same events,
- * and the oracle where the oracle suite has one. Both shards are one node here: a read that
+ * and the oracle where the oracle suite has one; the same for chatbots whose revenue is the
+ * shop's orders (revenue source 'orders'). Both shards are one node here: a read that
  * asks more than its chatbot's shard counts every row twice, so equality also says each
  * statistic reads one shard.
  */
@@ -20,6 +21,8 @@ import { createStatsRepository, type StatsRepository } from '../src/stats/reader
 import { daysWindow, type StatsWindow } from '../src/stats/window.js';
 import { insertEvents, seedPostgres, silentLog, type SeedChatbot } from './stats-fixtures.js';
 import { oracleEngagement, oraclePopupMetrics, oracleTimeseries } from './stats-oracle.js';
+import { oraclePurchasesFromOrders } from './stats-orders-oracle.js';
+import { insertOrders, NOW as ORDERS_NOW, ordersScenario } from './stats-orders-scenario.js';
 
 const NOW = Date.parse('2026-05-20T12:34:56.789Z');
 const TIMEFRAMES = [1, 7, 30];
@@ -52,6 +55,13 @@ await runMigrations(single.engine);
 const all = scenarios.flatMap((s) => s.events);
 await insertEvents(cluster.engine, all);
 await insertEvents(single.engine, all);
+// Chatbots whose revenue is the shop's orders (revenue source 'orders'), sent through the
+// Distributed tables as the consumer sends them.
+const withOrders = [11, 12, 13].map(ordersScenario);
+for (const engine of [cluster.engine, single.engine]) {
+  await insertEvents(engine, withOrders.flatMap((s) => s.events));
+  await insertOrders(engine, withOrders);
+}
 
 t.test('the chatbots are on both shards', async (t) => {
   const bots = scenarios.map((s) => s.bot.id);
@@ -107,6 +117,32 @@ t.test('every statistic through the Distributed tables equals the single-node fo
     }
   }
   t.ok(compared > 300, `${compared} statistics compared`);
+});
+
+t.test('every statistic under the revenue source \'orders\' through the Distributed tables equals the single-node form and the oracle', async (t) => {
+  const repoOf = (clickhouse: ClickHouseEngine) => createStatsRepository({ clickhouse, db: undefined as never, appUrl: APP_URL });
+  const [onCluster, onOneNode] = [repoOf(cluster.engine), repoOf(single.engine)];
+  let afterChat = 0;
+  for (const s of withOrders) {
+    for (const days of TIMEFRAMES) {
+      const w = daysWindow(days, new Date(ORDERS_NOW));
+      const at = `seed ${s.seed}, ${days} day(s)`;
+      const bot = { id: s.bot.id, abTestEnabled: true, holdoutPercent: 10, revenueSource: 'orders' as const, attributionWindowDays: s.bot.windowDays };
+      const reads: [string, (r: StatsRepository) => Promise<unknown>][] = [
+        ['purchases', (r) => r.purchases(bot, w)],
+        ['purchases without A/B', (r) => r.purchases({ ...bot, abTestEnabled: false }, w)],
+        ['timeseries', (r) => r.timeseries(bot, w)],
+        ['sources by device', (r) => r.sources(bot, w, 'device')],
+        ['sources by source', (r) => r.sources(bot, w, 'source')],
+        ['lift', (r) => r.lift(bot, w)],
+      ];
+      for (const [name, read] of reads) t.same(await read(onCluster), await read(onOneNode), `${name}, ${at}`);
+      const funnel = await onCluster.purchases({ ...bot, abTestEnabled: false }, w);
+      t.same(funnel, oraclePurchasesFromOrders(s.events, s.orders, s.refunds, s.bot.id, w.from.getTime(), w.to.getTime(), s.bot.windowDays, false), `purchases = oracle, ${at}`);
+      afterChat += funnel.total_users_chatted_purchased;
+    }
+  }
+  t.ok(afterChat > 0, `${afterChat} after-chat purchasers: the attribution's join ran on the cluster`);
 });
 
 t.test('the figures are not both zero: the seeded chatbots have visitors and purchases on the cluster', async (t) => {

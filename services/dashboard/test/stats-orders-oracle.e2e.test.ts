@@ -6,103 +6,17 @@
  * window's edges.
  */
 import t from 'tap';
-import { isOrderProblem, toStoredOrder, toStoredRefund, type OrderBody, type StoredEvent, type StoredOrder, type StoredRefund } from '@chatlytics/events';
-import { chTime, createRng, generateEvents, parseChTime, type Rng } from '@chatlytics/testkit';
+import type { StoredEvent } from '@chatlytics/events';
+import { chTime, createRng, generateEvents } from '@chatlytics/testkit';
 import { sampleRatioMismatch, twoProportionPValue, wilsonInterval } from '../src/stats/ab-significance.js';
 import { round2 } from '../src/stats/numbers.js';
 import { createStatsRepository } from '../src/stats/readers.js';
 import { daysWindow } from '../src/stats/window.js';
 import { insertEvents, openClickHouse } from './stats-fixtures.js';
 import { latestStates, oracleOrderDays, oraclePurchasesFromOrders } from './stats-orders-oracle.js';
+import { DAY, insertOrders, iso, NOW, ordersScenario, stored, TIMEFRAMES, type Scenario } from './stats-orders-scenario.js';
 
 const SEED_COUNT = Number(process.env.STATS_SEEDS ?? 6);
-const NOW = Date.parse('2026-05-20T12:34:56.789Z');
-const DAY = 86_400_000;
-const TIMEFRAMES = [1, 7, 30];
-const iso = (ms: number) => new Date(ms).toISOString();
-
-interface Scenario { seed: number; bot: { id: string; abTestEnabled: boolean; windowDays: number }; events: StoredEvent[]; orders: StoredOrder[]; refunds: StoredRefund[]; edges: number }
-
-function stored(chatbotId: string, body: OrderBody): StoredOrder {
-  const s = toStoredOrder(chatbotId, body, 'api', new Date(NOW));
-  if (isOrderProblem(s)) throw new Error(`${s.field}: ${s.message}`);
-  return s;
-}
-
-function shuffle<T>(rng: Rng, xs: T[]): T[] {
-  for (let i = xs.length - 1; i > 0; i--) { const j = rng.int(0, i); [xs[i], xs[j]] = [xs[j], xs[i]]; }
-  return xs;
-}
-
-function scenario(seed: number): Scenario {
-  const rng = createRng(seed * 104_729);
-  const bot = { id: rng.uuid(), abTestEnabled: seed % 2 === 0, windowDays: rng.pick([1, 3, 7, 30]) };
-  const other = rng.uuid();
-  const events = generateEvents({ seed, now: NOW, chatbotId: bot.id, otherChatbotIds: [other], boundaryDays: TIMEFRAMES });
-  const mine = events.filter((e) => e.chatbot_id === bot.id && !e.is_bot);
-  const visitors = [...new Set(mine.filter((e) => e.event === 'visitor').map((e) => e.token))];
-  const chats = mine.filter((e) => e.event === 'convo_started');
-  const reports: StoredOrder[] = [];
-  const refunds: StoredRefund[] = [];
-  let n = 0;
-  const order = (token: string | undefined, at: number, extra: Partial<OrderBody> = {}): OrderBody => ({
-    order_id: `ORD-${seed}-${n++}`, token, placed_at: iso(at), currency: rng.pick(['EUR', 'EUR', 'USD', 'GBP', 'XXX']),
-    items: Array.from({ length: rng.int(1, 3) }, (_, i) => ({ item_id: `p${rng.int(1, 20)}-${i}`, quantity: rng.int(1, 3), value: rng.int(100, 20_000) / 100 })),
-    status: 'paid', ...extra,
-  });
-  const report = (body: OrderBody) => { reports.push(stored(bot.id, body)); return body; };
-  // The window's edges, from real conversation starts: [at − window, at) holds the first and
-  // the last, not the other two.
-  let edges = 0;
-  for (const c of chats.slice(0, 6)) {
-    const at = parseChTime(c.received_at);
-    for (const placed of [at + bot.windowDays * DAY, at + 1, at, at + bot.windowDays * DAY + 1]) {
-      if (placed <= NOW) { report(order(c.token, placed)); edges++; }
-    }
-  }
-  // Orders of visitors at random times, some unknown tokens and some without one; resent,
-  // refunded (in the state and alone), cancelled, reported out of order.
-  for (let i = 0; i < 40; i++) {
-    const token = rng.chance(0.8) ? rng.pick(visitors) : rng.chance(0.5) ? `tok_unknown-${seed}-${i}` : undefined;
-    const body = report(order(token, NOW - rng.int(0, 40 * DAY)));
-    const placed = Date.parse(body.placed_at);
-    if (rng.chance(0.3)) report(body);
-    if (rng.chance(0.3)) {
-      const refundsSoFar = [{ refund_id: `${body.order_id}-r1`, at: iso(placed + DAY), amount: rng.int(100, 5_000) / 100 }];
-      report({ ...body, refunds: refundsSoFar });
-      if (rng.chance(0.5)) report({ ...body, refunds: [...refundsSoFar, { refund_id: `${body.order_id}-r2`, at: iso(placed + 2 * DAY), amount: rng.int(100, 2_000) / 100 }] });
-    }
-    if (rng.chance(0.2)) {
-      const alone = toStoredRefund(bot.id, { order_id: body.order_id, refund_id: `${body.order_id}-shop`, at: iso(placed + 3 * DAY), amount: rng.int(100, 3_000) / 100 }, 'shopify', new Date(NOW));
-      if (isOrderProblem(alone)) throw new Error(alone.message);
-      refunds.push(alone);
-    }
-    if (rng.chance(0.15)) report({ ...body, status: rng.pick(['cancelled', 'refunded'] as const) });
-  }
-  // Products clicked in the chat before some orders: one of the order's items or another, after
-  // a chat or without one, inside the attribution span or before it.
-  const template = mine[0];
-  let k = 0;
-  const click = (token: string, at: number, item: string | number, chat: boolean): StoredEvent[] => {
-    const base = { ...template, token, is_bot: false, ab_group: null, ab_test: false, order_num: '', items: [], total_value: 0, total_value_base: null };
-    const id = () => `00000000-0000-4000-9${String(seed).padStart(3, '0')}-${String(++k).padStart(12, '0')}`;
-    const clickEv = { ...base, event_id: id(), event: 'click_through', received_at: chTime(at), data: JSON.stringify({ chatbot_id: bot.id, item_id: item }) };
-    return chat ? [{ ...base, event_id: id(), event: 'convo_started', received_at: chTime(at - 60_000), data: JSON.stringify({ chatbot_id: bot.id }) }, clickEv] : [clickEv];
-  };
-  for (const o of reports.filter((r) => r.token !== '' && visitors.includes(r.token)).slice(0, 16)) {
-    const placed = parseChTime(o.placed_at);
-    const inSpan = placed - rng.int(2 * 60_000, Math.max(3 * 60_000, bot.windowDays * DAY - 60_000));
-    const variant = rng.int(0, 3);
-    if (variant === 0) events.push(...click(o.token, inSpan, o.item_ids[0], true));
-    if (variant === 1) events.push(...click(o.token, inSpan, 'not-in-the-order', true));
-    if (variant === 2) events.push(...click(o.token, placed - bot.windowDays * DAY - 120_000, o.item_ids[0], true));
-    if (variant === 3) events.push(...click(o.token, inSpan, o.item_ids[0], false));
-  }
-  // Another chatbot's order with a visitor's token and an order id of ours: never counted.
-  reports.push(stored(other, order(visitors[0], NOW - DAY, { order_id: `ORD-${seed}-0` })));
-  for (const o of reports) refunds.push(...o.refund_ids.map((refund_id, i) => ({ chatbot_id: o.chatbot_id, order_id: o.order_id, refund_id, at: o.refund_ats[i], amount: o.refund_amounts[i], source: o.source, received_at: o.received_at })));
-  return { seed, bot, events, orders: shuffle(rng, reports), refunds, edges };
-}
 
 function expectedAb(ab: Record<'control' | 'test', { visitors: number; orders: number; purchasers: number; conversion_rate: number; aov: number; arpu: number }>) {
   const group = (g: (typeof ab)['control']) => {
@@ -124,19 +38,12 @@ function expected(s: Scenario, from: number, to: number) {
   return raw.ab_test ? { ...raw, ab_test: expectedAb(raw.ab_test as Parameters<typeof expectedAb>[0]) } : raw;
 }
 
-const scenarios = Array.from({ length: SEED_COUNT }, (_, i) => scenario(1 + i));
+const scenarios = Array.from({ length: SEED_COUNT }, (_, i) => ordersScenario(1 + i));
 const ch = await openClickHouse();
 t.teardown(() => ch.close());
 await insertEvents(ch.embedded, scenarios.flatMap((s) => s.events));
-// Orders as the consumer stores them: with their token's id where token_ids has it (migration
-// 0200), except every third, stored with 0 as when the order came ahead of its visitor's
-// events: the statistics look those up when they read them. Both paths must give the oracle.
-const idOf = new Map((await ch.embedded.query<{ chatbot_id: string; token: string; token_id: string }>(
-  'SELECT chatbot_id, token, toString(min(token_id)) AS token_id FROM token_ids GROUP BY chatbot_id, token')).map((r) => [`${r.chatbot_id}\n${r.token}`, r.token_id]));
-for (const s of scenarios) {
-  await ch.embedded.insert('orders', s.orders.map((o, i) => ({ ...o, token_id: i % 3 === 0 ? '0' : idOf.get(`${o.chatbot_id}\n${o.token}`) ?? '0' })));
-  await ch.embedded.insert('order_refunds', s.refunds);
-}
+await insertOrders(ch.embedded, scenarios);
+
 t.test('the orders are stored both ways: with their token id, and without it', async (t) => {
   const [{ known, unknown }] = await ch.embedded.query<{ known: string; unknown: string }>(
     "SELECT countIf(token_id != 0) AS known, countIf(token_id = 0 AND token != '') AS unknown FROM orders");
