@@ -11,7 +11,9 @@
 --   counts in no funnel figure.
 -- Use: `FROM {{> shared/window_orders}}`; shared/window_orders_after_chat.sql adds the rule.
 (
-    SELECT s.order_id AS order_id, s.at AS at, s.item_ids AS item_ids, if(s.token_id != 0, s.token_id, ids.token_id) AS token_id,
+    SELECT s.order_id AS order_id, s.at AS at, s.item_ids AS item_ids,
+        -- The lookup runs only where the writer stored no id (if is evaluated short-circuit).
+        if(s.token_id != 0, s.token_id, transform(s.token, {{> shared/late_order_token_ids}}.1, {{> shared/late_order_token_ids}}.2, toUInt64(0))) AS token_id,
         if(s.status = 'paid', greatest(0, s.gross - r.refunded), 0)
             * transform(s.currency, {eur_currencies:Array(String)}, {eur_rates:Array(Float64)}, toFloat64(0)) AS revenue
     FROM
@@ -33,6 +35,5 @@
         FROM (SELECT order_id, refund_id, max(amount) AS amount FROM order_refunds WHERE chatbot_id = {chatbot_id:String} GROUP BY order_id, refund_id)
         GROUP BY order_id
     ) AS r ON r.order_id = s.order_id
-    LEFT JOIN {{> shared/late_order_token_ids}} AS ids ON ids.token = s.token
     SETTINGS join_use_nulls = 0
 ) AS o

@@ -16,7 +16,7 @@
         WHERE chatbot_id = {chatbot_id:String} AND token_id != 0
           AND placed_at >= {from:DateTime64(3, 'UTC')} AND placed_at <= {to:DateTime64(3, 'UTC')}
         UNION ALL
-        SELECT token_id FROM {{> shared/late_order_token_ids}}
+        SELECT arrayJoin({{> shared/late_order_token_ids}}.2)
     )
     SELECT o.token_id AS token_id, o.at AS at, o.revenue AS revenue,
         -- The token's latest chat before the order (ASOF: the greatest chat_at < at), within the span.
@@ -51,7 +51,7 @@
           AND prev_copy_at = toDateTime64(0, 3, 'UTC')
         GROUP BY token_id
     ) AS k ON k.token_id = o.token_id
-    -- use_index_for_in_with_subqueries = 0: the token set is not a key of those tables, and
-    -- analysing their index with it costs more than the scan.
+    -- use_index_for_in_with_subqueries = 0: the token set is not a key of conversation_starts,
+    -- and analysing its index with it costs more than the scan.
     SETTINGS join_use_nulls = 0, use_index_for_in_with_subqueries = 0
 ) AS purchases_after_chat
