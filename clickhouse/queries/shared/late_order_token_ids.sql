@@ -4,7 +4,7 @@
 -- the same order. Few, so the index finds them. A scalar: ClickHouse computes a query's identical
 -- scalar subqueries once, so window_orders.sql and window_orders_after_chat.sql share one lookup
 -- where a joined subquery would run once per use.
--- Use: `transform(token, {{> shared/late_order_token_ids}}.1, {{> shared/late_order_token_ids}}.2, toUInt64(0))`.
+-- Use: `WITH {{> shared/late_order_token_ids}} AS late_ids … transform(token, late_ids.1, late_ids.2, toUInt64(0))`.
 (
     SELECT (groupArray(token), groupArray(token_id))
     FROM

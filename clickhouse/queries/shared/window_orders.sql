@@ -11,9 +11,10 @@
 --   counts in no funnel figure.
 -- Use: `FROM {{> shared/window_orders}}`; shared/window_orders_after_chat.sql adds the rule.
 (
+    WITH {{> shared/late_order_token_ids}} AS late_ids
     SELECT s.order_id AS order_id, s.at AS at, s.item_ids AS item_ids,
         -- The lookup runs only where the writer stored no id (if is evaluated short-circuit).
-        if(s.token_id != 0, s.token_id, transform(s.token, {{> shared/late_order_token_ids}}.1, {{> shared/late_order_token_ids}}.2, toUInt64(0))) AS token_id,
+        if(s.token_id != 0, s.token_id, transform(s.token, late_ids.1, late_ids.2, toUInt64(0))) AS token_id,
         if(s.status = 'paid', greatest(0, s.gross - r.refunded), 0)
             * transform(s.currency, {eur_currencies:Array(String)}, {eur_rates:Array(Float64)}, toFloat64(0)) AS revenue
     FROM
