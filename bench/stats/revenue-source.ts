@@ -14,8 +14,8 @@ import { percentile } from '../lib/stats.js';
 export const ORDERS_TARGET_RATIO = 1.2;
 const WARM_UP_CALLS = 4;
 
-/** Resolves with whether every statistic met the ratio. */
-export async function compareRevenueSources(engine: ClickHouseEngine, chatbotId: string, window: StatsWindow, calls: number, report: Report, context: Record<string, unknown>): Promise<boolean> {
+/** Resolves with whether every statistic met the ratio; `only` names the statistics to time (all when absent). */
+export async function compareRevenueSources(engine: ClickHouseEngine, chatbotId: string, window: StatsWindow, calls: number, report: Report, context: Record<string, unknown>, only?: readonly string[]): Promise<boolean> {
   // These statistics read ClickHouse alone.
   const stats = createStatsRepository({ clickhouse: engine, db: undefined } as unknown as StatsRepositoryDeps);
   const bot = (source: 'tracker' | 'orders'): StatsChatbot => ({ id: chatbotId, abTestEnabled: true, holdoutPercent: 10, revenueSource: source, attributionWindowDays: 7 });
@@ -28,7 +28,7 @@ export async function compareRevenueSources(engine: ClickHouseEngine, chatbotId:
   report.text(`\nrevenue source 'orders' against 'tracker' (A/B block on, holdout 10 %, window 7 days for orders), ${calls} alternated calls each:`);
   report.text('statistic              tracker p50/p95   orders p50/p95   p95 ratio  target');
   let ok = true;
-  for (const [name, read] of Object.entries(statistics)) {
+  for (const [name, read] of Object.entries(statistics).filter(([n]) => !only || only.includes(n))) {
     for (let i = 0; i < WARM_UP_CALLS; i++) { await read(bot('tracker')); await read(bot('orders')); }
     const timed = (source: 'tracker' | 'orders') => async () => { const start = performance.now(); await read(bot(source)); return performance.now() - start; };
     const runs = await alternate(calls, { tracker: timed('tracker'), orders: timed('orders') }, { flip: true });
