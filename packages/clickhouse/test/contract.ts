@@ -50,7 +50,7 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
       { version: 120, name: 'events_segment' }, { version: 130, name: 'insert_time_aggregates' }, { version: 140, name: 'leaner_views' },
       { version: 150, name: 'sql_query_log_statement' }, { version: 160, name: 'events_input_v2' },
       { version: 170, name: 'orders' }, { version: 180, name: 'erased_tokens_retention_cutoffs' }, { version: 190, name: 'events_holdout' }, { version: 200, name: 'orders_token_id' },
-      { version: 210, name: 'chat_clicks' },
+      { version: 210, name: 'chat_clicks' }, { version: 220, name: 'events_token_index' },
     ], 'recorded exactly once');
   });
 

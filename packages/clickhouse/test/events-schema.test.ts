@@ -8,6 +8,7 @@ import { createLogger } from '@chatlytics/core';
 import { StoredEvent } from '@chatlytics/events';
 import { createChdbEngine } from '../src/chdb-engine.js';
 import { runMigrations } from '../src/migrations.js';
+import { sqlFile } from '../src/sql-files.js';
 import { tempDataDir, insertEvents } from './helpers.js';
 
 /** The events schema against the StoredEvent shape, and the migration runner's rules. */
@@ -80,6 +81,24 @@ t.test('a retried beacon with a later received_at is kept, with its earlier copy
     `SELECT received_at FROM events WHERE event_id = {id:UUID}
      ORDER BY received_at LIMIT 1 BY event_id`, { id: original.event_id });
   t.same(dedup.map((r) => r.received_at), [original.received_at], 'README query keeps the earliest copy of each event');
+});
+
+t.test("one visitor's rows are found through idx_token, not by reading every token of the chatbot", async (t) => {
+  // 40,000 rows of 4,000 visitors, each visitor's ten rows in one time span, so in one granule
+  // (8,192 rows) of the time-ordered table: the other four granules hold none of them.
+  const chatbotId = 'token-index';
+  await engine.command(`INSERT INTO events (event_id, event, token, chatbot_id, received_at)
+    SELECT generateUUIDv4(), 'visit', concat('visitor-', toString(intDiv(number, 10))), {c:String},
+      toDateTime64('2026-03-01 00:00:00', 3, 'UTC') + toIntervalSecond(number)
+    FROM numbers(40000)`, { c: chatbotId });
+  await engine.command('OPTIMIZE TABLE events FINAL');
+  const params = { chatbot_id: chatbotId, token: 'visitor-2345' };
+  const plan = (await engine.query<{ explain: string }>(`EXPLAIN indexes = 1 ${sqlFile('privacy/token_footprint')}`, params)).map((r) => r.explain).join('\n');
+  const granules = /Name: idx_token[\s\S]*?Granules: (\d+)\/(\d+)/.exec(plan);
+  t.ok(granules, 'the erasure\'s footprint read consults the token index');
+  t.equal(Number(granules?.[1]), 1, `one granule of ${granules?.[2]} read`);
+  const [footprint] = await engine.query<{ events: string }>(sqlFile('privacy/token_footprint'), params);
+  t.equal(Number(footprint.events), 10, 'and its ten rows found');
 });
 
 t.test('events_rejected stores a reason code and the raw payload', async (t) => {

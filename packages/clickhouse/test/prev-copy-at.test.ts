@@ -100,7 +100,7 @@ t.test('prev_copy_at on the embedded engine', async (t) => {
   const old = [...new Map(rows(300, 1).map((r) => [rowKey(r), r])).values()];
   await engine.insert('events', old);
   // Rewriting stored rows is the backfill command's, never a start-up's (migrations-startup.test.ts).
-  t.same((await runMigrations(engine, { backfill: true })).applied, ['0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours', '0120_events_segment', '0130_insert_time_aggregates', '0140_leaner_views', '0150_sql_query_log_statement', '0160_events_input_v2', '0170_orders', '0180_erased_tokens_retention_cutoffs', '0190_events_holdout', '0200_orders_token_id', '0210_chat_clicks'], 'the migration applied on top (and the later ones)');
+  t.same((await runMigrations(engine, { backfill: true })).applied, ['0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours', '0120_events_segment', '0130_insert_time_aggregates', '0140_leaner_views', '0150_sql_query_log_statement', '0160_events_input_v2', '0170_orders', '0180_erased_tokens_retention_cutoffs', '0190_events_holdout', '0200_orders_token_id', '0210_chat_clicks', '0220_events_token_index'], 'the migration applied on top (and the later ones)');
   const filled = Model.recomputed(old);
   t.ok(filled.filter((l) => !l.endsWith(ZERO)).length > 50, 'copies among the rows stored before it');
   t.same(await stored(engine), filled, 'rows stored before the migration: each copy has its latest earlier copy');

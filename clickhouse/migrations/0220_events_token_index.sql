@@ -1,0 +1,11 @@
+-- A visitor's rows found without reading the chatbot's whole `token` column: a bloom filter of the
+-- tokens of each granule. An erasure's footprint and counts (queries/privacy/), its lightweight
+-- DELETE's choice of parts, and a visitor's export filter `events` by one token, and `events` is
+-- ordered by time, not by token: without the index each read the token column of every row the
+-- chatbot ever stored, a cost that grows with the store's history. About 10 bits a token per
+-- granule (4 % of the table's bytes on the big shop). Metadata only, so start-up applies it on a
+-- store of any size: new parts are indexed when written, older ones when a merge rewrites them,
+-- and until then they are read whole, as before (the same rows, only slower). An operator indexes
+-- them all at once with `ALTER TABLE events MATERIALIZE INDEX idx_token` (clickhouse/README.md,
+-- "events").
+ALTER TABLE events ADD INDEX IF NOT EXISTS idx_token token TYPE bloom_filter(0.01) GRANULARITY 1;
