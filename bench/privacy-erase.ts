@@ -85,8 +85,10 @@ export default defineBench({
       const half = Math.floor(before.length / 2);
       const noise = q(before.slice(half), 0.5) / q(before.slice(0, half), 0.5);
       report.text(`noise: purchases before, second half ÷ first half p50 ${noise.toFixed(2)}×`);
-      report.text(`purchases before p50 ${q(before, 0.5).toFixed(1)} / p95 ${q(before, 0.95).toFixed(1)} ms; during (${during.length} calls) p50 ${q(during, 0.5).toFixed(1)} / p95 ${q(during, 0.95).toFixed(1)} ms: ${(q(during, 0.5) / q(before, 0.5)).toFixed(2)}× / ${(q(during, 0.95) / q(before, 0.95)).toFixed(2)}×`);
-      report.text(`purchases after p50 ${q(after, 0.5).toFixed(1)} / p95 ${q(after, 0.95).toFixed(1)} ms: ${(q(after, 0.5) / q(before, 0.5)).toFixed(2)}× / ${(q(after, 0.95) / q(before, 0.95)).toFixed(2)}× before`);
+      const vsBefore = (xs: number[]) =>
+        `p50 ${q(xs, 0.5).toFixed(1)} / p95 ${q(xs, 0.95).toFixed(1)} ms: ${(q(xs, 0.5) / q(before, 0.5)).toFixed(2)}× / ${(q(xs, 0.95) / q(before, 0.95)).toFixed(2)}×`;
+      report.text(`purchases before p50 ${q(before, 0.5).toFixed(1)} / p95 ${q(before, 0.95).toFixed(1)} ms; during (${during.length} calls) ${vsBefore(during)}`);
+      report.text(`purchases after ${vsBefore(after)} before`);
       report.figures({ events: o.events, visitors: tops.length }, [
         ['erasure, ClickHouse part, slowest', slowest, 's'],
         ['purchases before p50', q(before, 0.5), 'ms'], ['purchases before p95', q(before, 0.95), 'ms'],
