@@ -69,12 +69,13 @@ export interface TokenErasure {
 
 /**
  * The erasure's own reads (the footprint, the counts it subtracts) run at the lowest CPU priority
- * (`nice` 19), as its mutations do in the background pool (ENGINE_SERVER_ARGS,
- * clickhouse/deploy/config.d/priorities.xml): on a busy machine the statistics go first.
+ * (`nice` 19) on one thread, as its mutations do in the background pool (ENGINE_SERVER_ARGS,
+ * clickhouse/deploy/config.d/priorities.xml, and one month at a time: erase_token.sql): on a
+ * busy machine the statistics go first.
  */
-const QUERY_NICE = 'os_threads_nice_value_query = 19';
+const QUERY_NICE = 'os_threads_nice_value_query = 19, max_threads = 1';
 
-interface Footprint { ids: string[]; hours: string[]; days: string[]; orders: string[]; events: string | number }
+interface Footprint { ids: string[]; hours: string[]; days: string[]; orders: string[]; months: (string | number)[]; events: string | number }
 
 /**
  * Removes every row naming the token (privacy/erase_counts.sql, privacy/erase_token.sql), in
@@ -96,8 +97,12 @@ export async function eraseTokenRows(
     // A statement over an empty list would match nothing: skipped.
     if (/\{ids:/.test(statement) && params.ids.length === 0) continue;
     if (/\{orders:/.test(statement) && params.orders.length === 0) continue;
-    // The lightweight DELETE of `events` runs on every shard's local table (a Distributed table refuses it).
-    for (const r of render(statement)) if (!r.skipped) await engine.command(deleteOnShards(r.sql, opts.cluster), params);
+    // One month at a time where the statement names one (erase_token.sql says why).
+    const months = /\{month:/.test(statement) ? fp.months.map(Number) : [undefined];
+    for (const month of months) {
+      // The lightweight DELETE of `events` runs on every shard's local table (a Distributed table refuses it).
+      for (const r of render(statement)) if (!r.skipped) await engine.command(deleteOnShards(r.sql, opts.cluster), month === undefined ? params : { ...params, month });
+    }
   }
   return { events: Number(fp.events), tokenIds: fp.ids.length, orders: fp.orders.length };
 }

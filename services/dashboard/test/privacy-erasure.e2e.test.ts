@@ -36,8 +36,11 @@ const SECRET_TEXT = 'my address is Erika Mustermann, Heidestrasse 17';
 const SECRET_COMPLAINT = 'complaint-of-erika';
 const events = generateEvents({ now: NOW, otherChatbotIds: [IDS.botOther], spanDays: 40, seed: 60, chatbotId: IDS.bot, users: 60 });
 const mine = events.filter((e) => e.chatbot_id === IDS.bot && !e.is_bot);
-// A buyer who chatted: rows in every aggregate, an order, a conversation start.
-const TOKEN = mine.find((e) => e.event === 'purchase' && e.order_num !== '' && mine.some((c) => c.token === e.token && c.event === 'convo_started'))!.token;
+// A buyer who chatted: rows in every aggregate, an order, a conversation start; rows in two
+// months, so the erasure's month-by-month mutations (erase_token.sql) must visit both.
+const monthsOf = (token: string) => new Set(mine.filter((e) => e.token === token).map((e) => e.received_at.slice(0, 7))).size;
+const TOKEN = mine.find((e) => e.event === 'purchase' && e.order_num !== '' && monthsOf(e.token) > 1
+  && mine.some((c) => c.token === e.token && c.event === 'convo_started'))!.token;
 const OTHER = mine.find((e) => e.token !== TOKEN)!.token;
 const at = (min: number) => new Date(NOW - min * 60_000).toISOString();
 const fixture: Fixture = {
@@ -172,6 +175,8 @@ for (const { variant, engine, settleMs } of cases) {
 
     t.test('after the erasure no store holds the token or its text; verify finds no difference', async (t) => {
       t.same(await verifyAggregates(clickhouse), [], 'consistent before');
+      const [spread] = await clickhouse.query<{ months: string }>('SELECT uniqExact(toYYYYMM(received_at)) AS months FROM events WHERE token = {t:String}', { t: TOKEN });
+      t.equal(Number(spread.months), 2, 'the token\'s rows are in two partitions');
       t.not((await clickhouseHits(clickhouse, TOKEN)).length, 0, 'the scan finds the token before');
       t.not((await postgresHits(tdb.postgres.db, SECRET_TEXT)).length, 0, 'and its text');
       const started = Date.now();
