@@ -97,11 +97,12 @@ export async function eraseTokenRows(
     // A statement over an empty list would match nothing: skipped.
     if (/\{ids:/.test(statement) && params.ids.length === 0) continue;
     if (/\{orders:/.test(statement) && params.orders.length === 0) continue;
+    // The lightweight DELETE of `events` runs on every shard's local table (a Distributed table refuses it).
+    const sqls = render(statement).filter((r) => !r.skipped).map((r) => deleteOnShards(r.sql, opts.cluster));
     // One month at a time where the statement names one (erase_token.sql says why).
     const months = /\{month:/.test(statement) ? fp.months.map(Number) : [undefined];
     for (const month of months) {
-      // The lightweight DELETE of `events` runs on every shard's local table (a Distributed table refuses it).
-      for (const r of render(statement)) if (!r.skipped) await engine.command(deleteOnShards(r.sql, opts.cluster), month === undefined ? params : { ...params, month });
+      for (const sql of sqls) await engine.command(sql, month === undefined ? params : { ...params, month });
     }
   }
   return { events: Number(fp.events), tokenIds: fp.ids.length, orders: fp.orders.length };
