@@ -1,5 +1,7 @@
 -- Every row that names one token of a chatbot, after erase_counts.sql (each statement can run
--- again: an erasure job that failed half-way is retried). Waited for on every replica
+-- again: an erasure job that failed half-way is retried, and what it reads first,
+-- token_footprint.sql, comes from the rows the statements below delete last: `events`, then
+-- `token_ids`). Waited for on every replica
 -- (mutations_sync, lightweight_deletes_sync = 2); on a cluster the mutations run on the `_local`
 -- tables ON CLUSTER (rendererAfterMigrations, and deleteOnShards for the DELETE FROM).
 -- The narrow tables and the aggregates are mutated: each holds few bytes per row, so rewriting
@@ -25,14 +27,16 @@ ALTER TABLE event_copies DELETE WHERE chatbot_id = {chatbot_id:String} AND has(C
 ALTER TABLE purchases DELETE IN PARTITION {month:UInt32} WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 ALTER TABLE conversation_starts DELETE IN PARTITION {month:UInt32} WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 ALTER TABLE chat_clicks DELETE IN PARTITION {month:UInt32} WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
-DELETE FROM events IN PARTITION {month:UInt32} WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS lightweight_deletes_sync = 2;
 ALTER TABLE order_first_purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)} SETTINGS mutations_sync = 2;
--- The token's orders' first purchases among the rows left (other tokens' purchases of the same
--- number); a minimum, so a row stored twice changes nothing and FINAL is not needed.
+-- The token's orders' first purchases among the other tokens' purchases of the same number; a
+-- minimum, so a row stored twice changes nothing and FINAL is not needed. Before the `events`
+-- DELETE: the order numbers come from the token's rows there (token_footprint.sql), so a retry
+-- after a failure past that DELETE would no longer know them.
 INSERT INTO order_first_purchases
-WITH events AS (SELECT * FROM events WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)})
+WITH events AS (SELECT * FROM events WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)} AND token != {token:String})
 {{> views/order_first_purchases_mv}}
-SETTINGS os_threads_nice_value_query = 19, max_threads = 1;
+SETTINGS {{> shared/background_priority}};
+DELETE FROM events IN PARTITION {month:UInt32} WHERE chatbot_id = {chatbot_id:String} AND token = {token:String} SETTINGS lightweight_deletes_sync = 2;
 -- The payload is the stored event as JSON (or the raw body the consumer could not read): the
 -- token as a JSON string, quotes included, so a longer token that begins with it is kept.
 ALTER TABLE events_rejected DELETE WHERE chatbot_id IN ({chatbot_id:String}, '') AND position(payload, concat('"', {token:String}, '"')) > 0

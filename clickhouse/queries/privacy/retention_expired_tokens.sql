@@ -3,3 +3,4 @@
 SELECT token FROM token_ids
 WHERE chatbot_id = {chatbot_id:String}
   AND token NOT IN (SELECT token FROM events WHERE chatbot_id = {chatbot_id:String})
+SETTINGS {{> shared/background_priority}}

@@ -19,5 +19,4 @@ FROM
     FROM events
     WHERE chatbot_id = {chatbot_id:String} AND token = {token:String}
 )
--- An erasure's reads yield to the statistics' (README.md, "Personal data": the erasure's priority).
-SETTINGS os_threads_nice_value_query = 19, max_threads = 1
+SETTINGS {{> shared/background_priority}}

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { deleteOnShards } from './cluster-store.js';
 import { rendererAfterMigrations } from './migrations.js';
 import { splitStatements } from './sql-split.js';
-import { sqlFile } from './sql-files.js';
+import { sqlFile, sqlFragment } from './sql-files.js';
 import type { ClickHouseEngine } from './types.js';
 
 /**
@@ -67,13 +67,8 @@ export interface TokenErasure {
   orders: number;
 }
 
-/**
- * The erasure's own reads (the footprint, the counts it subtracts) run at the lowest CPU priority
- * (`nice` 19) on one thread, as its mutations do in the background pool (ENGINE_SERVER_ARGS,
- * clickhouse/deploy/config.d/priorities.xml, and one month at a time: erase_token.sql): on a
- * busy machine the statistics go first.
- */
-const QUERY_NICE = 'os_threads_nice_value_query = 19, max_threads = 1';
+/** The erasure's own reads yield to the statistics (shared/background_priority.sql). */
+const QUERY_NICE = sqlFragment('shared/background_priority');
 
 interface Footprint { ids: string[]; hours: string[]; days: string[]; orders: string[]; months: (string | number)[]; events: string | number }
 

@@ -7,7 +7,7 @@ export {
   type MigrationFile, type MigrationResult, type MigrationOptions, type RenderedMigration,
 } from './migrations.js';
 export { createRenderer, LOCAL_SUFFIX, type ClusterOptions, type RenderedStatement } from './cluster-ddl.js';
-export { sqlFile } from './sql-files.js';
+export { sqlFile, sqlFragment } from './sql-files.js';
 export { clickhouseTime, parseClickhouseTime } from './time.js';
 export { rebuildRollups, type RollupRebuild } from './rollups.js';
 export { VIEWS, VIEW_FED_TABLES, viewSelect, type ViewDefinition } from './views.js';

@@ -23,17 +23,20 @@ export async function applyRetention(
   engine: ClickHouseEngine, chatbotId: string, cutoff: number, opts: { cluster?: string } = {},
 ): Promise<RetentionRun> {
   const p = { chatbot_id: chatbotId, cutoff: clickhouseTime(cutoff) };
+  const [{ months }] = await engine.query<{ months: (number | string)[] }>(sqlFile('privacy/retention_months'), p);
+  const [{ recorded }] = await engine.query<{ recorded: number | string }>(
+    "SELECT count() AS recorded FROM retention_cutoffs WHERE chatbot_id = {chatbot_id:String} AND cutoff >= toDate({cutoff:DateTime64(3, 'UTC')})", p);
   // Nothing older and the horizon recorded (a run that failed half-way has not): nothing to do.
-  const [{ older, recorded }] = await engine.query<{ older: string; recorded: number | string }>(
-    "SELECT (SELECT count() FROM events WHERE chatbot_id = {chatbot_id:String} AND received_at < {cutoff:DateTime64(3, 'UTC')})"
-      + " + (SELECT count() FROM events_rejected WHERE chatbot_id = {chatbot_id:String} AND received_at < {cutoff:DateTime64(3, 'UTC')}) AS older,"
-      + " (SELECT count() FROM retention_cutoffs WHERE chatbot_id = {chatbot_id:String} AND cutoff >= toDate({cutoff:DateTime64(3, 'UTC')})) AS recorded", p);
-  if (Number(older) === 0 && Number(recorded) > 0) return { deleted: false, tokens: 0 };
+  if (months.length === 0 && Number(recorded) > 0) return { deleted: false, tokens: 0 };
   const render = rendererAfterMigrations({ cluster: opts.cluster, database: engine.database });
   const run = async (sql: string, params: Record<string, unknown>) => {
     for (const r of render(sql)) if (!r.skipped) await engine.command(r.sql, params);
   };
-  for (const statement of splitStatements(sqlFile('privacy/retention_delete'))) await run(statement, p);
+  for (const statement of splitStatements(sqlFile('privacy/retention_delete'))) {
+    // One month at a time where the statement names one (retention_delete.sql says why).
+    if (/\{month:/.test(statement)) for (const month of months) await run(statement, { ...p, month: Number(month) });
+    else await run(statement, p);
+  }
   const tokens = (await engine.query<{ token: string }>(sqlFile('privacy/retention_expired_tokens'), p)).map((r) => r.token);
   for (let i = 0; i < tokens.length; i += TOKENS_PER_MUTATION) {
     const chunk = { chatbot_id: chatbotId, tokens: tokens.slice(i, i + TOKENS_PER_MUTATION) };

@@ -23,6 +23,15 @@ export function sqlFile(name: string, dir: string = QUERIES_DIR): string {
   return text;
 }
 
+/**
+ * A shared fragment's text as `{{> name}}` inserts it into a query (its leading comment lines
+ * left out), for a statement composed in code: what the SQL files include and what the code
+ * appends are then one text.
+ */
+export function sqlFragment(name: string, dir: string = QUERIES_DIR): string {
+  return expandIncludes(`{{> ${name}}}`, (include) => readSql(fileOf(include, dir)));
+}
+
 function fileOf(name: string, dir: string): string {
   if (!NAME.test(name)) throw sqlFileError(`Invalid SQL file name ${JSON.stringify(name)}`);
   // views/<name>: a materialized view's SELECT (clickhouse/views/, views.ts), which the rebuild

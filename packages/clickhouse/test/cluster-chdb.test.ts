@@ -2,7 +2,7 @@ import t from 'tap';
 import { createLogger } from '@chatlytics/core';
 import { generateEvents } from '@chatlytics/testkit';
 import {
-  VIEWS, daysToRepair, eraseTokenRows, markTokenErased, purgeDeletedRows, readMigrations, rebuildRollups, renderMigrations, repairDays, repairTokenIds, runMigrations, verifyAggregates,
+  VIEWS, applyRetention, daysToRepair, eraseTokenRows, markTokenErased, purgeDeletedRows, readMigrations, rebuildRollups, renderMigrations, repairDays, repairTokenIds, runMigrations, verifyAggregates,
 } from '@chatlytics/clickhouse';
 import { createChdbCluster, TEST_CLUSTER } from '@chatlytics/clickhouse/testing';
 import { insertEvents, tempDataDir } from './helpers.js';
@@ -242,4 +242,23 @@ t.test('an erasure on the cluster: every row naming the token leaves its shard, 
   t.equal(await onDisk(), before, 'the rows of events are masked, still on disk');
   t.ok(await purgeDeletedRows(node.engine, { cluster: TEST_CLUSTER }) > 0, 'the purge rewrites the shards\' masked parts');
   t.equal(await onDisk(), 0, 'then no part holds them');
+});
+
+t.test('retention on the cluster: a chatbot\'s rows past its horizon leave both months on the shards, the others stay, verify holds', async (t) => {
+  // The chatbot with most visitors (after its erasure above): rows on May 31 and in June.
+  const bot = BOTS[0];
+  const cutoff = Date.UTC(2026, 5, 10);
+  const p = { b: bot, c: new Date(cutoff).toISOString().replace('T', ' ').slice(0, 23) };
+  const older = async () => Number((await node.engine.query<{ n: string }>(
+    `SELECT ${['events', 'purchases', 'conversation_starts', 'event_copies'].map((table) => `(SELECT count() FROM ${table} WHERE chatbot_id = {b:String} AND received_at < {c:DateTime64(3, 'UTC')})`).join(' + ')} AS n`, p))[0].n);
+  const others = async () => (await node.engine.query<{ n: string }>('SELECT count() AS n FROM events WHERE chatbot_id != {b:String}', p))[0].n;
+  const [{ months }] = await node.engine.query<{ months: string }>(
+    "SELECT uniqExact(toYYYYMM(received_at)) AS months FROM events WHERE chatbot_id = {b:String} AND received_at < {c:DateTime64(3, 'UTC')}", p);
+  t.equal(Number(months), 2, 'rows past the horizon in May and June');
+  t.ok(await older() > 0);
+  const kept = await others();
+  t.ok((await applyRetention(node.engine, bot, cutoff, { cluster: TEST_CLUSTER })).deleted);
+  t.equal(await older(), 0, 'nothing past the horizon on either shard');
+  t.equal(await others(), kept, 'the other chatbots\' rows untouched');
+  t.same(await verifyAggregates(node.engine, { chatbotId: bot }), [], 'verify finds no difference');
 });

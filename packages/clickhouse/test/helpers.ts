@@ -49,3 +49,27 @@ export function insertEvents(engine: ClickHouseEngine, rows: readonly object[], 
   }
   return writer.write(rows as readonly EventRow[], { dedupToken });
 }
+
+/** No command fails (failingAt's `at`). */
+export const NEVER_FAIL = -1;
+
+/**
+ * `engine` whose `at`-th command (0-based) fails once, `before` it runs (it never reached the
+ * server) or `after` it ran (its answer was lost); `calls()` counts the commands issued.
+ */
+export function failingAt(engine: ClickHouseEngine, at: number, mode: 'before' | 'after'): { engine: ClickHouseEngine; calls: () => number } {
+  let calls = 0;
+  const wrapped: ClickHouseEngine = {
+    kind: engine.kind, database: engine.database,
+    query: (sql, params) => engine.query(sql, params),
+    insert: (table, rows, opts) => engine.insert(table, rows, opts),
+    ping: () => engine.ping(), close: async () => {},
+    command: async (sql, params) => {
+      const n = calls++;
+      if (n === at && mode === 'before') throw new Error(`injected before command ${n}`);
+      await engine.command(sql, params);
+      if (n === at && mode === 'after') throw new Error(`injected after command ${n}`);
+    },
+  };
+  return { engine: wrapped, calls: () => calls };
+}
