@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ERASURE_PACE, createChdbEngine, eraseTokenRows, markTokenErased, runMigrations } from '@chatlytics/clickhouse';
+import { BACKGROUND_PACE, createChdbEngine, eraseTokenRows, markTokenErased, runMigrations } from '@chatlytics/clickhouse';
 import { createEventStatsRepository, daysWindow } from '@chatlytics/dashboard/stats';
 import { opt } from './lib/args.js';
 import { defineBench } from './lib/bench.js';
@@ -32,7 +32,7 @@ export default defineBench({
     dir: opt.string(undefined, 'the bench:stats big-shop data directory (generated when empty)'),
     events: opt.number(10_000_000, 'events of the generated data set', { min: 1, integer: true }),
     calls: opt.number(40, 'timed purchases calls before the erasures, and after them', { min: 1, integer: true }),
-    pace: opt.number(ERASURE_PACE, 'the erasure waits this many times as long as each statement took (0: not at all)', { min: 0 }),
+    pace: opt.number(BACKGROUND_PACE, 'the erasure waits this many times as long as each statement took (0: not at all)', { min: 0 }),
     visitors: opt.number(3, 'visitors erased one after another (the most events first): more calls timed during', { min: 1, integer: true }),
   },
   async run(o, report) {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { setTimeout } from 'node:timers/promises';
 import { deleteOnShards } from './cluster-store.js';
+import { pacedCommand } from './paced.js';
 import { rendererAfterMigrations } from './migrations.js';
 import { splitStatements } from './sql-split.js';
 import { sqlFile, sqlFragment } from './sql-files.js';
@@ -71,15 +71,6 @@ export interface TokenErasure {
 /** The erasure's own reads yield to the statistics (shared/background_priority.sql). */
 const QUERY_NICE = sqlFragment('shared/background_priority');
 
-/**
- * After each of its statements that took PACED_FROM_MS or more, an erasure waits `pace` times as
- * long as the statement took (ERASURE_PACE by default): on a big shop the statistics then share
- * the machine with it a third of the time instead of all of it, and the erasure takes three
- * times as long (README.md, "Personal data": the bound and the figures). A shorter statement
- * (every one on a small shop) is not worth a wait: the receipt's bound stays as it was.
- */
-export const ERASURE_PACE = 2;
-const PACED_FROM_MS = 50;
 
 interface Footprint { ids: string[]; hours: string[]; days: string[]; orders: string[]; months: (string | number)[]; events: string | number }
 
@@ -92,13 +83,8 @@ interface Footprint { ids: string[]; hours: string[]; days: string[]; orders: st
 export async function eraseTokenRows(
   engine: ClickHouseEngine, target: { chatbotId: string; token: string; erasureId: string }, opts: { cluster?: string; pace?: number } = {},
 ): Promise<TokenErasure> {
-  const pace = opts.pace ?? ERASURE_PACE;
-  const command = async (sql: string, params: Record<string, unknown>) => {
-    const started = performance.now();
-    await engine.command(sql, params);
-    const took = performance.now() - started;
-    if (pace > 0 && took >= PACED_FROM_MS) await setTimeout(took * pace);
-  };
+  // Paced (paced.ts): `pace` from the benchmark; the job takes the default.
+  const command = pacedCommand(engine, opts.pace);
   const base = { chatbot_id: target.chatbotId, token: target.token };
   const [fp] = await engine.query<Footprint>(sqlFile('privacy/token_footprint'), base);
   const params = { ...base, ids: fp.ids.map(String), hours: fp.hours, days: fp.days, orders: fp.orders };

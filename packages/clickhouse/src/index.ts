@@ -27,7 +27,8 @@ export { verifyAggregates, daysToRepair, repairDays, TOKEN_ID_CHECKS, KEPT_PAST_
 export { deleteOnShards, storeCluster } from './cluster-store.js';
 export { repairTokenIds, type TokenIdRepair } from './repair-token-ids.js';
 export {
-  ERASED_TOKENS_REFRESH_MS, ERASED_TOKENS_SETTLE_MS, ERASURE_PACE, erasedTokenDigest, erasedTokenPrefilter, markTokenErased, loadErasedTokens, eraseTokenRows,
+  ERASED_TOKENS_REFRESH_MS, ERASED_TOKENS_SETTLE_MS, erasedTokenDigest, erasedTokenPrefilter, markTokenErased, loadErasedTokens, eraseTokenRows,
   type ErasedTokenList, type TokenErasure,
 } from './erase-token.js';
 export { applyRetention, purgeDeletedRows, type RetentionRun } from './retention.js';
+export { BACKGROUND_PACE } from './paced.js';

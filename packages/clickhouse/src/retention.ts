@@ -1,5 +1,6 @@
 import { LOCAL_SUFFIX } from './cluster-ddl.js';
 import { rendererAfterMigrations } from './migrations.js';
+import { pacedCommand } from './paced.js';
 import { splitStatements } from './sql-split.js';
 import { sqlFile } from './sql-files.js';
 import { clickhouseTime } from './time.js';
@@ -20,8 +21,9 @@ const TOKENS_PER_MUTATION = 10_000;
  * horizon recorded for `cli verify` (README.md, "Personal data"). Can run again at any time.
  */
 export async function applyRetention(
-  engine: ClickHouseEngine, chatbotId: string, cutoff: number, opts: { cluster?: string } = {},
+  engine: ClickHouseEngine, chatbotId: string, cutoff: number, opts: { cluster?: string; pace?: number } = {},
 ): Promise<RetentionRun> {
+  const command = pacedCommand(engine, opts.pace);
   const p = { chatbot_id: chatbotId, cutoff: clickhouseTime(cutoff) };
   const [{ months }] = await engine.query<{ months: (number | string)[] }>(sqlFile('privacy/retention_months'), p);
   const [{ recorded }] = await engine.query<{ recorded: number | string }>(
@@ -30,7 +32,7 @@ export async function applyRetention(
   if (months.length === 0 && Number(recorded) > 0) return { deleted: false, tokens: 0 };
   const render = rendererAfterMigrations({ cluster: opts.cluster, database: engine.database });
   const run = async (sql: string, params: Record<string, unknown>) => {
-    for (const r of render(sql)) if (!r.skipped) await engine.command(r.sql, params);
+    for (const r of render(sql)) if (!r.skipped) await command(r.sql, params);
   };
   for (const statement of splitStatements(sqlFile('privacy/retention_delete'))) {
     // One month at a time where the statement names one (retention_delete.sql says why).
