@@ -4,7 +4,7 @@ import { generateEvents } from '@chatlytics/testkit';
 import { createChdbEngine, runMigrations } from '../src/index.js';
 import { daysToRepair, repairDays, verifyAggregates } from '../src/verify.js';
 import { repairTokenIds } from '../src/repair-token-ids.js';
-import { insertEvents, tempDataDir } from './helpers.js';
+import { NEVER_FAIL, failingAt, insertEvents, tempDataDir } from './helpers.js';
 
 /**
  * verify finds what an aggregate lost or gained against `events`, and the token ids that break
@@ -85,4 +85,26 @@ t.test('token ids against the rule: a token with two ids, an id for two tokens, 
   t.same(after.filter((o, i) => o.stored !== before[i].stored).map((o) => o.stored), ['5'], 'the raced token\'s order carries its new id');
   t.ok(after.every((o) => o.stored === o.current), 'every order carries its token\'s id as it is now');
   t.same(await repairTokenIds(engine, 'bot-w'), { tokens: 0, days: [] }, 'a second repair finds nothing');
+});
+
+t.test('a repair failed half-way, then verify and repair again: nothing left to report', async (t) => {
+  const [{ day }] = await engine.query<{ day: string }>("SELECT toString(toDate(received_at)) AS day FROM events WHERE chatbot_id = 'bot-v' AND NOT is_bot GROUP BY day ORDER BY count() DESC LIMIT 1");
+  const lose = () => engine.command(`ALTER TABLE token_hour_sets DELETE WHERE chatbot_id = 'bot-v' AND toDate(hour) = '${day}' SETTINGS mutations_sync = 2`);
+  const verify = () => verifyAggregates(engine, { chatbotId: 'bot-v' });
+  const clean = failingAt(engine, NEVER_FAIL, 'before');
+  await lose();
+  await repairDays(clean.engine, [{ chatbotId: 'bot-v', day }], 0);
+  const statements = clean.calls();
+  t.same(await verify(), [], `a repair of a day: ${statements} statements`);
+  // The first statement, the middle one (the day's rows deleted, none recomputed yet: the first
+  // INSERT), the last, and after the last (its answer lost). Every statement would be 2 minutes:
+  // from the third repair on, chdb takes seconds per mutation here.
+  const middle = Math.floor(statements / 2);
+  const failures = [[0, 'before'], [middle, 'before'], [statements - 1, 'before'], [statements - 1, 'after']] as const;
+  for (const [at, mode] of failures) {
+    await lose();
+    await t.rejects(repairDays(failingAt(engine, at, mode).engine, [{ chatbotId: 'bot-v', day }], 0), { message: /injected/ });
+    await repairDays(engine, daysToRepair(await verify()), 0);
+    t.same(await verify(), [], `failed ${mode} statement ${at}, then found and repaired again: nothing to report`);
+  }
 });
