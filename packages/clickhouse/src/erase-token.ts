@@ -71,7 +71,6 @@ export interface TokenErasure {
 /** The erasure's own reads yield to the statistics (shared/background_priority.sql). */
 const QUERY_NICE = sqlFragment('shared/background_priority');
 
-
 interface Footprint { ids: string[]; hours: string[]; days: string[]; orders: string[]; months: (string | number)[]; events: string | number }
 
 /**
