@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { deleteOnShards } from './cluster-store.js';
+import { paramsPerMonth } from './month-by-month.js';
 import { pacedCommand } from './paced.js';
 import { rendererAfterMigrations } from './migrations.js';
 import { splitStatements } from './sql-split.js';
@@ -97,10 +98,8 @@ export async function eraseTokenRows(
     if (/\{orders:/.test(statement) && params.orders.length === 0) continue;
     // The lightweight DELETE of `events` runs on every shard's local table (a Distributed table refuses it).
     const sqls = render(statement).filter((r) => !r.skipped).map((r) => deleteOnShards(r.sql, opts.cluster));
-    // One month at a time where the statement names one (erase_token.sql says why).
-    const months = /\{month:/.test(statement) ? fp.months.map(Number) : [undefined];
-    for (const month of months) {
-      for (const sql of sqls) await command(sql, month === undefined ? params : { ...params, month });
+    for (const bound of paramsPerMonth(statement, params, fp.months)) {
+      for (const sql of sqls) await command(sql, bound);
     }
   }
   return { events: Number(fp.events), tokenIds: fp.ids.length, orders: fp.orders.length };

@@ -1,5 +1,6 @@
 import { LOCAL_SUFFIX } from './cluster-ddl.js';
 import { rendererAfterMigrations } from './migrations.js';
+import { paramsPerMonth } from './month-by-month.js';
 import { pacedCommand } from './paced.js';
 import { splitStatements } from './sql-split.js';
 import { sqlFile } from './sql-files.js';
@@ -35,9 +36,7 @@ export async function applyRetention(
     for (const r of render(sql)) if (!r.skipped) await command(r.sql, params);
   };
   for (const statement of splitStatements(sqlFile('privacy/retention_delete'))) {
-    // One month at a time where the statement names one (retention_delete.sql says why).
-    if (/\{month:/.test(statement)) for (const month of months) await run(statement, { ...p, month: Number(month) });
-    else await run(statement, p);
+    for (const params of paramsPerMonth(statement, p, months)) await run(statement, params);
   }
   const tokens = (await engine.query<{ token: string }>(sqlFile('privacy/retention_expired_tokens'), p)).map((r) => r.token);
   for (let i = 0; i < tokens.length; i += TOKENS_PER_MUTATION) {

@@ -73,3 +73,11 @@ export function failingAt(engine: ClickHouseEngine, at: number, mode: 'before' |
   };
   return { engine: wrapped, calls: () => calls };
 }
+
+/**
+ * Where to fail a job of `commands` commands so that every point is covered once: before each
+ * command (failing after command k is failing before k + 1), and after the last (its answer lost).
+ */
+export function eachFailurePoint(commands: number): (readonly [number, 'before' | 'after'])[] {
+  return [...Array.from({ length: commands }, (_, at) => [at, 'before'] as const), [commands - 1, 'after'] as const];
+}

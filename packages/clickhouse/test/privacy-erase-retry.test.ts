@@ -2,15 +2,15 @@ import t from 'tap';
 import { pino } from 'pino';
 import { generateEvents } from '@chatlytics/testkit';
 import { createChdbEngine, eraseTokenRows, runMigrations, verifyAggregates, type ClickHouseEngine } from '../src/index.js';
-import { NEVER_FAIL, failingAt, insertEvents, tempDataDir } from './helpers.js';
+import { NEVER_FAIL, eachFailurePoint, failingAt, insertEvents, tempDataDir } from './helpers.js';
 
 /**
  * An erasure that fails at any one of its statements, then runs again (the erasure job's retry),
  * converges: no row names the token, and `cli verify`'s check finds no difference. Each
- * statement is failed before it runs (it never reached the server; failing after the one before it
- * is the same), and the last after it ran (its answer was lost). Every token erased has rows in two months, so a failure also falls between
- * two months of the month-by-month mutations (privacy/erase_token.sql). The retention run's
- * twin: privacy-retention-retry.test.ts.
+ * statement is failed before it runs (it never reached the server; failing after the one before
+ * it is the same), and the last after it ran (its answer was lost). Every token erased has rows
+ * in two months, so a failure also falls between two months of the month-by-month mutations
+ * (privacy/erase_token.sql). The retention run's twin: privacy-retention-retry.test.ts.
  */
 const dir = tempDataDir(t);
 const engine = await createChdbEngine({ path: dir, database: 'privacy_retry', log: pino({ level: 'silent' }) });
@@ -41,9 +41,7 @@ t.test('an erasure failed at any statement, then run again, leaves nothing of th
   t.ok(tokens.length >= 2 + commands, `${tokens.length} tokens with rows in two months: one per failure`);
 
   let next = 1;
-  // Failing after statement k is failing before k + 1: each one before it runs, and the last after it ran.
-  const failures = [...Array.from({ length: commands }, (_, at) => [at, 'before'] as const), [commands - 1, 'after'] as const];
-  for (const [at, mode] of failures) {
+  for (const [at, mode] of eachFailurePoint(commands)) {
     const token = tokens[next++]!;
     const broken = failingAt(engine, at, mode);
     await t.rejects(erase(broken.engine, token), { message: /injected/ }, `fails ${mode} command ${at}`);

@@ -2,14 +2,15 @@ import t from 'tap';
 import { pino } from 'pino';
 import { generateEvents } from '@chatlytics/testkit';
 import { applyRetention, createChdbEngine, runMigrations, verifyAggregates, type ClickHouseEngine } from '../src/index.js';
-import { NEVER_FAIL, failingAt, insertEvents, tempDataDir } from './helpers.js';
+import { NEVER_FAIL, eachFailurePoint, failingAt, insertEvents, tempDataDir } from './helpers.js';
 
 /**
  * A retention run that fails at any one of its statements, then runs again (the loop's next
  * pass), converges: no raw row past the horizon is left, and `cli verify`'s check finds no
  * difference. Each statement is failed before it runs (failing after the one before it is the
- * same), and the last after it ran (its answer was lost). Every chatbot has rows past the horizon in two months, so a failure also falls between
- * two months of the month-by-month mutations (privacy/retention_delete.sql). A file of its own:
+ * same), and the last after it ran (its answer was lost). Every chatbot has rows past the
+ * horizon in two months, so a failure also falls between two months of the month-by-month
+ * mutations (privacy/retention_delete.sql). A file of its own:
  * each mutation rewrites a whole month of its table, so the erasure suite's rows would slow it.
  */
 const dir = tempDataDir(t);
@@ -41,9 +42,7 @@ t.test('a retention run failed at any statement, then run again, leaves nothing 
   t.ok(bots.length >= 2 + commands, `${bots.length} chatbots: one per failure`);
 
   let next = 1;
-  // Failing after statement k is failing before k + 1: each one before it runs, and the last after it ran.
-  const failures = [...Array.from({ length: commands }, (_, at) => [at, 'before'] as const), [commands - 1, 'after'] as const];
-  for (const [at, mode] of failures) {
+  for (const [at, mode] of eachFailurePoint(commands)) {
     const bot = bots[next++]!;
     const [{ months }] = await engine.query<{ months: string }>(
       "SELECT uniqExact(toYYYYMM(received_at)) AS months FROM events WHERE chatbot_id = {b:String} AND received_at < {c:DateTime64(3, 'UTC')}", { b: bot, c: cutoffText });
