@@ -297,19 +297,24 @@ SELECT chatbot_id, received_at, token_id, prev_copy_at
 FROM events
 WHERE event = 'convo_started' AND NOT is_bot;
 
--- Rows stored before this migration: ids for their tokens (the UPDATE rewrites every row of
--- `events`, so start-up runs it only on an empty table; a store with rows runs
--- `npm run cli -- migrate --backfill`, which then fills the aggregates: clickhouse/README.md,
--- "Rebuilding").
+-- Rows stored before this migration: ids for their tokens. The three statements below are the
+-- fill's whole-table form, run as written on a cluster (which starts empty). On one node the
+-- runner runs them in batches of chatbots instead (the marker below names the fill:
+-- packages/clickhouse/src/backfill-token-ids.ts): start-up only on an empty `events` (nothing to
+-- fill); a store with rows runs `npm run cli -- migrate --backfill`, which then fills the
+-- aggregates (clickhouse/README.md, "Rebuilding").
+-- batched fill: token_ids
 INSERT INTO token_ids
 SELECT chatbot_id, token, toUInt64(row_number() OVER (PARTITION BY chatbot_id ORDER BY first_at, token)) AS token_id
 FROM (SELECT chatbot_id, token, min(received_at) AS first_at FROM events WHERE NOT is_bot AND token_id = 0 GROUP BY chatbot_id, token);
 
+-- batched fill: token_ids
 INSERT INTO token_id_tops
 SELECT chatbot_id, toUInt16(0) AS slot, max(token_id) AS top
 FROM token_ids
 GROUP BY chatbot_id;
 
+-- batched fill: token_ids
 ALTER TABLE events
 UPDATE token_id = transform(concat(toString(length(chatbot_id)), ':', chatbot_id, token),
     tupleElement((SELECT CAST((groupArray(key), groupArray(id)), 'Tuple(keys Array(String), ids Array(UInt64))') FROM (SELECT concat(toString(length(chatbot_id)), ':', chatbot_id, token) AS key, min(token_id) AS id FROM token_ids GROUP BY chatbot_id, token)), 'keys'),

@@ -8,6 +8,7 @@ import { splitStatements } from './sql-split.js';
 import { createRenderer, SINGLE_NODE_MARKER, type RenderedStatement } from './cluster-ddl.js';
 import { significant, tokenize } from './sql-tokens.js';
 import { applyViews, renderViews, viewLedgerDdl, type RenderedView } from './apply-views.js';
+import { backfillTokenIds } from './backfill-token-ids.js';
 
 /**
  * Applies clickhouse/migrations/NNNN_name.sql in version order, each once, recorded in
@@ -47,6 +48,8 @@ export interface MigrationOptions {
    * nothing) and otherwise stops, naming that command, instead of rewriting a table while booting.
    */
   backfill?: boolean;
+  /** The batched fills' rows per batch (backfill-token-ids.ts): tests set it small. */
+  backfillBatchRows?: number;
   /** Apply clickhouse/views/ after the migrations: by default only with the project's own migrations folder. */
   views?: boolean;
 }
@@ -173,11 +176,23 @@ export async function runMigrations(engine: ClickHouseEngine, options: string | 
   const applied: string[] = [];
   for (const [k, m] of migrations.entries()) {
     if (done.has(m.version)) continue;
+    const filled = new Set<string>();
     for (const [i, stmt] of rendered[k].statements.entries()) {
       if (stmt.skipped) continue;
       try {
+        const fill = opts.cluster ? undefined : batchedFill(stmt.sql);
+        if (fill) {
+          // Every statement of the fill is replaced by the one batched run, at the first of them.
+          if (filled.has(fill.name)) continue;
+          filled.add(fill.name);
+          if (!opts.backfill && !(await isEmpty(engine, fill.reads))) {
+            throw rewriteRefused(m.file, fill.reads);
+          }
+          if (opts.backfill) await fill.run(engine, { batchRows: opts.backfillBatchRows });
+          continue;
+        }
         if (stmt.mutates && !opts.backfill && !(await isEmpty(engine, stmt.mutates))) {
-          throw migrationError(`Migration ${m.file} rewrites every row of ${stmt.mutates}, which holds rows: start-up does not; run \`npm run cli -- migrate --backfill\` (then start again)`);
+          throw rewriteRefused(m.file, stmt.mutates);
         }
         // {database:String}: the one value a migration may need (a name a background mutation
         // resolves without the session's database, migration 0040).
@@ -193,6 +208,25 @@ export async function runMigrations(engine: ClickHouseEngine, options: string | 
   const viewsApplied = withViews ? await applyViews(engine, views, opts.cluster) : [];
   return { applied, alreadyApplied: migrations.length - applied.length, views: viewsApplied };
 }
+
+/**
+ * A migration's statements marked `-- batched fill: NAME` fill rows stored before it: on one node
+ * they are run as NAME's batches (`migrate --backfill`), not as written. The marker is a comment,
+ * so marking an applied migration's statements does not change its checksum.
+ */
+const BATCHED_FILLS = {
+  token_ids: { reads: 'events', run: backfillTokenIds },
+} as const;
+
+function batchedFill(sql: string): ({ name: string } & (typeof BATCHED_FILLS)[keyof typeof BATCHED_FILLS]) | undefined {
+  const name = /^\s*--\s*batched fill:\s*(\w+)/m.exec(sql)?.[1];
+  if (name === undefined) return undefined;
+  if (!Object.hasOwn(BATCHED_FILLS, name)) throw migrationError(`Unknown batched fill "${name}"`);
+  return { name, ...BATCHED_FILLS[name as keyof typeof BATCHED_FILLS] };
+}
+
+const rewriteRefused = (file: string, table: string) => migrationError(
+  `Migration ${file} rewrites every row of ${table}, which holds rows: start-up does not; run \`npm run cli -- migrate --backfill\` (then start again)`);
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
