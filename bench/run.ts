@@ -30,6 +30,7 @@ export const BENCHES: Record<string, () => Module> = {
   'sql-sandbox': () => import('./sql-sandbox.js'),
   'slow-clients': () => import('./slow-clients/index.js'),
   'privacy-erase': () => import('./privacy-erase.js'),
+  backfill: () => import('./backfill/index.js'),
 };
 
 async function main(argv: string[]): Promise<number> {

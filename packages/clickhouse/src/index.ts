@@ -26,6 +26,7 @@ export {
 export { verifyAggregates, daysToRepair, repairDays, TOKEN_ID_CHECKS, KEPT_PAST_RETENTION, type VerifyScope, type Difference, type RepairResult } from './verify.js';
 export { deleteOnShards, storeCluster } from './cluster-store.js';
 export { repairTokenIds, type TokenIdRepair } from './repair-token-ids.js';
+export { backfillTokenIds, BACKFILL_BATCH_ROWS, type TokenIdBackfill } from './backfill-token-ids.js';
 export {
   ERASED_TOKENS_REFRESH_MS, ERASED_TOKENS_SETTLE_MS, erasedTokenDigest, erasedTokenPrefilter, markTokenErased, loadErasedTokens, eraseTokenRows,
   type ErasedTokenList, type TokenErasure,
