@@ -4,8 +4,7 @@ import { createChdbEngine } from '../src/chdb-engine.js';
 import { runMigrations } from '../src/migrations.js';
 import { rebuildRollups } from '../src/rollups.js';
 import { verifyAggregates } from '../src/verify.js';
-import type { ClickHouseEngine } from '../src/types.js';
-import { failingAt, migrationsBefore, tempDataDir } from './helpers.js';
+import { failingAt, migrationsBefore, recording, tempDataDir } from './helpers.js';
 
 /**
  * Migration 0130's fill on one node runs in batches of chatbots (backfill-token-ids.ts): never
@@ -52,16 +51,6 @@ async function storeBefore0130(): Promise<void> {
   await engine.command('CREATE DATABASE fill');
   await runMigrations(engine, migrationsBefore(t, '0130'));
   await engine.insert('events', stored);
-}
-
-function recording(inner: ClickHouseEngine): { engine: ClickHouseEngine; sent: string[] } {
-  const sent: string[] = [];
-  const proxy = Object.create(inner) as ClickHouseEngine;
-  proxy.command = (sql, params) => {
-    sent.push(sql);
-    return inner.command(sql, params);
-  };
-  return { engine: proxy, sent };
 }
 
 const FILL_STATEMENT = /\{chatbots:Array\(String\)\}/;

@@ -81,3 +81,14 @@ export function failingAt(engine: ClickHouseEngine, at: number, mode: 'before' |
 export function eachFailurePoint(commands: number): (readonly [number, 'before' | 'after'])[] {
   return [...Array.from({ length: commands }, (_, at) => [at, 'before'] as const), [commands - 1, 'after'] as const];
 }
+
+/** The engine with every statement sent through `command` recorded, in order. */
+export function recording(inner: ClickHouseEngine): { engine: ClickHouseEngine; sent: string[] } {
+  const sent: string[] = [];
+  const proxy = Object.create(inner) as ClickHouseEngine;
+  proxy.command = (sql, params) => {
+    sent.push(sql);
+    return inner.command(sql, params);
+  };
+  return { engine: proxy, sent };
+}

@@ -3,22 +3,11 @@ import { createLogger } from '@chatlytics/core';
 import { createChdbEngine } from '../src/chdb-engine.js';
 import { runMigrations } from '../src/migrations.js';
 import type { ClickHouseEngine } from '../src/types.js';
-import { migrationsBefore, tempDataDir } from './helpers.js';
+import { migrationsBefore, recording, tempDataDir } from './helpers.js';
 
 /** The migration runner never rewrites a whole table while a service starts (ISSUE 42). */
 const base = await createChdbEngine({ path: tempDataDir(t), database: 'fresh', log: createLogger('silent') });
 t.teardown(() => base.close());
-
-/** The engine with every statement the runner sends recorded. */
-function recording(engine: ClickHouseEngine): { engine: ClickHouseEngine; sent: string[] } {
-  const sent: string[] = [];
-  const proxy = Object.create(engine) as ClickHouseEngine;
-  proxy.command = (sql, params) => {
-    sent.push(sql);
-    return engine.command(sql, params);
-  };
-  return { engine: proxy, sent };
-}
 
 const MUTATION = /^\s*(ALTER\s+TABLE\s+\S+(\s+ON\s+CLUSTER\s+\S+)?\s+(UPDATE|DELETE|MATERIALIZE|CLEAR)\b|DELETE\s+FROM\b)/i;
 const mutations = (sent: string[]) => sent.map((s) => s.replace(/--.*$/gm, '')).filter((s) => MUTATION.test(s));
