@@ -21,11 +21,22 @@ export async function partitionCount(admin: Admin, topic: string): Promise<numbe
   return meta.topics[0]?.partitions.length ?? 0;
 }
 
-/** Grows the topic to `count` partitions (Kafka never shrinks one). Producers and the group notice within their metadata refresh. */
-export async function addPartitions(admin: Admin, topic: string, count: number): Promise<void> {
+/**
+ * Grows the topic to `count` partitions (Kafka never shrinks one). Producers and the group notice
+ * within their metadata refresh. Returns once the broker's metadata shows them: the controller
+ * acknowledges the request before every broker's metadata cache has the new partitions, and a
+ * read right after it could still see the old count.
+ */
+export async function addPartitions(admin: Admin, topic: string, count: number, waitMs = 10_000): Promise<void> {
   const current = await partitionCount(admin, topic);
   if (count <= current) throw new Error(`${topic} has ${current} partitions; a topic can only grow (asked for ${count})`);
   await admin.createPartitions({ topicPartitions: [{ topic, count }] });
+  for (const deadline = Date.now() + waitMs; ;) {
+    const seen = await partitionCount(admin, topic);
+    if (seen >= count) return;
+    if (Date.now() > deadline) throw new Error(`${topic}: ${count} partitions asked for, the metadata still shows ${seen} after ${waitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /**
