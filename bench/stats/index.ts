@@ -34,7 +34,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '@chatlytics/core';
-import { BACKGROUND_POOL_SIZE, clickhouseTime, createChdbEngine, runMigrations, sqlFile } from '@chatlytics/clickhouse';
+import { clickhouseTime, createChdbEngine, runMigrations, sqlFile } from '@chatlytics/clickhouse';
 import { createEventStatsRepository, daysWindow, statsQueryParams, type StatsWindow } from '@chatlytics/dashboard/stats';
 import { opt, type Values } from '../lib/args.js';
 import { defineBench } from '../lib/bench.js';
@@ -50,7 +50,6 @@ const OPTIONS = {
   calls: opt.number(undefined, 'timed calls per statistic (default 20; one-shop profiles 10)', { min: 1, integer: true }),
   'skip-pg': opt.flag('no PostgreSQL baseline'),
   dir: opt.string(undefined, 'keep the generated ClickHouse data in this directory and reuse it on the next run'),
-  pool: opt.number(BACKGROUND_POOL_SIZE, 'the embedded engine\'s merge and mutation threads (background_pool_size; chdb\'s own is 2)', { min: 1, integer: true }),
   'insert-rows': opt.number(GENERATE_CHUNK_ROWS, 'rows per generating insert', { min: 1, integer: true }),
 };
 
@@ -103,7 +102,7 @@ async function main(o: Values<typeof OPTIONS>, report: Report) {
   const CONNECTIONS = loadConfig({ CLICKHOUSE_EMBEDDED_CONNECTIONS: process.env.CLICKHOUSE_EMBEDDED_CONNECTIONS }).clickhouse.embeddedConnections;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-bench-stats-'));
   const dataDir = o.dir ?? path.join(dir, 'clickhouse');
-  const engine = await createChdbEngine({ path: dataDir, database: 'analytics', log, connections: CONNECTIONS, connectionArgs: [`--background_pool_size=${o.pool}`] });
+  const engine = await createChdbEngine({ path: dataDir, database: 'analytics', log, connections: CONNECTIONS });
   await runMigrations(engine);
   const now = await loadClickHouse(engine, PROFILE, dataDir, o['insert-rows'], report);
   const stats = createEventStatsRepository(engine);
