@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BACKGROUND_PACE, BACKGROUND_POOL_SIZE, createChdbEngine, eraseTokenRows, markTokenErased, runMigrations } from '@chatlytics/clickhouse';
+import { BACKGROUND_PACE, createChdbEngine, eraseTokenRows, markTokenErased, runMigrations } from '@chatlytics/clickhouse';
 import { createEventStatsRepository, daysWindow } from '@chatlytics/dashboard/stats';
 import { opt } from './lib/args.js';
 import { defineBench } from './lib/bench.js';
@@ -33,15 +33,12 @@ export default defineBench({
     events: opt.number(10_000_000, 'events of the generated data set', { min: 1, integer: true }),
     calls: opt.number(40, 'timed purchases calls before the erasures, and after them', { min: 1, integer: true }),
     pace: opt.number(BACKGROUND_PACE, 'the erasure waits this many times as long as each statement took (0: not at all)', { min: 0 }),
-    pool: opt.number(BACKGROUND_POOL_SIZE, 'the embedded engine\'s merge and mutation threads (background_pool_size; chdb\'s own is 2)', { min: 1, integer: true }),
     visitors: opt.number(3, 'visitors erased one after another (the most events first): more calls timed during', { min: 1, integer: true }),
   },
   async run(o, report) {
     const profile = statsProfile('big-shop', o.events);
     const dataDir = o.dir ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'chatlytics-bench-erase-')), 'clickhouse');
-    const engine = await createChdbEngine({
-        path: dataDir, database: 'analytics', log: benchLogger('warn'), connections: 2, connectionArgs: [`--background_pool_size=${o.pool}`],
-      });
+    const engine = await createChdbEngine({ path: dataDir, database: 'analytics', log: benchLogger('warn'), connections: 2 });
     try {
       await runMigrations(engine);
       const now = await loadClickHouse(engine, profile, dataDir, 500_000, report);

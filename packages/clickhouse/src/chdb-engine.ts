@@ -30,9 +30,6 @@ export interface ChdbEngineOptions {
  */
 export const SERVER_LIKE_ARGS = ['--output_format_json_quote_64bit_integers=1'] as const;
 
-/** The merge and mutation pool of a ClickHouse server by default (`background_pool_size`). */
-export const BACKGROUND_POOL_SIZE = 16;
-
 /**
  * The engine's own server settings (the first Session of a process sets them for all):
  * background merges and mutations run at `nice` 19, so that on a busy machine the queries go
@@ -40,12 +37,8 @@ export const BACKGROUND_POOL_SIZE = 16;
  * leave; on an idle machine they run at full speed. A server gets the same from
  * clickhouse/deploy/config.d/priorities.xml. ClickHouse applies it only in a process with
  * CAP_SYS_NICE (root, or the capability given); elsewhere it does nothing.
- * And the server's own pool of merge and mutation threads (ClickHouse's default, 16) in place of
- * chdb's 2: with 2, a mutation waited about 140 ms per part of its table between parts (a
- * lightweight DELETE of a 40-part table: 5.5–6.1 s, of which 0.2 s CPU; with 16: 0.6 s), so every
- * erasure, retention run and repair took seconds of waiting per statement.
  */
-export const ENGINE_SERVER_ARGS = ['--os_threads_nice_value_merge_mutate=19', `--background_pool_size=${BACKGROUND_POOL_SIZE}`] as const;
+export const ENGINE_SERVER_ARGS = ['--os_threads_nice_value_merge_mutate=19'] as const;
 
 /** Maps anything chdb throws to our coded error, keeping ClickHouse's code and text. */
 export function fromChdbError(err: unknown): Error {

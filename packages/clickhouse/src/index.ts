@@ -1,5 +1,5 @@
 export type { ClickHouseEngine, InsertOptions, QueryParams } from './types.js';
-export { BACKGROUND_POOL_SIZE, createChdbEngine, type ChdbEngineOptions } from './chdb-engine.js';
+export { createChdbEngine, type ChdbEngineOptions } from './chdb-engine.js';
 export { createServerEngine, type ServerEngineOptions } from './server-engine.js';
 export { createClickHouse } from './create.js';
 export {

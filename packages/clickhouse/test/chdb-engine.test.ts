@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLogger } from '@chatlytics/core';
-import { BACKGROUND_POOL_SIZE, createChdbEngine } from '../src/chdb-engine.js';
+import { createChdbEngine } from '../src/chdb-engine.js';
 import { engineContract } from './contract.js';
 
 // chdb binds one data directory per process; tap runs each file in its own process.
@@ -40,13 +40,4 @@ t.test('background merges and mutations run at nice 19', async (t) => {
   t.teardown(() => engine.close());
   const [row] = await engine.query<{ value: string }>("SELECT value FROM system.server_settings WHERE name = 'os_threads_nice_value_merge_mutate'");
   t.equal(row?.value, '19');
-});
-
-// chdb's own pool of 2 made a mutation wait between the parts of its table (an erasure or a
-// repair took seconds per statement): the engine gives it a server's pool.
-t.test('the merge and mutation pool of a server', async (t) => {
-  const engine = await createChdbEngine({ path: dir, database: 'contract_pool', log: createLogger('silent') });
-  t.teardown(() => engine.close());
-  const [row] = await engine.query<{ value: string }>("SELECT value FROM system.server_settings WHERE name = 'background_pool_size'");
-  t.equal(row?.value, String(BACKGROUND_POOL_SIZE));
 });
