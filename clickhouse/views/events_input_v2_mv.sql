@@ -4,55 +4,61 @@
 -- for among this chatbot's rows of the last 31 days, leaving out the rows of the same insert
 -- (insert_key), so an insert repeated after it was partly applied computes the same rows
 -- (clickhouse/README.md, "Every row counted once").
+-- Nearly every row of a block is its event's only copy. So the block's ids that can have a copy
+-- (held twice by the block, or by a stored row of another insert) are found first, by a sort
+-- and one indexed look-up; only their rows are grouped, judged and deduplicated. Every other
+-- row is stored as it came, with prev_copy_at 0.
 WITH
-    keys AS
     (
-        SELECT UUIDToNum(event_id) AS id, chatbot_id, received_at
-        FROM events_input_v2
-        WHERE NOT is_bot
-    ),
+        SELECT groupArray((event_id, chatbot_id, received_at))
+        FROM events
+        WHERE UUIDToNum(event_id) IN (SELECT UUIDToNum(event_id) FROM events_input_v2 WHERE NOT is_bot)
+          AND chatbot_id IN (SELECT chatbot_id FROM events_input_v2 WHERE NOT is_bot)
+          AND received_at >= (SELECT min(received_at) FROM events_input_v2 WHERE NOT is_bot) - INTERVAL 31 DAY
+          AND insert_key != (SELECT any(insert_key) FROM events_input_v2)
+          AND NOT is_bot
+    ) AS stored,
+    (
+        SELECT arrayMap(n -> reinterpretAsUUID(n), arrayFilter((x, y) -> x = y, arrayPopBack(ids), arrayPopFront(ids)))
+        FROM (SELECT arraySort(groupArray(reinterpretAsUInt128(event_id))) AS ids FROM events_input_v2)
+    ) AS repeated,
+    arrayConcat(repeated, arrayMap(s -> s.1, stored)) AS candidates,
     (
         SELECT CAST((groupArray(key), groupArray(verdict)), 'Tuple(keys Array(String), verdicts Array(Int64))')
         FROM
         (
             SELECT
-                concat(id, chatbot_id, reinterpretAsString(received_at)) AS key,
-                if(arrayExists(x -> x >= received_at, stored), -1,
-                   toUnixTimestamp64Milli(arrayMax(arrayFilter(x -> x < received_at, arrayConcat(stored, in_block, [toDateTime64(0, 3, 'UTC')]))))) AS verdict
+                concat(UUIDToNum(event_id), chatbot_id, reinterpretAsString(received_at)) AS key,
+                if(arrayExists(x -> x >= received_at, stored_times), -1,
+                   toUnixTimestamp64Milli(arrayMax(arrayFilter(x -> x < received_at, arrayConcat(stored_times, in_block, [toDateTime64(0, 3, 'UTC')]))))) AS verdict
             FROM
             (
-                SELECT g.id AS id, g.chatbot_id AS chatbot_id, g.times AS in_block, s.times AS stored
+                SELECT event_id, chatbot_id, groupArrayIf(received_at, from_block) AS in_block, groupArrayIf(received_at, NOT from_block) AS stored_times
                 FROM
                 (
-                    SELECT id, chatbot_id, groupArray(received_at) AS times
-                    FROM keys
-                    GROUP BY id, chatbot_id
-                ) AS g
-                LEFT JOIN
-                (
-                    SELECT UUIDToNum(event_id) AS id, chatbot_id, groupArray(received_at) AS times
-                    FROM events
-                    WHERE UUIDToNum(event_id) IN (SELECT id FROM keys)
-                      AND chatbot_id IN (SELECT chatbot_id FROM keys)
-                      AND received_at >= (SELECT min(received_at) FROM keys) - INTERVAL 31 DAY
-                      AND insert_key != (SELECT any(insert_key) FROM events_input_v2)
-                      AND NOT is_bot
-                    GROUP BY id, chatbot_id
-                ) AS s ON s.id = g.id AND s.chatbot_id = g.chatbot_id
-                WHERE length(g.times) > 1 OR notEmpty(s.times)
+                    SELECT event_id, chatbot_id, received_at, true AS from_block
+                    FROM events_input_v2
+                    WHERE NOT is_bot AND event_id IN (SELECT arrayJoin(candidates))
+                    UNION ALL
+                    SELECT s.1 AS event_id, s.2 AS chatbot_id, s.3 AS received_at, false AS from_block
+                    FROM (SELECT arrayJoin(stored) AS s)
+                )
+                GROUP BY event_id, chatbot_id
+                HAVING notEmpty(in_block) AND (length(in_block) > 1 OR notEmpty(stored_times))
             )
             ARRAY JOIN in_block AS received_at
-            SETTINGS join_use_nulls = 0
         )
     ) AS copies
-SELECT * EXCEPT (prev_ms, prev_copy_at, token_id), fromUnixTimestamp64Milli(prev_ms, 'UTC') AS prev_copy_at,
+SELECT * EXCEPT (candidate, prev_ms, prev_copy_at, token_id), fromUnixTimestamp64Milli(prev_ms, 'UTC') AS prev_copy_at,
     if(is_bot, toUInt64(0), token_id) AS token_id
 FROM
 (
     SELECT *,
-        if(is_bot OR empty(copies.keys), toInt64(0),
+        event_id IN (SELECT arrayJoin(candidates)) AS candidate,
+        if(is_bot OR NOT candidate OR empty(copies.keys), toInt64(0),
            transform(concat(UUIDToNum(event_id), chatbot_id, reinterpretAsString(received_at)), copies.keys, copies.verdicts, toInt64(0))) AS prev_ms
     FROM events_input_v2
 )
 WHERE prev_ms >= 0
-LIMIT 1 BY event_id, chatbot_id, received_at
+-- Only a candidate's id can be held twice by the block: every other row is alone with its id.
+LIMIT 1 BY event_id, if(candidate, chatbot_id, ''), if(candidate, received_at, toDateTime64(0, 3, 'UTC'))
