@@ -6,13 +6,13 @@
  * Prints one JSON line.
  */
 import fs from 'node:fs';
-import { backfillTokenIds, createChdbEngine, readMigrations } from '@chatlytics/clickhouse';
+import { backfillTokenIds, batchedFillName, createChdbEngine, readMigrations } from '@chatlytics/clickhouse';
 import { benchLogger } from '../lib/report.js';
 
 const [mode, dir, batchRows] = process.argv.slice(2);
 const engine = await createChdbEngine({ path: dir, database: 'fill', log: benchLogger('warn') });
 const migration = readMigrations().find((m) => m.version === 130)!;
-const isFill = (s: string) => /^\s*--\s*batched fill: token_ids/m.test(s);
+const isFill = (s: string) => batchedFillName(s) === 'token_ids';
 for (const s of migration.statements.filter((s) => !isFill(s))) await engine.command(s, { database: engine.database });
 const t0 = performance.now();
 let batches = 1;

@@ -3,7 +3,7 @@ export { createChdbEngine, type ChdbEngineOptions } from './chdb-engine.js';
 export { createServerEngine, type ServerEngineOptions } from './server-engine.js';
 export { createClickHouse } from './create.js';
 export {
-  runMigrations, readMigrations, renderMigrations, printMigrations, ledgerDdl, rendererAfterMigrations,
+  runMigrations, readMigrations, batchedFillName, renderMigrations, printMigrations, ledgerDdl, rendererAfterMigrations,
   type MigrationFile, type MigrationResult, type MigrationOptions, type RenderedMigration,
 } from './migrations.js';
 export { createRenderer, LOCAL_SUFFIX, type ClusterOptions, type RenderedStatement } from './cluster-ddl.js';

@@ -218,8 +218,19 @@ const BATCHED_FILLS = {
   token_ids: { reads: 'events', run: backfillTokenIds },
 } as const;
 
+const BATCHED_FILL_MARKER = /^--\s*batched fill:\s*(\w+)\s*$/;
+
+/** The NAME of a statement's `-- batched fill: NAME` marker: a comment as the tokenizer reads it, as the single-node marker is. */
+export function batchedFillName(sql: string): string | undefined {
+  for (const t of tokenize(sql)) {
+    const name = t.kind === 'comment' ? BATCHED_FILL_MARKER.exec(t.text.trim())?.[1] : undefined;
+    if (name !== undefined) return name;
+  }
+  return undefined;
+}
+
 function batchedFill(sql: string): ({ name: string } & (typeof BATCHED_FILLS)[keyof typeof BATCHED_FILLS]) | undefined {
-  const name = /^\s*--\s*batched fill:\s*(\w+)/m.exec(sql)?.[1];
+  const name = batchedFillName(sql);
   if (name === undefined) return undefined;
   if (!Object.hasOwn(BATCHED_FILLS, name)) throw migrationError(`Unknown batched fill "${name}"`);
   return { name, ...BATCHED_FILLS[name as keyof typeof BATCHED_FILLS] };
