@@ -19,7 +19,9 @@
  * alternately with a normal run to see what that work costs (../views/materialized-views.ts):
  * --without-rollups (every materialized view, token ids, copy detection and the aggregates,
  * replaced by a plain copy into events) and --without-lookups (events_input_v2_mv without its
- * copy detection). After the steady phase it reports what the engine's verification finds
+ * copy detection). --history N stores N events of the same chatbots over the 30 days before
+ * the run first (history.ts): the pipeline's CPU per event with a store behind it against an
+ * empty one. After the steady phase it reports what the engine's verification finds
  * (verify.ts) and the token-id rule's two counts: both 0, whatever --read-ahead.
  * Env: CLICKHOUSE_EMBEDDED_CONNECTIONS (default 2, as the services').
  */
@@ -40,6 +42,7 @@ import { benchLogger, type Report } from '../lib/report.js';
 import { quantile } from '../lib/stats.js';
 import { replaceViews } from '../views/materialized-views.js';
 import { baselineInsert, count, journeys, rate, sleep, steadyPublish, toMessage } from './common.js';
+import { storeHistory } from './history.js';
 
 const OPTIONS = {
   events: opt.number(1_000_000, 'events of the backlog (throughput phase)', { min: 1, integer: true }),
@@ -53,6 +56,7 @@ const OPTIONS = {
   'v4-ids': opt.flag('random (v4) event ids instead of UUID v7'),
   'without-rollups': opt.flag('every materialized view replaced by a plain copy into events'),
   'without-lookups': opt.flag('events_input_v2_mv without its copy detection'),
+  history: opt.number(0, 'events stored before the pipeline runs, over the 30 days before now, for the same chatbots (history.ts)', { min: 0, integer: true }),
 };
 type Options = Values<typeof OPTIONS>;
 
@@ -128,7 +132,10 @@ async function main(o: Options, report: Report) {
   const chdbPath = path.join(dir, 'clickhouse');
   try {
     report.text(`generating ${N.toLocaleString()} events…`);
-    const messages = realisticEvents(N, eventId).map(toMessage);
+    const events = realisticEvents(N, eventId);
+    const chatbots = [...new Set(events.map((e) => e.chatbot_id))];
+    const messages = events.map(toMessage);
+    events.length = 0;
     const bytes = messages.reduce((s, m) => s + m.value.length, 0);
     report.text(`  ${Math.round(bytes / N)} bytes/event on average, ${(bytes / 1e6).toFixed(0)} MB in all`);
 
@@ -140,6 +147,7 @@ async function main(o: Options, report: Report) {
     // 2. Throughput through bus + consumer.
     const ch = await createChdbEngine({ path: chdbPath, database: 'bench_pipeline', log, connections });
     await migrate(ch);
+    if (o.history > 0) await storeHistory(ch, chatbots, o.history, (line) => report.text(line));
     // --bus-batch raises the byte cap with the message cap (2 KiB per message: ~3x the average row).
     const busBatch = o['bus-batch'];
     const bus = await createEmbeddedBus({ dir: path.join(dir, 'bus'), log, maxBatchMessages: busBatch, maxBatchBytes: busBatch && busBatch * 2048, readAhead: o['read-ahead'] });
@@ -150,6 +158,7 @@ async function main(o: Options, report: Report) {
     // consumer pays for) the size a consumer process has, not 100s of MB of bench fixtures.
     const templates = messages.slice(0, 10_000).map((m) => JSON.parse(m.value.toString()) as StoredEvent);
     messages.length = 0;
+    const stored = await count(ch); // --history's rows
     const consumer = createConsumer({ config: loadConfig({}, dir), bus, clickhouse: ch, log });
     started = performance.now();
     const cpu = process.cpuUsage();
@@ -160,7 +169,7 @@ async function main(o: Options, report: Report) {
     await consumer.start();
     // Every count() is a ClickHouse query competing for the same 2 cores: poll every 50 ms
     // (0.5 % of a 10 s run), not faster.
-    while ((await count(ch)) < N) {
+    while ((await count(ch)) - stored < N) {
       peakRss = Math.max(peakRss, process.memoryUsage.rss());
       await sleep(50);
     }
@@ -198,7 +207,7 @@ async function main(o: Options, report: Report) {
     await ch.close();
 
     const cpuPerEvent = pipelineCpuUs / N;
-    const context = { events: N, bytesPerEvent: Math.round(bytes / N), busBatch: busBatch ?? 'bus default', readAhead: o['read-ahead'] ?? 'bus default', views: views ?? 'all', ids: o['v4-ids'] ? 'v4' : 'v7' };
+    const context = { events: N, history: o.history, bytesPerEvent: Math.round(bytes / N), busBatch: busBatch ?? 'bus default', readAhead: o['read-ahead'] ?? 'bus default', views: views ?? 'all', ids: o['v4-ids'] ? 'v4' : 'v7' };
     const freshnessMs = { p50: quantile(freshness, 0.5), p95: quantile(freshness, 0.95), p99: quantile(freshness, 0.99), max: freshness.at(-1)! };
     report.figures(context, [
       ['baseline insert', rate(N, baselineMs), 'ev/s'], ['publish', rate(N, publishMs), 'ev/s'], ['pipeline end to end', rate(N, pipelineMs), 'ev/s'],
