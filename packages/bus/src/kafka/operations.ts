@@ -1,4 +1,5 @@
 import { Partitioners, type Admin } from 'kafkajs';
+import { sleep } from '../delivery.js';
 
 /**
  * Operator actions the runbook (services/consumer/README.md) drives through
@@ -35,7 +36,7 @@ export async function addPartitions(admin: Admin, topic: string, count: number, 
     const seen = await partitionCount(admin, topic);
     if (seen >= count) return;
     if (Date.now() > deadline) throw new Error(`${topic}: ${count} partitions asked for, the metadata still shows ${seen} after ${waitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
 }
 
