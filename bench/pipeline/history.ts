@@ -1,7 +1,8 @@
 import { createEventRowsWriter, ID_SLOTS, type ClickHouseEngine } from '@chatlytics/clickhouse';
 import { newEventId } from '@chatlytics/events';
 import { chTime } from '@chatlytics/testkit';
-import { journeys, sleep } from './common.js';
+import { waitForQuietMerges } from '../lib/merges.js';
+import { journeys } from './common.js';
 
 const DAY_MS = 86_400_000;
 const CHUNK = 100_000;
@@ -27,9 +28,5 @@ export async function storeHistory(ch: ClickHouseEngine, chatbots: readonly stri
     if ((done / CHUNK) % 20 === 19) report(`  ${(done + size).toLocaleString()} stored`);
   }
   report(`  history of ${n.toLocaleString()} events stored in ${((performance.now() - started) / 1000).toFixed(0)} s; waiting for the merges`);
-  for (let quiet = 0, waited = 0; quiet < 3 && waited < 600; waited++) {
-    const [m] = await ch.query<{ n: string }>('SELECT count() AS n FROM system.merges WHERE database = currentDatabase()');
-    quiet = Number(m.n) === 0 ? quiet + 1 : 0;
-    await sleep(1_000);
-  }
+  await waitForQuietMerges(ch);
 }
