@@ -28,6 +28,7 @@ export const BENCHES: Record<string, () => Module> = {
   'app-pages': () => import('./dashboard/app-pages.js'),
   lcp: () => import('./dashboard/lcp.js'),
   'sql-sandbox': () => import('./sql-sandbox.js'),
+  'sql-memory': () => import('./sql-memory.js'),
   'slow-clients': () => import('./slow-clients/index.js'),
   'privacy-erase': () => import('./privacy-erase.js'),
   backfill: () => import('./backfill/index.js'),
