@@ -28,9 +28,6 @@ ALTER TABLE purchases DELETE IN PARTITION {month:UInt32} WHERE chatbot_id = {cha
 ALTER TABLE conversation_starts DELETE IN PARTITION {month:UInt32} WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 ALTER TABLE chat_clicks DELETE IN PARTITION {month:UInt32} WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 ALTER TABLE order_first_purchases DELETE WHERE chatbot_id = {chatbot_id:String} AND order_num IN {orders:Array(String)} SETTINGS mutations_sync = 2;
--- The latest chats before the shop's orders of the token (keyed by its ids: their orders lose the
--- token below, and no read joins these rows again).
-ALTER TABLE order_chats DELETE WHERE chatbot_id = {chatbot_id:String} AND has(CAST({ids:Array(String)}, 'Array(UInt64)'), token_id) SETTINGS mutations_sync = 2;
 -- The token's orders' first purchases among the other tokens' purchases of the same number; a
 -- minimum, so a row stored twice changes nothing and FINAL is not needed. Before the `events`
 -- DELETE: the order numbers come from the token's rows there (token_footprint.sql), so a retry

@@ -12,9 +12,6 @@ ALTER TABLE event_copies DELETE IN PARTITION {month:UInt32} WHERE chatbot_id = {
 ALTER TABLE purchases DELETE IN PARTITION {month:UInt32} WHERE chatbot_id = {chatbot_id:String} AND received_at < {cutoff:DateTime64(3, 'UTC')} SETTINGS mutations_sync = 2;
 ALTER TABLE conversation_starts DELETE IN PARTITION {month:UInt32} WHERE chatbot_id = {chatbot_id:String} AND received_at < {cutoff:DateTime64(3, 'UTC')} SETTINGS mutations_sync = 2;
 ALTER TABLE chat_clicks DELETE IN PARTITION {month:UInt32} WHERE chatbot_id = {chatbot_id:String} AND received_at < {cutoff:DateTime64(3, 'UTC')} SETTINGS mutations_sync = 2;
--- An order's latest chat before it, when that chat is past the horizon (a row of an unmerged part
--- holds one chat: a later chat's row stays, and is the latest still).
-ALTER TABLE order_chats DELETE WHERE chatbot_id = {chatbot_id:String} AND chat_at < {cutoff:DateTime64(3, 'UTC')} SETTINGS mutations_sync = 2;
 -- An order whose first purchase is past the horizon: its row goes, and an order with purchases
 -- kept gets its first among them again (as verify computes it from events). A concurrent insert
 -- of the same order adds the same minimum, which the table merges.

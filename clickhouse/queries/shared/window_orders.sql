@@ -1,5 +1,5 @@
 -- The shop's orders placed in W = [{from}, {to}] (revenue source 'orders': services/dashboard/
--- docs/statistics.md, "Revenue source"), as a FROM clause of rows (order_id, token_id, stored_token_id, at,
+-- docs/statistics.md, "Revenue source"), as a FROM clause of rows (order_id, token_id, at,
 -- item_ids, revenue), before any attribution:
 --   each order once, in its latest state (the largest version: clickhouse/README.md, "orders");
 --   at = its placed_at; revenue = its net in EUR: 0 when cancelled or refunded, else its gross
@@ -9,13 +9,12 @@
 --   (0: unknown when stored) looked up now (shared/late_order_token_ids.sql); 0 when
 --   it has none (no token, or a token never tracked): such an order is in no visitor set, so it
 --   counts in no funnel figure.
---   stored_token_id = the id its writer stored (0: none), which order_chats is keyed by.
 -- Use: `FROM {{> shared/window_orders}}`; shared/window_orders_after_chat.sql adds the rule.
 (
     WITH {{> shared/late_order_token_ids}} AS late_ids
     SELECT s.order_id AS order_id, s.at AS at, s.item_ids AS item_ids,
         -- The lookup runs only where the writer stored no id (if is evaluated short-circuit).
-        if(s.token_id != 0, s.token_id, transform(s.token, late_ids.1, late_ids.2, toUInt64(0))) AS token_id, s.token_id AS stored_token_id,
+        if(s.token_id != 0, s.token_id, transform(s.token, late_ids.1, late_ids.2, toUInt64(0))) AS token_id,
         if(s.status = 'paid', greatest(0, s.gross - r.refunded), 0)
             * transform(s.currency, {eur_currencies:Array(String)}, {eur_rates:Array(Float64)}, toFloat64(0)) AS revenue
     FROM

@@ -10,5 +10,3 @@ DELETE FROM event_copies WHERE chatbot_id = {chatbot_id:String} AND received_at 
 DELETE FROM purchases WHERE chatbot_id = {chatbot_id:String} AND received_at >= {from:DateTime64(3, 'UTC')} AND received_at < {to:DateTime64(3, 'UTC')};
 DELETE FROM conversation_starts WHERE chatbot_id = {chatbot_id:String} AND received_at >= {from:DateTime64(3, 'UTC')} AND received_at < {to:DateTime64(3, 'UTC')};
 DELETE FROM chat_clicks WHERE chatbot_id = {chatbot_id:String} AND received_at >= {from:DateTime64(3, 'UTC')} AND received_at < {to:DateTime64(3, 'UTC')};
--- The chats before the orders placed this day: verify/order_chats_day.sql puts them back.
-DELETE FROM order_chats WHERE chatbot_id = {chatbot_id:String} AND placed_at >= {from:DateTime64(3, 'UTC')} AND placed_at < {to:DateTime64(3, 'UTC')};

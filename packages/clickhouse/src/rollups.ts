@@ -14,7 +14,7 @@ export interface RollupRebuild {
 }
 
 /** The Aggregating/Summing tables among them: several rows of one key until their parts merge. */
-const MERGING = new Set<string>(['order_first_purchases', 'event_hour_counts', 'token_hour_sets', 'token_day_sets', 'order_chats']);
+const MERGING = new Set<string>(['order_first_purchases', 'event_hour_counts', 'token_hour_sets', 'token_day_sets']);
 
 /** A toYYYYMM value's [first ms, first ms of the next month). */
 function monthBounds(partition: number): { from: number; to: number } {
@@ -42,9 +42,6 @@ export async function rebuildRollups(engine: ClickHouseEngine): Promise<RollupRe
     { database: engine.database },
   );
   const inserts = recomputeSql(sqlFile('verify/scope_events'));
-  // The orders' latest chats (migration 0230) come back through order_chats_chats_mv as each
-  // month's conversation_starts is inserted again below, every stored order being there.
-  await engine.command(cluster ? `TRUNCATE TABLE order_chats${LOCAL_SUFFIX} ON CLUSTER ${cluster}` : 'TRUNCATE TABLE order_chats');
   for (const { partition } of parts) {
     // A toYYYYMM number read from system.parts, written as a literal: an ON CLUSTER statement
     // runs on the other nodes as text, without the caller's parameters.
@@ -67,7 +64,7 @@ export async function rebuildRollups(engine: ClickHouseEngine): Promise<RollupRe
     }
   }
   const rows: Record<string, number> = {};
-  for (const table of [...VIEW_FED_TABLES, 'order_chats']) {
+  for (const table of VIEW_FED_TABLES) {
     // FINAL on the tables that merge rows per key: their rows once merged (an order is one row).
     const final = MERGING.has(table) ? ' FINAL' : '';
     const [{ n }] = await engine.query<{ n: string }>(`SELECT count() AS n FROM ${table}${final}`);

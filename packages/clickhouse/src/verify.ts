@@ -30,7 +30,7 @@ export interface Difference {
   expected: string;
 }
 
-const CHECKS = ['verify/event_hour_counts', 'verify/token_sets', 'verify/narrow_tables', 'verify/order_first_purchases', 'verify/order_chats', 'verify/token_ids'] as const;
+const CHECKS = ['verify/event_hour_counts', 'verify/token_sets', 'verify/narrow_tables', 'verify/order_first_purchases', 'verify/token_ids'] as const;
 /** The token-id rule's checks (verify/token_ids.sql): not a day's aggregates, repaired by repairTokenIds. */
 export const TOKEN_ID_CHECKS = new Set(['rows_without_token_id', 'id_names_several_tokens', 'token_has_several_ids', 'token_id_not_in_token_ids']);
 
@@ -105,8 +105,7 @@ export async function repairDays(engine: ClickHouseEngine, days: readonly { chat
   // DELETE); the recomputed rows go through the Distributed tables to the chatbot's shard.
   const cluster = await storeCluster(engine);
   const clear = splitStatements(sqlFile('verify/clear_day')).map((sql) => deleteOnShards(sql, cluster));
-  // Last, the day's orders' latest chats (order_chats), from the chats just computed again.
-  const statements = [...clear, ...recomputeSql(sqlFile('verify/scope_events')).map((r) => r.sql), sqlFile('verify/order_chats_day')];
+  const statements = [...clear, ...recomputeSql(sqlFile('verify/scope_events')).map((r) => r.sql)];
   const result: RepairResult = { repaired: [], busy: [] };
   for (const d of days) {
     const start = Date.parse(`${d.day}T00:00:00Z`);

@@ -34,10 +34,6 @@ export const VIEWS: readonly ViewDefinition[] = [
   { name: 'purchases_mv', from: 'events', to: 'purchases', recompute: 'cleared' },
   { name: 'conversation_starts_mv', from: 'events', to: 'conversation_starts', recompute: 'cleared' },
   { name: 'chat_clicks_mv', from: 'events', to: 'chat_clicks', recompute: 'cleared' },
-  // The latest chat before each shop order: from both sides, whichever is stored last
-  // (migration 0230). Recomputed by verify/order_chats_day.sql, not over a scope of `events`.
-  { name: 'order_chats_orders_mv', from: 'orders', to: 'order_chats' },
-  { name: 'order_chats_chats_mv', from: 'conversation_starts', to: 'order_chats' },
 ];
 
 /** Every table `events` feeds through a view, directly or through another view's table. */

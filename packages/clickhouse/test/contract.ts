@@ -37,7 +37,7 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
     t.same(tables.map((r) => r.name), [
       'chat_clicks', 'chat_clicks_mv', 'conversation_starts', 'conversation_starts_mv', 'erased_tokens', 'event_copies', 'event_copies_mv', 'event_hour_counts', 'event_hour_counts_mv',
       'events', 'events_input_v2', 'events_input_v2_mv', 'events_rejected', 'id_slot_claims',
-      'order_chats', 'order_chats_chats_mv', 'order_chats_orders_mv', 'order_first_purchases', 'order_first_purchases_mv', 'order_refunds', 'orders', 'purchases', 'purchases_mv', 'retention_cutoffs',
+      'order_first_purchases', 'order_first_purchases_mv', 'order_refunds', 'orders', 'purchases', 'purchases_mv', 'retention_cutoffs',
       'schema_migrations', 'schema_views', 'sql_query_log', 'token_day_sets', 'token_day_sets_mv', 'token_hour_sets', 'token_hour_sets_mv', 'token_ids',
     ]);
     const ledger = await engine.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
@@ -50,7 +50,7 @@ export function engineContract(t: Test, open: () => Promise<ClickHouseEngine>): 
       { version: 120, name: 'events_segment' }, { version: 130, name: 'insert_time_aggregates' }, { version: 140, name: 'leaner_views' },
       { version: 150, name: 'sql_query_log_statement' }, { version: 160, name: 'events_input_v2' },
       { version: 170, name: 'orders' }, { version: 180, name: 'erased_tokens_retention_cutoffs' }, { version: 190, name: 'events_holdout' }, { version: 200, name: 'orders_token_id' },
-      { version: 210, name: 'chat_clicks' }, { version: 220, name: 'events_token_index' }, { version: 230, name: 'order_chats' },
+      { version: 210, name: 'chat_clicks' }, { version: 220, name: 'events_token_index' },
     ], 'recorded exactly once');
   });
 

@@ -74,7 +74,7 @@ t.test('order_first_purchases on the embedded engine', async (t) => {
   await engine.insert('events', stored);
   // Rewriting stored rows is the backfill command's, never a start-up's (migrations-startup.test.ts).
   const applied = await runMigrations(engine, { backfill: true });
-  t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours', '0120_events_segment', '0130_insert_time_aggregates', '0140_leaner_views', '0150_sql_query_log_statement', '0160_events_input_v2', '0170_orders', '0180_erased_tokens_retention_cutoffs', '0190_events_holdout', '0200_orders_token_id', '0210_chat_clicks', '0220_events_token_index', '0230_order_chats'], 'the rollup migrations applied on top');
+  t.same(applied.applied, ['0030_order_first_purchases', '0040_events_prev_copy_at', '0050_token_hour_sets', '0060_token_hour_purchases', '0070_sealed_purchase_facts', '0080_token_id_index', '0090_kept_runs', '0100_events_rejected_chatbot', '0110_drop_sealed_hours', '0120_events_segment', '0130_insert_time_aggregates', '0140_leaner_views', '0150_sql_query_log_statement', '0160_events_input_v2', '0170_orders', '0180_erased_tokens_retention_cutoffs', '0190_events_holdout', '0200_orders_token_id', '0210_chat_clicks', '0220_events_token_index'], 'the rollup migrations applied on top');
   // Migration 0130 replaced the rollup; `migrate --backfill` then rebuilds it (data-commands.ts).
   await rebuildRollups(engine);
   t.same(await rollup(engine), truth(stored), 'rows stored before the view existed are in the rollup');
